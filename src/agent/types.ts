@@ -1,0 +1,91 @@
+/**
+ * Contracts between the agent and the surfaces that drive it (ACP bridge, terminal). Surfaces
+ * import only this file from `src/agent`, never the loop.
+ */
+import type { Knobs } from "../permission/knobs.ts";
+import type { LoggedError, SessionEvent, StopReason, UserContent } from "../session/events.ts";
+import type { SessionSummary } from "../session/types.ts";
+import type { RenderIntent } from "../tools/intent.ts";
+import type { Effort, Usage } from "../llm/types.ts";
+
+export type { Effort, Knobs, LoggedError, SessionEvent, SessionSummary, StopReason, UserContent };
+
+/** Reasons a live turn can end with (a live turn is never `interrupted`). */
+export type TurnStopReason = Exclude<StopReason, "interrupted">;
+
+export interface TurnOutcome {
+  readonly turnId: string;
+  readonly reason: TurnStopReason;
+  /** Present when `reason` is `error`: the typed error's code and message. */
+  readonly error?: LoggedError;
+}
+
+/** What subscribers see while a turn runs. Deltas are live only; the log holds whole blocks. */
+export type LiveEvent =
+  | { readonly type: "turn_start"; readonly turnId: string; readonly content: readonly UserContent[] }
+  | { readonly type: "reasoning_delta"; readonly turnId: string; readonly text: string }
+  | { readonly type: "text_delta"; readonly turnId: string; readonly text: string }
+  | {
+      readonly type: "tool_call";
+      readonly turnId: string;
+      readonly callId: string;
+      readonly name: string;
+      readonly rawInput: unknown;
+      readonly intent: RenderIntent;
+    }
+  | { readonly type: "tool_progress"; readonly turnId: string; readonly callId: string; readonly chunk: string }
+  | {
+      readonly type: "tool_result";
+      readonly turnId: string;
+      readonly callId: string;
+      readonly isError: boolean;
+      readonly output: string;
+      readonly intent: RenderIntent;
+    }
+  | { readonly type: "usage"; readonly turnId: string; readonly usage: Usage; readonly contextWindow: number }
+  | ({ readonly type: "turn_end" } & TurnOutcome);
+
+/** The per-session settings a surface can show and change. */
+export interface SessionSettings {
+  readonly model: string;
+  readonly effort: Effort;
+  readonly knobs: Knobs;
+}
+
+export interface AgentHandle extends AsyncDisposable {
+  readonly sessionId: string;
+  readonly cwd: string;
+  /**
+   * Runs one turn and resolves with its end (never rejects for model or tool failures: those
+   * end the turn `error`). Rejects with ConflictError while another turn runs, and with
+   * InvalidInputError for empty content. Aborting `signal` is the same as `cancel()`.
+   */
+  prompt(content: readonly UserContent[], signal?: AbortSignal): Promise<TurnOutcome>;
+  /** Cancels the running turn, if any: aborts the stream and the running tool. */
+  cancel(): void;
+  /** Live events from now on, each turn ending with its `turn_end`. Ends on dispose. */
+  events(): AsyncIterable<LiveEvent>;
+  /** Resolves when no turn runs and the log is flushed. */
+  idle(): Promise<void>;
+  /** The session's log so far (for replay). */
+  history(): readonly SessionEvent[];
+  settings(): SessionSettings;
+  /**
+   * Changes settings. During a turn the change is logged at once; while idle it is held in
+   * memory and logged right after the next prompt-submit anchor. Throws InvalidInputError
+   * for an unknown model or a value out of range.
+   */
+  configure(change: Partial<SessionSettings>): SessionSettings;
+}
+
+export interface AgentService {
+  /** `cwd` must be an absolute, existing directory (InvalidInputError otherwise). */
+  create(options: { cwd: string }): Promise<AgentHandle>;
+  /**
+   * Reopens a saved session. InvalidInputError for a malformed id (no file touched) or a cwd
+   * that differs from the logged one; NotFoundError for an unknown id; ConflictError when the
+   * session is already live in this process.
+   */
+  resume(id: string, options?: { cwd?: string }): Promise<AgentHandle>;
+  list(): Promise<SessionSummary[]>;
+}

@@ -1,0 +1,52 @@
+/** Contracts of the command runner: sandboxed, scrubbed, capped, killable shell commands. */
+import type { SandboxMode } from "../permission/knobs.ts";
+
+export interface CommandRequest {
+  /** Shell text, run as `[shell, "-c", command]`. */
+  readonly command: string;
+  /** Absolute working directory; must exist and lie inside the sandbox's view. */
+  readonly cwd: string;
+  /** Directory whose tree is writable under `workspace-write` (the session root). */
+  readonly workspace: string;
+  readonly sandbox: SandboxMode;
+  /** Clamped to the runner's bounds; the runner's default when absent. */
+  readonly timeoutMs?: number;
+}
+
+export interface CommandResult {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  /** stdout and stderr merged in arrival order, sanitised, head and tail kept under the cap. */
+  readonly output: string;
+  /** Bytes dropped from the middle of the output by the cap. */
+  readonly droppedBytes: number;
+  readonly timedOut: boolean;
+  readonly cancelled: boolean;
+  readonly durationMs: number;
+}
+
+export interface RunOptions {
+  readonly signal: AbortSignal;
+  /** Sanitised output text as it arrives. */
+  readonly onOutput?: (text: string) => void;
+}
+
+/** What the start-up probe found. `ok: false` means sandboxed modes cannot be enforced. */
+export interface SandboxStatus {
+  readonly backend: "bwrap" | "seatbelt" | "none";
+  readonly ok: boolean;
+  /** Why it does not work, and how an admin fixes it. */
+  readonly reason?: string;
+  readonly fix?: string;
+}
+
+export interface CommandRunner extends AsyncDisposable {
+  /**
+   * Runs one command. Exit status, timeout and cancel are fields of the result; rejects only
+   * for requests that can never run (bad cwd) or when sandboxed mode is asked of a runner
+   * whose backend does not work (callers check `sandbox()` first).
+   */
+  run(request: CommandRequest, options: RunOptions): Promise<CommandResult>;
+  /** The backend probe, run once per process on first call and cached. */
+  sandbox(): Promise<SandboxStatus>;
+}

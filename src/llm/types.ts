@@ -1,0 +1,110 @@
+/**
+ * Contracts of the model client: OpenAI-compatible Chat Completions, streamed. The agent loop
+ * sees only these shapes; HTTP and SSE knowledge stays inside `src/llm`.
+ */
+import { DshError } from "../errors.ts";
+
+/** A tool call as the model made it; `arguments` is its raw JSON text. */
+export interface ChatToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string;
+}
+
+export type ChatMessage =
+  | { readonly role: "system"; readonly content: string }
+  | { readonly role: "user"; readonly content: string }
+  | {
+      readonly role: "assistant";
+      readonly content: string;
+      /** Exact accumulated reasoning, "" when none; echoed per the model's `reasoningEcho`. */
+      readonly reasoning: string;
+      readonly toolCalls: readonly ChatToolCall[];
+    }
+  | { readonly role: "tool"; readonly toolCallId: string; readonly content: string };
+
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the arguments object. */
+  readonly parameters: Record<string, unknown>;
+}
+
+export type Effort = "off" | "low" | "high" | "max";
+
+/** How a model is reached and which wire dialect it speaks. Data, never code constants. */
+export interface ModelInfo {
+  readonly id: string;
+  readonly name: string;
+  /** Base URL override; the connection default is used when absent. */
+  readonly baseUrl?: string;
+  readonly contextWindow: number;
+  readonly maxOutputTokens: number;
+  /** How reasoning is switched: DeepSeek's `thinking` object, `reasoning_effort`, or not at all. */
+  readonly thinking: "deepseek" | "reasoning_effort" | "none";
+  /** Which field carries reasoning back in assistant messages. */
+  readonly reasoningEcho: "reasoning_content" | "reasoning" | "none";
+  /** Whether to send `stream_options.include_usage`. */
+  readonly streamUsage: boolean;
+}
+
+export interface ChatRequest {
+  readonly model: ModelInfo;
+  readonly messages: readonly ChatMessage[];
+  readonly tools: readonly ToolDefinition[];
+  readonly effort?: Effort;
+}
+
+export interface Usage {
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly cachedTokens?: number;
+  readonly reasoningTokens?: number;
+}
+
+/** Normalised `finish_reason`; `unspecified` when the server ended with `[DONE]` and none. */
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "unspecified";
+
+/**
+ * One step's stream. A stream never throws once iteration has started: failure arrives as a
+ * final `error` event, cancellation (the signal) as a final `error` with code `aborted`.
+ */
+export type LlmEvent =
+  | { readonly type: "reasoning_delta"; readonly text: string }
+  | { readonly type: "text_delta"; readonly text: string }
+  | { readonly type: "tool_call_start"; readonly index: number; readonly id: string; readonly name: string }
+  | { readonly type: "tool_call_delta"; readonly index: number; readonly fragment: string }
+  | { readonly type: "usage"; readonly usage: Usage }
+  /** Tool calls are complete (assembled by index) only here, at the end of the step. */
+  | { readonly type: "finish"; readonly reason: FinishReason; readonly toolCalls: readonly ChatToolCall[] }
+  | { readonly type: "error"; readonly error: LlmError };
+
+export type LlmErrorCode =
+  | "missing_api_key"
+  | "auth"
+  | "insufficient_balance"
+  | "bad_request"
+  | "rate_limit"
+  | "overloaded"
+  | "server"
+  | "network"
+  | "protocol"
+  | "premature_eof"
+  | "aborted";
+
+export class LlmError extends DshError<LlmErrorCode> {
+  readonly status?: number;
+  constructor(
+    code: LlmErrorCode,
+    message: string,
+    options: { status?: number; cause?: unknown; data?: Record<string, unknown> } = {},
+  ) {
+    super(code, message, { cause: options.cause, data: options.data });
+    this.status = options.status;
+  }
+}
+
+export interface ModelClient {
+  /** Streams one model step. Retries (429/500/502/503/504, network) happen inside, only before anything was streamed. */
+  stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<LlmEvent>;
+}

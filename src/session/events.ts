@@ -1,0 +1,151 @@
+/**
+ * The session log's line shapes. Every line of `<id>.jsonl` is one of these; the first is
+ * the header. The TypeScript types are inferred from the schemas, so the schema is the only
+ * definition of what a log may hold.
+ */
+import * as v from "valibot";
+import { ApprovalPolicy, SandboxMode } from "../permission/knobs.ts";
+import { RenderIntent } from "../tools/intent.ts";
+
+export const LOG_FORMAT_VERSION = 1;
+
+export const SessionHeader = v.object({
+  type: v.literal("header"),
+  version: v.literal(LOG_FORMAT_VERSION),
+  id: v.string(),
+  cwd: v.string(),
+  createdAt: v.string(),
+});
+export type SessionHeader = v.InferOutput<typeof SessionHeader>;
+
+/** What a user may send: plain text, or a link to a resource (usually a `file://` uri). */
+export const UserContent = v.variant("type", [
+  v.object({ type: v.literal("text"), text: v.string() }),
+  v.object({
+    type: v.literal("resource_link"),
+    uri: v.string(),
+    name: v.string(),
+    title: v.optional(v.nullable(v.string())),
+    mimeType: v.optional(v.nullable(v.string())),
+  }),
+]);
+export type UserContent = v.InferOutput<typeof UserContent>;
+
+/** Why a logged turn ended. */
+export const EndReason = v.picklist([
+  "end_turn",
+  "max_tokens",
+  "max_turn_requests",
+  "refusal",
+  "cancelled",
+  "error",
+]);
+export type EndReason = v.InferOutput<typeof EndReason>;
+/** `interrupted` is never written: the fold gives it to a turn that has a start and no end. */
+export type StopReason = EndReason | "interrupted";
+
+/** A typed error as it is logged: a stable code and a one-line message. */
+export const LoggedError = v.object({ code: v.string(), message: v.string() });
+export type LoggedError = v.InferOutput<typeof LoggedError>;
+
+const base = { seq: v.pipe(v.number(), v.integer(), v.minValue(1)), at: v.string() };
+const turn = { ...base, turnId: v.string() };
+
+export const TurnStartEvent = v.object({ type: v.literal("turn_start"), ...turn });
+export const UserMessageEvent = v.object({
+  type: v.literal("user_message"),
+  ...turn,
+  content: v.array(UserContent),
+});
+/** Marks the point after which a turn's config is settled; pending config lands right after it. */
+export const PromptSubmitEvent = v.object({ type: v.literal("prompt_submit"), ...turn });
+/** Whole blocks per model step; the live deltas are never logged one by one. */
+export const ReasoningEvent = v.object({
+  type: v.literal("reasoning"),
+  ...turn,
+  step: v.number(),
+  text: v.string(),
+});
+export const AssistantTextEvent = v.object({
+  type: v.literal("assistant_text"),
+  ...turn,
+  step: v.number(),
+  text: v.string(),
+});
+/** `arguments` is the model's raw JSON text, sent back verbatim in later requests. */
+export const ToolCallEvent = v.object({
+  type: v.literal("tool_call"),
+  ...turn,
+  step: v.number(),
+  callId: v.string(),
+  name: v.string(),
+  arguments: v.string(),
+  intent: RenderIntent,
+});
+export const ToolResultEvent = v.object({
+  type: v.literal("tool_result"),
+  ...turn,
+  callId: v.string(),
+  isError: v.boolean(),
+  /** The text the model reads. */
+  output: v.string(),
+  intent: RenderIntent,
+});
+export const UsageEvent = v.object({
+  type: v.literal("usage"),
+  ...turn,
+  promptTokens: v.number(),
+  completionTokens: v.number(),
+  cachedTokens: v.optional(v.number()),
+  reasoningTokens: v.optional(v.number()),
+});
+export const TurnEndEvent = v.object({
+  type: v.literal("turn_end"),
+  ...turn,
+  reason: EndReason,
+  error: v.optional(LoggedError),
+});
+export const SandboxModeEvent = v.object({
+  type: v.literal("sandbox_mode"),
+  ...base,
+  mode: SandboxMode,
+});
+export const ApprovalPolicyEvent = v.object({
+  type: v.literal("approval_policy"),
+  ...base,
+  policy: ApprovalPolicy,
+});
+export const ModelEvent = v.object({ type: v.literal("model"), ...base, model: v.string() });
+export const EffortEvent = v.object({
+  type: v.literal("effort"),
+  ...base,
+  effort: v.picklist(["off", "low", "high", "max"]),
+});
+
+export const SessionEvent = v.variant("type", [
+  TurnStartEvent,
+  UserMessageEvent,
+  PromptSubmitEvent,
+  ReasoningEvent,
+  AssistantTextEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+  UsageEvent,
+  TurnEndEvent,
+  SandboxModeEvent,
+  ApprovalPolicyEvent,
+  ModelEvent,
+  EffortEvent,
+]);
+export type SessionEvent = v.InferOutput<typeof SessionEvent>;
+export type SessionEventType = SessionEvent["type"];
+export type EventOf<T extends SessionEventType> = Extract<SessionEvent, { type: T }>;
+
+/** What a caller hands to `append`: the log assigns `seq` and `at`. */
+export type NewSessionEvent = SessionEvent extends infer E
+  ? E extends SessionEvent
+    ? Omit<E, "seq" | "at">
+    : never
+  : never;
+
+export type Effort = EventOf<"effort">["effort"];

@@ -1,0 +1,44 @@
+/** Contracts of the session store: one append-only JSONL log per session. */
+import type { NewSessionEvent, SessionEvent, SessionHeader } from "./events.ts";
+
+export type { NewSessionEvent, SessionEvent, SessionHeader };
+
+/**
+ * One session's log, open for appending. Exactly one writer exists per session in a
+ * process. Every event it holds in memory has been handed to the file writer in order.
+ */
+export interface SessionLog extends AsyncDisposable {
+  readonly header: SessionHeader;
+  /** Every event so far, in `seq` order (the ones read at open plus those appended since). */
+  readonly events: readonly SessionEvent[];
+  /** Assigns `seq` and `at`, validates, queues the line. Throws after dispose. */
+  append(event: NewSessionEvent): SessionEvent;
+  /** Resolves once every appended line is on disk. */
+  flush(): Promise<void>;
+}
+
+export interface SessionSummary {
+  readonly id: string;
+  readonly cwd: string;
+  readonly title: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface SessionStore {
+  /** Creates `<home>/sessions/<new id>.jsonl` with its header. `cwd` must be absolute. */
+  create(options: { cwd: string }): Promise<SessionLog>;
+  /**
+   * Opens an existing log: validates the id (InvalidInputError, touching no file), reads and
+   * validates every line (a torn last line is dropped and truncated away before the next
+   * append; any other bad line is an InvalidInputError naming file and line), and returns a
+   * writer. NotFoundError when no such session exists.
+   */
+  open(id: string): Promise<SessionLog>;
+  /** Reads a log without opening a writer (for listing and inspection). */
+  read(id: string): Promise<{ header: SessionHeader; events: SessionEvent[] }>;
+  /** Whether a well-formed id names an existing log. Throws InvalidInputError for a bad id. */
+  exists(id: string): Promise<boolean>;
+  /** Every session, most recently updated first. */
+  list(): Promise<SessionSummary[]>;
+}

@@ -1,0 +1,78 @@
+/** Contracts of tools: validated inputs, results the model reads, and their presentation. */
+import type * as v from "valibot";
+import type { ApprovalSeam } from "../approval/types.ts";
+import type { CommandRunner } from "../exec/types.ts";
+import type { Knobs } from "../permission/knobs.ts";
+import type { ToolDefinition } from "../llm/types.ts";
+import type { RenderIntent } from "./intent.ts";
+
+export type { RenderIntent };
+
+/** What the model reads back. `details` is structured data for the tool's own presenter. */
+export interface ToolResult<Details = unknown> {
+  readonly isError: boolean;
+  readonly output: string;
+  readonly details?: Details;
+}
+
+export interface ToolContext {
+  readonly signal: AbortSignal;
+  readonly sessionId: string;
+  readonly toolCallId: string;
+  /** The session root, realpath'd: relative paths resolve against it; it bounds writes. */
+  readonly cwd: string;
+  /** The session's current permission knobs. */
+  readonly knobs: Knobs;
+  readonly approval: ApprovalSeam;
+  readonly runner: CommandRunner;
+  /** Live progress (e.g. command output) for subscribers; never logged chunk by chunk. */
+  readonly progress: (chunk: string) => void;
+}
+
+/**
+ * A tool the model can call. `execute` may throw a DshError (the registry turns it into an
+ * `isError` result); expected failures should already be `isError` results.
+ */
+export interface Tool<Schema extends v.GenericSchema = v.GenericSchema, Details = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: Schema;
+  execute(input: v.InferOutput<Schema>, ctx: ToolContext): Promise<ToolResult<Details>>;
+  /** How the call shows before it runs. Must not throw or touch the disk. */
+  presentCall?(input: v.InferOutput<Schema>, ctx: PresentContext): RenderIntent;
+  /** How the call shows once it has a result. */
+  presentResult?(
+    input: v.InferOutput<Schema>,
+    result: ToolResult<Details>,
+    ctx: PresentContext,
+  ): RenderIntent;
+}
+
+export interface PresentContext {
+  readonly cwd: string;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every input type
+export type AnyTool = Tool<any, any>;
+
+/** The outcome of running one model tool call through the registry. */
+export interface ExecutedCall {
+  readonly result: ToolResult;
+  readonly intent: RenderIntent;
+}
+
+export interface ToolRegistry {
+  readonly names: readonly string[];
+  /** JSON Schema definitions generated from the same valibot schemas that validate inputs. */
+  definitions(): readonly ToolDefinition[];
+  /**
+   * The call's render intent from its raw JSON arguments; unknown tools and invalid inputs
+   * get the generic fallback. Never throws.
+   */
+  presentCall(name: string, rawArguments: string, ctx: PresentContext): RenderIntent;
+  /**
+   * Parses and validates the arguments, runs the tool, presents the result. Never throws:
+   * unknown tools, bad JSON, invalid inputs and thrown errors become `isError` results.
+   */
+  execute(name: string, rawArguments: string, ctx: ToolContext): Promise<ExecutedCall>;
+}
