@@ -1,0 +1,45 @@
+/**
+ * The compiled `dsh` binary for end-to-end suites. Built once per test process when missing or
+ * older than any source file; written to a temp name and renamed so concurrent builds never
+ * expose a half-written file.
+ */
+import { renameSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..", "..");
+export const binaryPath = join(root, "dist", "dsh");
+
+let built: Promise<string> | undefined;
+
+/** Resolves with the absolute path of an up-to-date `dist/dsh`. */
+export function ensureBinary(): Promise<string> {
+  built ??= build();
+  return built;
+}
+
+async function build(): Promise<string> {
+  if (isFresh()) return binaryPath;
+  const temp = `${binaryPath}.${process.pid}.tmp`;
+  const proc = Bun.spawn(
+    ["bun", "build", "index.ts", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", temp],
+    { cwd: root, stdout: "pipe", stderr: "pipe" },
+  );
+  const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+  if (code !== 0) throw new Error(`bun build failed (${code}): ${stderr}`);
+  renameSync(temp, binaryPath);
+  return binaryPath;
+}
+
+function isFresh(): boolean {
+  let binaryTime: number;
+  try {
+    binaryTime = statSync(binaryPath).mtimeMs;
+  } catch {
+    return false;
+  }
+  const sources = new Bun.Glob("{index.ts,package.json,src/**/*.ts}");
+  for (const file of sources.scanSync({ cwd: root })) {
+    if (statSync(join(root, file)).mtimeMs > binaryTime) return false;
+  }
+  return true;
+}
