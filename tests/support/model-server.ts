@@ -1,0 +1,392 @@
+/**
+ * A deterministic OpenAI-compatible Chat Completions server for tests: a real `Bun.serve` on
+ * 127.0.0.1 and port 0 that answers each chat request with the next scripted turn, streams it
+ * as SSE in one of several server dialects, and records every request (and whether the client
+ * went away mid-response) for assertions. No randomness: ids, `created` and `model` are fixed.
+ */
+import * as v from "valibot";
+
+/** One scripted stream event; each becomes zero or more SSE bytes. */
+export type StreamEvent =
+  | { readonly reasoning: string }
+  | { readonly text: string }
+  | {
+      readonly toolCall: {
+        readonly index: number;
+        readonly id?: string;
+        readonly name?: string;
+        readonly args?: string;
+      };
+    }
+  | {
+      readonly finish:
+        | "stop"
+        | "length"
+        | "tool_calls"
+        | "content_filter"
+        | "insufficient_system_resource"
+        | null;
+    }
+  | {
+      readonly usage: {
+        readonly prompt: number;
+        readonly completion: number;
+        readonly cacheHit?: number;
+        readonly reasoning?: number;
+      };
+    }
+  | { readonly comment: string }
+  /** Literal bytes; a `Uint8Array` can end mid-UTF-8 character. */
+  | { readonly raw: string | Uint8Array }
+  | { readonly error: { readonly message: string; readonly type?: string } }
+  /** Pauses the stream until the promise settles (either way). */
+  | { readonly until: Promise<unknown> }
+  /** For benchmarks only; tests coordinate with `until`. */
+  | { readonly delayMs: number }
+  /** Resets the connection without `[DONE]` (the client's read fails). */
+  | { readonly disconnect: true }
+  | { readonly done: true };
+
+export type Dialect = "deepseek" | "ollama" | "vllm" | "llamacpp";
+
+export type Respond =
+  | { readonly status: number; readonly headers?: Record<string, string>; readonly json?: unknown }
+  | { readonly stream: readonly StreamEvent[]; readonly dialect?: Dialect }
+  /** Accepts the request and never answers until the client aborts. */
+  | { readonly hang: true };
+
+export interface RecordedRequest {
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  /** The parsed JSON body; `{}` when it was not a JSON object. */
+  readonly body: Record<string, unknown>;
+  /** True once the client went away before the response was complete. */
+  readonly aborted: boolean;
+}
+
+/** Returns a failure message (answered as a 400) or `undefined` when the request is fine. */
+export type Expectation = (request: RecordedRequest) => string | undefined;
+
+export interface ScriptedTurn {
+  readonly expect?: Expectation;
+  readonly respond: Respond;
+}
+
+export interface ModelServer extends AsyncDisposable {
+  /** Base URL without a trailing slash. */
+  readonly url: string;
+  /** Appends turns to the queue; each chat request consumes one. */
+  script(...turns: ScriptedTurn[]): void;
+  readonly requests: readonly RecordedRequest[];
+  /** Unexpected requests and failed expectations, in order. */
+  readonly failures: readonly string[];
+  /** Turns not yet consumed. */
+  pending(): number;
+  /** Resolves when request `n` (0-based) has been aborted by the client. */
+  aborted(n: number): Promise<void>;
+}
+
+const MODEL_FALLBACK = "mock-model";
+const CREATED = 1_700_000_000;
+const encoder = new TextEncoder();
+const JsonObject = v.record(v.string(), v.unknown());
+
+interface MutableRecord {
+  path: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  aborted: boolean;
+}
+
+/** Starts a server on 127.0.0.1, port 0; dispose it with `await using`. */
+export async function startModelServer(): Promise<ModelServer> {
+  const queue: ScriptedTurn[] = [];
+  const requests: MutableRecord[] = [];
+  const failures: string[] = [];
+  const abortWaiters = new Map<number, PromiseWithResolvers<void>>();
+
+  const waiterFor = (n: number) => {
+    let waiter = abortWaiters.get(n);
+    if (waiter === undefined) {
+      waiter = Promise.withResolvers<void>();
+      abortWaiters.set(n, waiter);
+    }
+    return waiter;
+  };
+
+  const chat = async (req: Request, path: string): Promise<Response> => {
+    const parsed = v.safeParse(JsonObject, await req.json().catch(() => undefined));
+    const record: MutableRecord = {
+      path,
+      headers: Object.fromEntries(req.headers),
+      body: parsed.success ? parsed.output : {},
+      aborted: false,
+    };
+    const n = requests.push(record) - 1;
+    const turn = queue.shift();
+    if (turn === undefined) {
+      failures.push(`request ${n}: mock: unexpected request`);
+      return errorResponse(500, "mock: unexpected request", "server_error");
+    }
+    const problem = turn.expect?.(record);
+    if (problem !== undefined) {
+      failures.push(`request ${n}: ${problem}`);
+      return errorResponse(400, problem, "invalid_request_error");
+    }
+    const respond = turn.respond;
+    if ("status" in respond) {
+      const json = respond.json ?? { error: { message: `mock: status ${respond.status}` } };
+      return Response.json(json, { status: respond.status, headers: respond.headers });
+    }
+    let finished = false;
+    const markAborted = () => {
+      if (finished || record.aborted) return;
+      record.aborted = true;
+      waiterFor(n).resolve();
+    };
+    req.signal.addEventListener("abort", markAborted, { once: true });
+    const gone = Promise.withResolvers<void>();
+    req.signal.addEventListener("abort", () => gone.resolve(), { once: true });
+    const events = "hang" in respond ? [] : respond.stream;
+    const render = createRenderer(
+      "stream" in respond ? (respond.dialect ?? "deepseek") : "deepseek",
+      typeof record.body.model === "string" ? record.body.model : MODEL_FALLBACK,
+      n,
+    );
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        if ("hang" in respond) return;
+        for (const event of events) {
+          if (record.aborted) return;
+          if ("until" in event) await Promise.race([event.until.catch(() => {}), gone.promise]);
+          else if ("delayMs" in event) await Promise.race([Bun.sleep(event.delayMs), gone.promise]);
+          else if ("disconnect" in event) {
+            finished = true;
+            controller.error();
+            return;
+          } else {
+            const bytes = render(event);
+            if (bytes.length > 0) controller.enqueue(bytes);
+          }
+        }
+        if (record.aborted) return;
+        finished = true;
+        controller.close();
+      },
+      cancel: markAborted,
+    });
+    return new Response(body, {
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+    });
+  };
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 0,
+    fetch(req) {
+      const path = new URL(req.url).pathname;
+      if (req.method === "POST" && (path === "/chat/completions" || path === "/v1/chat/completions")) {
+        return chat(req, path);
+      }
+      if (req.method === "GET" && (path === "/models" || path === "/v1/models")) {
+        return Response.json({
+          object: "list",
+          data: [{ id: MODEL_FALLBACK, object: "model", owned_by: "mock" }],
+        });
+      }
+      return errorResponse(404, `mock: no route for ${req.method} ${path}`, "not_found");
+    },
+  });
+
+  let stopped = false;
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    script: (...turns) => void queue.push(...turns),
+    requests,
+    failures,
+    pending: () => queue.length,
+    aborted: (n) => waiterFor(n).promise,
+    async [Symbol.asyncDispose]() {
+      if (stopped) return;
+      stopped = true;
+      await server.stop(true);
+    },
+  };
+}
+
+function errorResponse(status: number, message: string, type: string): Response {
+  return Response.json({ error: { message, type, param: null, code: null } }, { status });
+}
+
+type Renderable = Exclude<StreamEvent, { until: unknown } | { delayMs: number } | { disconnect: true }>;
+
+/** Renders events as the given server would; the first delta carries the assistant role. */
+function createRenderer(dialect: Dialect, model: string, n: number) {
+  let roleSent = false;
+  const frame = (value: unknown) => encoder.encode(`data: ${JSON.stringify(value)}\n\n`);
+  const chunk = (delta: Record<string, unknown>, finish: string | null, extra: object = {}) => {
+    const withRole = roleSent ? delta : { role: "assistant", ...delta };
+    roleSent = true;
+    return frame({
+      id: `chatcmpl-mock-${n}`,
+      object: "chat.completion.chunk",
+      created: CREATED,
+      model,
+      system_fingerprint: "fp_mock",
+      choices: [{ index: 0, delta: withRole, logprobs: null, finish_reason: finish }],
+      ...extra,
+    });
+  };
+  const bare = (choices: unknown, usage: unknown) =>
+    frame({ id: `chatcmpl-mock-${n}`, object: "chat.completion.chunk", created: CREATED, model, choices, usage });
+
+  return (event: Renderable): Uint8Array => {
+    if ("reasoning" in event) {
+      if (dialect === "ollama") return chunk({ content: "", reasoning: event.reasoning }, null);
+      if (dialect === "vllm") return chunk({ reasoning: event.reasoning }, null);
+      return chunk({ content: null, reasoning_content: event.reasoning }, null);
+    }
+    if ("text" in event) return chunk({ content: event.text }, null);
+    if ("toolCall" in event) {
+      const { index, id, name, args } = event.toolCall;
+      const fn = { ...(name === undefined ? {} : { name }), ...(args === undefined ? {} : { arguments: args }) };
+      const call = { index, ...(id === undefined ? {} : { id, type: "function" }), function: fn };
+      return chunk({ tool_calls: [call] }, null);
+    }
+    if ("finish" in event) return chunk({}, event.finish);
+    if ("usage" in event) {
+      const usage = renderUsage(dialect, event.usage);
+      if (dialect === "vllm") return bare(null, usage);
+      if (dialect === "llamacpp") return chunk({}, null, { usage, timings: { predicted_n: event.usage.completion } });
+      return bare([], usage);
+    }
+    if ("comment" in event) return encoder.encode(`: ${event.comment}\n\n`);
+    if ("raw" in event) return typeof event.raw === "string" ? encoder.encode(event.raw) : event.raw;
+    if ("error" in event) return frame({ error: { type: "server_error", ...event.error } });
+    return encoder.encode("data: [DONE]\n\n");
+  };
+}
+
+function renderUsage(
+  dialect: Dialect,
+  usage: { prompt: number; completion: number; cacheHit?: number; reasoning?: number },
+) {
+  const base = {
+    prompt_tokens: usage.prompt,
+    completion_tokens: usage.completion,
+    total_tokens: usage.prompt + usage.completion,
+  };
+  const reasoning =
+    usage.reasoning === undefined ? {} : { completion_tokens_details: { reasoning_tokens: usage.reasoning } };
+  if (dialect === "deepseek") {
+    const hit = usage.cacheHit ?? 0;
+    return {
+      ...base,
+      prompt_cache_hit_tokens: hit,
+      prompt_cache_miss_tokens: usage.prompt - hit,
+      prompt_tokens_details: { cached_tokens: hit },
+      ...reasoning,
+    };
+  }
+  const cached = usage.cacheHit === undefined ? {} : { prompt_tokens_details: { cached_tokens: usage.cacheHit } };
+  return { ...base, ...cached, ...reasoning };
+}
+
+/** A complete answer: optional reasoning, the text, `stop`, usage and `[DONE]`. */
+export function textTurn(text: string, opts: { reasoning?: string } = {}): ScriptedTurn {
+  return {
+    respond: {
+      stream: [
+        ...(opts.reasoning === undefined ? [] : [{ reasoning: opts.reasoning }]),
+        { text },
+        { finish: "stop" },
+        { usage: { prompt: 10, completion: 5 } },
+        { done: true },
+      ],
+    },
+  };
+}
+
+/**
+ * A tool step: optional reasoning, then each call as an id+name delta followed by its JSON
+ * arguments in two fragments, then `tool_calls`, usage and `[DONE]`.
+ */
+export function toolTurn(
+  calls: readonly { id: string; name: string; args: unknown }[],
+  opts: { reasoning?: string } = {},
+): ScriptedTurn {
+  const callEvents = calls.flatMap((call, index): StreamEvent[] => {
+    const args = JSON.stringify(call.args);
+    const half = Math.ceil(args.length / 2);
+    return [
+      { toolCall: { index, id: call.id, name: call.name, args: "" } },
+      { toolCall: { index, args: args.slice(0, half) } },
+      { toolCall: { index, args: args.slice(half) } },
+    ];
+  });
+  return {
+    respond: {
+      stream: [
+        ...(opts.reasoning === undefined ? [] : [{ reasoning: opts.reasoning }]),
+        ...callEvents,
+        { finish: "tool_calls" },
+        { usage: { prompt: 10, completion: 5 } },
+        { done: true },
+      ],
+    },
+  };
+}
+
+/** Splits `text` into pieces of `size` code points (never splitting a surrogate pair). */
+export function chunks(text: string, size: number): string[] {
+  const points = Array.from(text);
+  const out: string[] = [];
+  for (let i = 0; i < points.length; i += Math.max(1, size)) out.push(points.slice(i, i + size).join(""));
+  return out;
+}
+
+/** One hand-written SSE `data:` frame, for chunks no dialect produces (a missing index, say). */
+export function sseData(value: unknown): StreamEvent {
+  return { raw: `data: ${JSON.stringify(value)}\n\n` };
+}
+
+const Messages = v.array(v.looseObject({ role: v.string() }));
+
+/**
+ * DeepSeek's reasoning round-trip rule, strictly: every assistant message carries a string
+ * `reasoning_content`; with `expected`, the k-th assistant message's text must equal
+ * `expected[k]` exactly.
+ */
+export function expectReasoningEcho(expected?: readonly string[]): Expectation {
+  return (request) => {
+    const messages = v.safeParse(Messages, request.body.messages);
+    if (!messages.success) return "mock: `messages` is not an array of messages";
+    let k = 0;
+    for (const [i, message] of messages.output.entries()) {
+      if (message.role !== "assistant") continue;
+      const value = message.reasoning_content;
+      if (!("reasoning_content" in message)) {
+        return `Missing \`reasoning_content\` field in the assistant message at message index ${i}`;
+      }
+      if (typeof value !== "string") return `\`reasoning_content\` at message index ${i} is not a string`;
+      const want = expected?.[k];
+      if (want !== undefined && value !== want) {
+        return `\`reasoning_content\` at message index ${i} is ${JSON.stringify(value)}, expected ${JSON.stringify(want)}`;
+      }
+      k += 1;
+    }
+    return undefined;
+  };
+}
+
+/** Combines expectations; the first failure wins. */
+export function expectAll(...checks: readonly Expectation[]): Expectation {
+  return (request) => {
+    for (const check of checks) {
+      const problem = check(request);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  };
+}
