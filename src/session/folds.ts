@@ -1,0 +1,89 @@
+/**
+ * Pure folds over a session's events: its turns, its settings and its title. The model's
+ * history fold lives in `history.ts`. Nothing here reads a file or keeps state.
+ */
+import type { Knobs } from "../permission/knobs.ts";
+import type {
+  Effort,
+  LoggedError,
+  SessionEvent,
+  StopReason,
+  UserContent,
+} from "./events.ts";
+
+export { foldHistory } from "./history.ts";
+
+/** One turn as the log tells it. */
+export interface Turn {
+  readonly turnId: string;
+  /** The content of the turn's first user message ([] when none was logged). */
+  readonly content: readonly UserContent[];
+  /** The events carrying this turn's id, in log order. */
+  readonly events: readonly SessionEvent[];
+  /** The logged end reason, or `interrupted` for a turn that started and never ended. */
+  readonly reason: StopReason;
+  readonly error?: LoggedError;
+}
+
+/** The per-session settings the log records. */
+export interface LoggedSettings {
+  readonly model: string;
+  readonly effort: Effort;
+  readonly knobs: Knobs;
+}
+
+const TITLE_LENGTH = 80;
+
+/** Groups events into turns by `turnId`, in the order the turns started. */
+export function foldTurns(events: readonly SessionEvent[]): Turn[] {
+  const turns = new Map<string, { content?: UserContent[]; events: SessionEvent[]; end?: SessionEvent }>();
+  for (const event of events) {
+    if (!("turnId" in event)) continue;
+    let turn = turns.get(event.turnId);
+    if (turn === undefined) {
+      turn = { events: [] };
+      turns.set(event.turnId, turn);
+    }
+    turn.events.push(event);
+    if (event.type === "user_message") turn.content ??= event.content;
+    if (event.type === "turn_end") turn.end ??= event;
+  }
+  return [...turns].map(([turnId, turn]) => {
+    const end = turn.end?.type === "turn_end" ? turn.end : undefined;
+    const base = { turnId, content: turn.content ?? [], events: turn.events };
+    if (end === undefined) return { ...base, reason: "interrupted" };
+    return end.error === undefined
+      ? { ...base, reason: end.reason }
+      : { ...base, reason: end.reason, error: end.error };
+  });
+}
+
+/** The latest logged model, effort and permission knobs, over `defaults`. */
+export function foldSettings(events: readonly SessionEvent[], defaults: LoggedSettings): LoggedSettings {
+  let { model, effort } = defaults;
+  let { sandboxMode, approvalPolicy } = defaults.knobs;
+  for (const event of events) {
+    if (event.type === "model") model = event.model;
+    else if (event.type === "effort") effort = event.effort;
+    else if (event.type === "sandbox_mode") sandboxMode = event.mode;
+    else if (event.type === "approval_policy") approvalPolicy = event.policy;
+  }
+  return { model, effort, knobs: { sandboxMode, approvalPolicy } };
+}
+
+/**
+ * A one-line title: the first line of the first user message's text, at most 80 characters,
+ * else the names of the resources it links, else `(empty)`.
+ */
+export function sessionTitle(events: readonly SessionEvent[]): string {
+  const first = events.find((event) => event.type === "user_message");
+  if (first?.type !== "user_message") return "(empty)";
+  const text = first.content
+    .flatMap((block) => (block.type === "text" ? block.text.split("\n") : []))
+    .map((line) => line.trim().replace(/\s+/g, " "))
+    .find((line) => line !== "");
+  const links = first.content.flatMap((block) => (block.type === "resource_link" ? [`@${block.name}`] : []));
+  const title = text ?? links.join(" ");
+  if (title === "") return "(empty)";
+  return title.length <= TITLE_LENGTH ? title : `${title.slice(0, TITLE_LENGTH - 1).trimEnd()}…`;
+}

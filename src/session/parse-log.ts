@@ -1,0 +1,94 @@
+/**
+ * Reading a session log's bytes. Lines are split on LF only (never readline: U+2028 and U+2029
+ * are legal inside JSON strings). Every line is validated; a bad *last* line is a crash
+ * artifact and is dropped, a bad line anywhere else is an error naming the file and line.
+ */
+import * as v from "valibot";
+import { InvalidInputError } from "../errors.ts";
+import { SessionEvent, SessionHeader } from "./events.ts";
+
+/** A log as read from disk, plus where its well-formed prefix ends. */
+export interface ParsedLog {
+  readonly header: SessionHeader;
+  readonly events: SessionEvent[];
+  /** Byte length of the header and the good events, each with its LF. */
+  readonly validLength: number;
+  /** Byte length of the file as read; more than `validLength` when a torn line was dropped. */
+  readonly fileLength: number;
+}
+
+const LF = 0x0a;
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** One line's outcome: its value, or why it is not one. */
+export type LineResult<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** Decodes, JSON-parses and validates one line against `schema`. Never throws. */
+export function parseLine<T>(
+  schema: v.GenericSchema<unknown, T>,
+  line: Uint8Array | string,
+): LineResult<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(typeof line === "string" ? line : decoder.decode(line));
+  } catch (error) {
+    return { ok: false, reason: `not JSON (${error instanceof Error ? error.message : "?"})` };
+  }
+  const result = v.safeParse(schema, json);
+  if (result.success) return { ok: true, value: result.output };
+  return { ok: false, reason: describeIssues(result.issues) };
+}
+
+/** The first validation issue as `path: message`, on one line. */
+export function describeIssues(issues: readonly [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]): string {
+  const first = issues[0];
+  return `${v.getDotPath(first) ?? "(root)"}: ${first.message}`;
+}
+
+/** The error for a bad line: names the file and the 1-based line number. */
+export function badLine(path: string, line: number, reason: string): InvalidInputError {
+  return new InvalidInputError(`corrupt session log ${path}, line ${line}: ${reason}`, {
+    path,
+    line,
+  });
+}
+
+/**
+ * Parses a whole log. `id` is the session id the file name promises; the header must agree.
+ * Throws InvalidInputError for a missing or bad header, a bad line before the last one, or a
+ * `seq` that does not continue 1, 2, ….
+ */
+export function parseLog(bytes: Uint8Array, path: string, id: string): ParsedLog {
+  const headerEnd = bytes.indexOf(LF);
+  if (headerEnd < 0) throw badLine(path, 1, "missing session header");
+  const header = parseLine(SessionHeader, bytes.subarray(0, headerEnd));
+  if (!header.ok) throw badLine(path, 1, `bad session header: ${header.reason}`);
+  if (header.value.id !== id) {
+    throw badLine(path, 1, `header names session ${JSON.stringify(header.value.id)}`);
+  }
+
+  const events: SessionEvent[] = [];
+  let validLength = headerEnd + 1;
+  let lineNumber = 1;
+  for (let start = headerEnd + 1; start < bytes.length; ) {
+    lineNumber += 1;
+    const end = bytes.indexOf(LF, start);
+    // No LF: the writer died mid-line. Whatever it holds is dropped.
+    if (end < 0) break;
+    const parsed = inSequence(parseLine(SessionEvent, bytes.subarray(start, end)), events.length + 1);
+    if (!parsed.ok) {
+      // A bad last line is what a crash leaves behind (a torn write, zero-filled blocks).
+      if (end + 1 === bytes.length) break;
+      throw badLine(path, lineNumber, parsed.reason);
+    }
+    events.push(parsed.value);
+    validLength = end + 1;
+    start = end + 1;
+  }
+  return { header: header.value, events, validLength, fileLength: bytes.length };
+}
+
+function inSequence(parsed: LineResult<SessionEvent>, expected: number): LineResult<SessionEvent> {
+  if (!parsed.ok || parsed.value.seq === expected) return parsed;
+  return { ok: false, reason: `seq ${parsed.value.seq} where ${expected} was expected` };
+}

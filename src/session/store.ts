@@ -1,0 +1,142 @@
+/**
+ * The session store: one append-only JSONL log per session under `<home>/sessions/`. It hands
+ * out at most one writer per session in this process and validates every id before it
+ * becomes a path.
+ */
+import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { isAbsolute, resolve } from "node:path";
+import { ConflictError, InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { LOG_FORMAT_VERSION, type SessionHeader } from "./events.ts";
+import { assertSessionId, isSessionId, newSessionId, sessionPath, sessionsDir } from "./ids.ts";
+import { openSessionLog } from "./log.ts";
+import { type ParsedLog, parseLog } from "./parse-log.ts";
+import { summarizeLog } from "./summary.ts";
+import type { SessionLog, SessionStore, SessionSummary } from "./types.ts";
+
+export interface SessionStoreDeps {
+  /** The dsh home (`DSH_HOME`); logs live in its `sessions/` folder. */
+  readonly home: string;
+  readonly logger: Logger;
+}
+
+const SUFFIX = ".jsonl";
+
+/** Creates the store over `<home>/sessions`. Nothing is touched until the first call. */
+export function createSessionStore(deps: SessionStoreDeps): SessionStore {
+  const { home, logger } = deps;
+  const writers = new Set<string>();
+
+  const load = async (id: string): Promise<{ path: string; parsed: ParsedLog }> => {
+    const path = sessionPath(home, id);
+    let bytes: Uint8Array;
+    try {
+      bytes = await Bun.file(path).bytes();
+    } catch (error) {
+      if (isMissing(error)) throw new NotFoundError(`no session ${id}`, { sessionId: id });
+      throw error;
+    }
+    return { path, parsed: parseLog(bytes, path, id) };
+  };
+
+  /** Reserves the session's single writer slot; ConflictError when it is taken. */
+  const claim = (id: string) => {
+    if (writers.has(id)) {
+      throw new ConflictError(`session ${id} is already open in this process`, { sessionId: id });
+    }
+    writers.add(id);
+  };
+
+  return {
+    async create({ cwd }): Promise<SessionLog> {
+      if (!isAbsolute(cwd)) {
+        throw new InvalidInputError(`session cwd must be an absolute path: ${cwd}`, { cwd });
+      }
+      await mkdir(sessionsDir(home), { recursive: true, mode: 0o700 });
+      const id = newSessionId();
+      const header: SessionHeader = {
+        type: "header",
+        version: LOG_FORMAT_VERSION,
+        id,
+        cwd: resolve(cwd),
+        createdAt: new Date().toISOString(),
+      };
+      const path = sessionPath(home, id);
+      await writeFile(path, `${JSON.stringify(header)}\n`, { flag: "wx", mode: 0o600 });
+      claim(id);
+      return openSessionLog({ path, header, events: [], logger, onClose: () => writers.delete(id) });
+    },
+
+    async open(id: string): Promise<SessionLog> {
+      assertSessionId(id);
+      claim(id);
+      try {
+        const { path, parsed } = await load(id);
+        const torn = parsed.validLength < parsed.fileLength;
+        if (torn) {
+          logger.warn("dropping a torn last line of a session log", {
+            path,
+            bytes: parsed.fileLength - parsed.validLength,
+          });
+        }
+        return openSessionLog({
+          path,
+          header: parsed.header,
+          events: parsed.events,
+          truncateTo: torn ? parsed.validLength : undefined,
+          logger,
+          onClose: () => writers.delete(id),
+        });
+      } catch (error) {
+        writers.delete(id);
+        throw error;
+      }
+    },
+
+    async read(id: string) {
+      assertSessionId(id);
+      const { parsed } = await load(id);
+      return { header: parsed.header, events: parsed.events };
+    },
+
+    async exists(id: string): Promise<boolean> {
+      return Bun.file(sessionPath(home, id)).exists();
+    },
+
+    async list(): Promise<SessionSummary[]> {
+      let names: string[];
+      try {
+        names = await readdir(sessionsDir(home));
+      } catch (error) {
+        if (isMissing(error)) return [];
+        throw error;
+      }
+      const ids = names
+        .filter((name) => name.endsWith(SUFFIX))
+        .map((name) => name.slice(0, -SUFFIX.length))
+        .filter(isSessionId);
+      const summaries = await Promise.all(
+        ids.map(async (id) => {
+          const path = sessionPath(home, id);
+          try {
+            return summarizeLog(await Bun.file(path).text(), path, id);
+          } catch (error) {
+            logger.warn("skipping an unreadable session log", { path, error: errorMessage(error) });
+            return undefined;
+          }
+        }),
+      );
+      return summaries
+        .filter((summary) => summary !== undefined)
+        .sort((a, b) => compareDesc(a.updatedAt, b.updatedAt) || compareDesc(a.id, b.id));
+    },
+  };
+}
+
+function compareDesc(a: string, b: string): number {
+  return a < b ? 1 : a > b ? -1 : 0;
+}
+
+function isMissing(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT";
+}
