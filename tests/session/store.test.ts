@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { InvalidInputError } from "../../src/errors.ts";
+import { silentLogger } from "../../src/log.ts";
+import { newSessionId } from "../../src/session/ids.ts";
+import { createSessionStore } from "../../src/session/store.ts";
+import { HOSTILE_IDS, type TempHome, recordingLogger, tempHome } from "./helpers.ts";
+
+let home: TempHome;
+afterEach(() => home[Symbol.dispose]());
+
+/** Writes a log by hand so its timestamps are exactly the ones a test needs. */
+function writeLog(id: string, createdAt: string, events: { at: string; text?: string }[], tail = "") {
+  const header = { type: "header", version: 1, id, cwd: "/w", createdAt };
+  const lines = events.map((event, index) =>
+    event.text === undefined
+      ? { type: "turn_start", seq: index + 1, at: event.at, turnId: `t${index}` }
+      : {
+          type: "user_message",
+          seq: index + 1,
+          at: event.at,
+          turnId: `t${index}`,
+          content: [{ type: "text", text: event.text }],
+        },
+  );
+  mkdirSync(home.sessions, { recursive: true });
+  const body = [header, ...lines].map((line) => `${JSON.stringify(line)}\n`).join("");
+  writeFileSync(join(home.sessions, `${id}.jsonl`), body + tail);
+}
+
+describe("session store", () => {
+  test.each(HOSTILE_IDS)("an id with %s is refused before any file is touched", async (_label, id) => {
+    home = tempHome();
+    writeFileSync(join(home.path, "x.jsonl"), "");
+    const store = createSessionStore({ home: home.path, logger: silentLogger });
+    await expect(store.open(id)).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(store.read(id)).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(store.exists(id)).rejects.toBeInstanceOf(InvalidInputError);
+    expect(readdirSync(home.path)).toEqual(["x.jsonl"]);
+  });
+
+  test("list is most recently updated first, titled by the first user message", async () => {
+    home = tempHome();
+    const [older, newer, idle, long] = [newSessionId(), newSessionId(), newSessionId(), newSessionId()];
+    writeLog(older, "2026-01-01T00:00:00.000Z", [
+      { at: "2026-01-01T00:00:01.000Z" },
+      { at: "2026-01-01T00:00:02.000Z", text: "\n  fix the build  \nthen run tests" },
+      { at: "2026-01-03T00:00:00.000Z" },
+    ]);
+    writeLog(newer, "2026-01-02T00:00:00.000Z", [{ at: "2026-01-02T00:00:01.000Z", text: "second" }]);
+    writeLog(idle, "2026-01-02T12:00:00.000Z", []);
+    writeLog(long, "2026-01-01T00:00:00.000Z", [{ at: "2026-01-01T00:00:00.500Z", text: "x ".repeat(100) }]);
+    const store = createSessionStore({ home: home.path, logger: silentLogger });
+    expect(await store.list()).toEqual([
+      { id: older, cwd: "/w", title: "fix the build", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-03T00:00:00.000Z" },
+      { id: idle, cwd: "/w", title: "(empty)", createdAt: "2026-01-02T12:00:00.000Z", updatedAt: "2026-01-02T12:00:00.000Z" },
+      { id: newer, cwd: "/w", title: "second", createdAt: "2026-01-02T00:00:00.000Z", updatedAt: "2026-01-02T00:00:01.000Z" },
+      { id: long, cwd: "/w", title: `${"x ".repeat(39)}x…`, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.500Z" },
+    ]);
+  });
+
+  test("list skips a corrupt log with a warning and ignores foreign files", async () => {
+    home = tempHome();
+    const [good, torn, corrupt, empty] = [newSessionId(), newSessionId(), newSessionId(), newSessionId()];
+    writeLog(good, "2026-01-01T00:00:00.000Z", [{ at: "2026-01-01T00:00:01.000Z", text: "good" }]);
+    writeLog(torn, "2026-01-01T00:00:00.000Z", [{ at: "2026-01-01T00:00:02.000Z", text: "torn" }], '{"type":"tu');
+    writeFileSync(join(home.sessions, `${corrupt}.jsonl`), "not a header\n");
+    writeFileSync(join(home.sessions, `${empty}.jsonl`), "");
+    writeFileSync(join(home.sessions, "notes.txt"), "hello");
+    writeFileSync(join(home.sessions, "..jsonl"), "");
+    writeFileSync(join(home.sessions, `${newSessionId().toUpperCase()}.jsonl`), "");
+    const logger = recordingLogger();
+    const store = createSessionStore({ home: home.path, logger });
+    const listed = await store.list();
+    expect(listed.map((summary) => [summary.id, summary.title, summary.updatedAt])).toEqual([
+      [torn, "torn", "2026-01-01T00:00:02.000Z"],
+      [good, "good", "2026-01-01T00:00:01.000Z"],
+    ]);
+    expect(logger.warnings.map((warning) => warning.data?.path).sort()).toEqual(
+      [join(home.sessions, `${corrupt}.jsonl`), join(home.sessions, `${empty}.jsonl`)].sort(),
+    );
+  });
+
+  test("list is empty before any session exists", async () => {
+    home = tempHome();
+    const store = createSessionStore({ home: home.path, logger: silentLogger });
+    expect(await store.list()).toEqual([]);
+    expect(readdirSync(home.path)).toEqual([]);
+  });
+
+  test("a created session is listed as soon as it exists", async () => {
+    home = tempHome();
+    const store = createSessionStore({ home: home.path, logger: silentLogger });
+    await using log = await store.create({ cwd: "/w" });
+    log.append({ type: "user_message", turnId: "t1", content: [{ type: "resource_link", uri: "file:///w/a.ts", name: "a.ts" }] });
+    await log.flush();
+    const [summary] = await store.list();
+    expect(summary).toEqual({
+      id: log.header.id,
+      cwd: "/w",
+      title: "@a.ts",
+      createdAt: log.header.createdAt,
+      updatedAt: log.events[0]?.at ?? "",
+    });
+  });
+});
