@@ -11,7 +11,7 @@ import { LOG_FORMAT_VERSION, type SessionHeader } from "./events.ts";
 import { assertSessionId, isSessionId, newSessionId, sessionPath, sessionsDir } from "./ids.ts";
 import { openSessionLog } from "./log.ts";
 import { type ParsedLog, parseLog } from "./parse-log.ts";
-import { summarizeLog } from "./summary.ts";
+import { readSummary } from "./summary.ts";
 import type { SessionLog, SessionStore, SessionSummary } from "./types.ts";
 
 export interface SessionStoreDeps {
@@ -119,7 +119,7 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
         ids.map(async (id) => {
           const path = sessionPath(home, id);
           try {
-            return summarizeLog(await Bun.file(path).text(), path, id);
+            return await readSummary(path, id);
           } catch (error) {
             logger.warn("skipping an unreadable session log", { path, error: errorMessage(error) });
             return undefined;

@@ -6,6 +6,7 @@ import { silentLogger } from "../../src/log.ts";
 import type { NewSessionEvent } from "../../src/session/events.ts";
 import { newSessionId } from "../../src/session/ids.ts";
 import { createSessionStore } from "../../src/session/store.ts";
+import type { SessionLog, SessionStore } from "../../src/session/types.ts";
 import { type TempHome, tempHome, userMessage } from "./helpers.ts";
 
 let home: TempHome;
@@ -45,6 +46,14 @@ const TURN: NewSessionEvent[] = [
 
 const fileOf = (id: string) => join(home.sessions, `${id}.jsonl`);
 
+/** Creates a session, appends `events` and closes it; returns the closed log. */
+async function writeSession(store: SessionStore, events: NewSessionEvent[]): Promise<SessionLog> {
+  const log = await store.create({ cwd: "/w" });
+  for (const event of events) log.append(event);
+  await log[Symbol.asyncDispose]();
+  return log;
+}
+
 describe("session log", () => {
   test("appended events read back exactly, one JSON line each after the header", async () => {
     const store = setup();
@@ -74,10 +83,7 @@ describe("session log", () => {
 
   test("seq continues across reopen", async () => {
     const store = setup();
-    const first = await store.create({ cwd: "/w" });
-    first.append({ type: "turn_start", turnId: "t1" });
-    first.append(userMessage("t1", "hi"));
-    await first[Symbol.asyncDispose]();
+    const first = await writeSession(store, [{ type: "turn_start", turnId: "t1" }, userMessage("t1", "hi")]);
     const second = await store.open(first.header.id);
     second.append({ type: "turn_end", turnId: "t1", reason: "end_turn" });
     await second[Symbol.asyncDispose]();
@@ -88,11 +94,11 @@ describe("session log", () => {
 
   test("U+2028 and U+2029 inside text survive a round trip", async () => {
     const store = setup();
-    const log = await store.create({ cwd: "/w" });
     const text = "line\u2028separator\u2029paragraph\r\nand 🎉";
-    log.append(userMessage("t1", text));
-    log.append({ type: "turn_end", turnId: "t1", reason: "end_turn" });
-    await log[Symbol.asyncDispose]();
+    const log = await writeSession(store, [
+      userMessage("t1", text),
+      { type: "turn_end", turnId: "t1", reason: "end_turn" },
+    ]);
     const { events } = await store.read(log.header.id);
     expect(events.length).toBe(2);
     expect(events[0]?.type === "user_message" && events[0].content).toEqual([{ type: "text", text }]);
@@ -100,10 +106,7 @@ describe("session log", () => {
 
   test("a torn last line is dropped, and truncated away just before the next append", async () => {
     const store = setup();
-    const log = await store.create({ cwd: "/w" });
-    log.append({ type: "turn_start", turnId: "t1" });
-    log.append(userMessage("t1", "hello"));
-    await log[Symbol.asyncDispose]();
+    const log = await writeSession(store, [{ type: "turn_start", turnId: "t1" }, userMessage("t1", "hello")]);
     const path = fileOf(log.header.id);
     const good = readFileSync(path);
     appendFileSync(path, '{"type":"assistant_text","seq":3,"at":"2026-01-01T00:00:00.000Z","turnId":"t1","st');
@@ -128,20 +131,18 @@ describe("session log", () => {
     ["a valid line whose seq does not follow", '{"type":"turn_start","seq":9,"at":"x","turnId":"t2"}\n'],
   ])("a bad last line is dropped: %s", async (_name, tail) => {
     const store = setup();
-    const log = await store.create({ cwd: "/w" });
-    const kept = log.append({ type: "turn_start", turnId: "t1" });
-    await log[Symbol.asyncDispose]();
+    const log = await writeSession(store, [{ type: "turn_start", turnId: "t1" }]);
     appendFileSync(fileOf(log.header.id), tail);
-    expect((await store.read(log.header.id)).events).toEqual([kept]);
+    expect((await store.read(log.header.id)).events).toEqual(log.events);
   });
 
   test("an invalid line before the last is an error naming the file and the line", async () => {
     const store = setup();
-    const log = await store.create({ cwd: "/w" });
-    log.append({ type: "turn_start", turnId: "t1" });
-    log.append(userMessage("t1", "one"));
-    log.append({ type: "turn_end", turnId: "t1", reason: "end_turn" });
-    await log[Symbol.asyncDispose]();
+    const log = await writeSession(store, [
+      { type: "turn_start", turnId: "t1" },
+      userMessage("t1", "one"),
+      { type: "turn_end", turnId: "t1", reason: "end_turn" },
+    ]);
     const path = fileOf(log.header.id);
     const lines = readFileSync(path, "utf8").split("\n");
     lines[2] = lines[2]?.replace('"user_message"', '"user_mess"') ?? "";
@@ -162,10 +163,10 @@ describe("session log", () => {
 
   test("a gap in seq before the last line is an error naming the line", async () => {
     const store = setup();
-    const log = await store.create({ cwd: "/w" });
-    log.append({ type: "turn_start", turnId: "t1" });
-    log.append({ type: "turn_end", turnId: "t1", reason: "end_turn" });
-    await log[Symbol.asyncDispose]();
+    const log = await writeSession(store, [
+      { type: "turn_start", turnId: "t1" },
+      { type: "turn_end", turnId: "t1", reason: "end_turn" },
+    ]);
     const path = fileOf(log.header.id);
     writeFileSync(path, readFileSync(path, "utf8").replace('"seq":1,', '"seq":7,'));
     await expect(store.read(log.header.id)).rejects.toThrow(`${path}, line 2: seq 7 where 1 was expected`);
@@ -180,8 +181,7 @@ describe("session log", () => {
     ["a header naming another session", "OTHER"],
   ])("a bad header is an error naming line 1: %s", async (_name, content) => {
     const store = setup();
-    const log = await store.create({ cwd: "/w" });
-    await log[Symbol.asyncDispose]();
+    const log = await writeSession(store, []);
     const path = fileOf(log.header.id);
     const header = (change: Record<string, unknown>) => `${JSON.stringify({ ...log.header, ...change })}\n`;
     const bytes =

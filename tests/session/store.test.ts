@@ -104,4 +104,30 @@ describe("session store", () => {
       updatedAt: log.events[0]?.at ?? "",
     });
   });
+
+  test.each([
+    ["small events at both ends", 10, 10, `ask ${"q".repeat(10)}`],
+    ["a first user message larger than the read window", 100_000, 10, `ask ${"q".repeat(75)}…`],
+    ["a last event larger than the read window", 10, 100_000, `ask ${"q".repeat(10)}`],
+  ])("list summarises a large log with %s", async (_name, userBytes, lastBytes, title) => {
+    home = tempHome();
+    const store = createSessionStore({ home: home.path, logger: silentLogger });
+    const log = await store.create({ cwd: "/w" });
+    log.append({ type: "turn_start", turnId: "t1" });
+    log.append({ type: "user_message", turnId: "t1", content: [{ type: "text", text: `ask ${"q".repeat(userBytes)}` }] });
+    for (let step = 0; step < 20; step++) {
+      log.append({ type: "assistant_text", turnId: "t1", step, text: "a".repeat(20_000) });
+    }
+    const last = log.append({ type: "assistant_text", turnId: "t1", step: 20, text: "z".repeat(lastBytes) });
+    await log[Symbol.asyncDispose]();
+    expect(await store.list()).toEqual([
+      {
+        id: log.header.id,
+        cwd: "/w",
+        title,
+        createdAt: log.header.createdAt,
+        updatedAt: last.at,
+      },
+    ]);
+  });
 });
