@@ -1,0 +1,20 @@
+/** The file tools dsh always offers, in a stable order (the order of the model's tool list). */
+import * as os from "node:os";
+import { createEditFileTool } from "./edit-file.ts";
+import { createReadFileTool } from "./read-file.ts";
+import type { AnyTool } from "./types.ts";
+import { createWriteFileTool } from "./write-file.ts";
+
+export interface FileToolDeps {
+  /**
+   * The user's home directory, whose credential stores the read tools never open. The
+   * composition root passes it; without it the OS account's home is used.
+   */
+  readonly homeDir?: string;
+}
+
+/** `read_file`, `write_file`, `edit_file`, `glob`, `grep`. */
+export function createFileTools(deps: FileToolDeps = {}): AnyTool[] {
+  const homeDir = deps.homeDir ?? os.homedir();
+  return [createReadFileTool({ homeDir }), createWriteFileTool(), createEditFileTool()];
+}

@@ -1,0 +1,63 @@
+/** What write_file and edit_file share: the diff intent, and the checked, approved, atomic write. */
+import { displayPath } from "./containment.ts";
+import { writeFileAtomic } from "./file-io.ts";
+import type { DiffIntent } from "./intent.ts";
+import type { WriteTarget } from "./paths.ts";
+import type { PresentContext, ToolContext, ToolResult } from "./types.ts";
+import { authorizeWrite } from "./write-policy.ts";
+
+/** The change a write made, carried in the result so its presenter shows the exact diff. */
+export interface FileChangeDetails {
+  /** The absolute path written (symlinks resolved). */
+  readonly path: string;
+  /** The file's text before, or null when the write created it. */
+  readonly oldText: string | null;
+  readonly newText: string;
+  /** The 1-based first line that differs. */
+  readonly line: number;
+}
+
+/** The 1-based first line where `newText` differs from `oldText` (1 for a new file). */
+export function firstChangedLine(oldText: string | null, newText: string): number {
+  if (oldText === null) return 1;
+  const limit = Math.min(oldText.length, newText.length);
+  let index = 0;
+  while (index < limit && oldText[index] === newText[index]) index++;
+  let line = 1;
+  for (let i = 0; i < index; i++) if (newText[i] === "\n") line++;
+  return line;
+}
+
+/** The diff intent of a change, with a location at its first changed line. */
+export function changeIntent(verb: string, change: FileChangeDetails, ctx: PresentContext): DiffIntent {
+  return {
+    type: "diff",
+    title: `${verb} ${displayPath(ctx.cwd, change.path)}`,
+    path: change.path,
+    oldText: change.oldText,
+    newText: change.newText,
+    locations: [{ path: change.path, line: change.line }],
+  };
+}
+
+/**
+ * Asks for approval when the write policy says so, then writes atomically. Returns the
+ * `isError` result of a denial or cancel, or undefined once the file is written.
+ */
+export async function applyChange(
+  verb: string,
+  target: WriteTarget,
+  change: FileChangeDetails,
+  ctx: ToolContext,
+): Promise<ToolResult<never> | undefined> {
+  const refusal = await authorizeWrite(target, changeIntent(verb, change, ctx), ctx);
+  if (refusal !== undefined) return refusal;
+  writeFileAtomic(target, change.newText, ctx.signal);
+  return undefined;
+}
+
+/** "3 lines" / "1 line". */
+export function lineCount(text: string): string {
+  const lines = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+  return `${lines} ${lines === 1 ? "line" : "lines"}`;
+}

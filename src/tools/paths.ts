@@ -1,0 +1,141 @@
+/**
+ * Path safety for the file tools (sandbox.md §3.7). File tools run in dsh itself, outside any
+ * OS sandbox, and the sandboxed shell can plant symlinks for them to follow; so every path is
+ * resolved to what it really names before a policy looks at it.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
+import { isInside } from "./containment.ts";
+import { credentialMatch } from "./credential-paths.ts";
+import { PathRefusedError, UnsupportedFileError } from "./errors.ts";
+
+/** Longest path a tool accepts, in characters (Linux `PATH_MAX`). */
+export const MAX_PATH_LENGTH = 4096;
+
+/** Path segments that are never written, whatever the preset (compared case-insensitively). */
+const PROTECTED_SEGMENTS: ReadonlySet<string> = new Set([".git", ".dsh"]);
+
+/** Where a path points, before and after symlinks. */
+export interface LocatedPath {
+  /** Absolute and lexically normalised, symlinks kept: what the model asked for. */
+  readonly path: string;
+  /**
+   * What it really names: the realpath of the target, or of its deepest existing ancestor
+   * plus the remaining components (which hold no `..`).
+   */
+  readonly real: string;
+  /** The realpath of the session root. */
+  readonly root: string;
+  readonly exists: boolean;
+  /** Whether `real` is the root or under it; a symlink leaving the root is `outside`. */
+  readonly place: "inside" | "outside";
+}
+
+/** A path a write may target: it is not protected, not a directory and not hard-linked. */
+export interface WriteTarget extends LocatedPath {
+  /** Permission bits of the existing file, kept by the atomic write; undefined for a new file. */
+  readonly mode: number | undefined;
+}
+
+/**
+ * Validates a model-given path and makes it absolute against the session root (never the
+ * process's cwd). Throws `InvalidInputError` for an empty, NUL-bearing or over-long path.
+ */
+export function resolveLexical(cwd: string, input: string): string {
+  if (input.length === 0) throw new InvalidInputError("path is empty");
+  if (input.includes("\0")) throw new InvalidInputError("path contains a NUL byte");
+  if (input.length > MAX_PATH_LENGTH) {
+    throw new InvalidInputError(`path is longer than ${MAX_PATH_LENGTH} characters`);
+  }
+  return path.resolve(cwd, input);
+}
+
+/** Resolves a path and classifies it against the session root. Throws for invalid paths. */
+export function locate(cwd: string, input: string): LocatedPath {
+  const lexical = resolveLexical(cwd, input);
+  const root = realpathOr(cwd);
+  const { real, exists } = resolveReal(lexical);
+  return { path: lexical, real, root, exists, place: isInside(root, real) ? "inside" : "outside" };
+}
+
+/**
+ * A path the read tools may open: it exists and is not a credential store under the user's
+ * home (checked before and after symlinks). Throws `NotFoundError` or `PathRefusedError`.
+ */
+export function resolveForRead(cwd: string, input: string, homeDirs: readonly string[]): LocatedPath {
+  const located = locate(cwd, input);
+  const denied = credentialMatch(located.path, homeDirs) ?? credentialMatch(located.real, homeDirs);
+  if (denied !== undefined) {
+    throw new PathRefusedError(`${located.path} is under ${denied}, which holds credentials; dsh does not read it`);
+  }
+  if (!located.exists) throw new NotFoundError(`${located.path} does not exist`);
+  return located;
+}
+
+/**
+ * Checks a write target without asking anyone: protected names (`.git`, `.dsh`), directories
+ * and hard-linked files are refused here, whatever the preset. Whether the write needs the
+ * user's approval is the caller's policy (`place`).
+ */
+export function checkWrite(cwd: string, input: string): WriteTarget {
+  const located = locate(cwd, input);
+  const guarded = protectedSegment(located.path) ?? protectedSegment(located.real);
+  if (guarded !== undefined) {
+    throw new PathRefusedError(
+      `${located.path} is inside ${guarded}, which dsh never writes (it controls git or dsh itself)`,
+    );
+  }
+  if (!located.exists) return { ...located, mode: undefined };
+  const stats = fs.statSync(located.real);
+  if (stats.isDirectory()) throw new UnsupportedFileError(`${located.path} is a directory`);
+  if (!stats.isFile()) throw new UnsupportedFileError(`${located.path} is not a regular file`);
+  if (stats.nlink > 1) {
+    throw new PathRefusedError(
+      `${located.path} has ${stats.nlink} hard links; dsh does not write a file that may alias another`,
+    );
+  }
+  return { ...located, mode: stats.mode & 0o7777 };
+}
+
+/** The protected directory a path lies in, e.g. `/r/.git`, or undefined. */
+function protectedSegment(absolutePath: string): string | undefined {
+  const parts = absolutePath.split(path.sep);
+  const index = parts.findIndex((part) => PROTECTED_SEGMENTS.has(part.toLowerCase()));
+  return index === -1 ? undefined : parts.slice(0, index + 1).join(path.sep);
+}
+
+function realpathOr(directory: string): string {
+  try {
+    return fs.realpathSync(directory);
+  } catch {
+    return directory;
+  }
+}
+
+/** realpath of the path, or of its deepest existing ancestor plus the missing components. */
+function resolveReal(lexical: string): { real: string; exists: boolean } {
+  const missing: string[] = [];
+  let current = lexical;
+  for (;;) {
+    try {
+      return { real: path.join(fs.realpathSync(current), ...missing), exists: missing.length === 0 };
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "ENAMETOOLONG") throw new InvalidInputError("path has a component that is too long");
+      if (code !== "ENOENT" && code !== "ENOTDIR") {
+        throw new PathRefusedError(`cannot resolve ${lexical}: ${errorMessage(error)}`);
+      }
+      const parent = path.dirname(current);
+      if (parent === current) throw new NotFoundError(`${lexical} has no existing ancestor`);
+      missing.unshift(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** The `code` of a Node system error, or undefined. */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  return typeof error.code === "string" ? error.code : undefined;
+}

@@ -1,0 +1,119 @@
+/**
+ * A directory held open while a write happens in it, so that a symlink swapped into the path
+ * after the policy checks cannot redirect the write.
+ *
+ * On Linux every later operation goes through `/proc/self/fd/<fd>/<name>`: the kernel resolves
+ * that to the directory the descriptor already holds (the effect of `openat`/`renameat`, which
+ * Node does not expose), and each missing parent is created and opened the same way without
+ * following symlinks. The window is closed there.
+ *
+ * Elsewhere (macOS) there is no such path: operations use the directory's path, and `verify()`
+ * re-checks right before the rename that the path still leads to the held directory. A swap
+ * between that check and the rename (microseconds) is the remaining, documented window.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { errorCode } from "./paths.ts";
+import { PathRefusedError, UnsupportedFileError } from "./errors.ts";
+
+/** A held directory; dispose closes it. */
+export interface PinnedDirectory extends Disposable {
+  /** A path naming `name` inside the held directory. */
+  child(name: string): string;
+  /** Throws `PathRefusedError` unless the directory's path still leads to the held directory. */
+  verify(): void;
+}
+
+const DIRECTORY_FLAGS = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
+const viaProc = process.platform === "linux" && fs.existsSync("/proc/self/fd");
+
+/**
+ * Opens `realDir` (a path without symlinks), creating its missing components one by one.
+ * Throws `PathRefusedError` when a component is or becomes a symlink, and
+ * `UnsupportedFileError` when one is a file.
+ */
+export function openPinnedDirectory(realDir: string): PinnedDirectory {
+  const missing: string[] = [];
+  let existing = realDir;
+  while (!exists(existing)) {
+    const parent = path.dirname(existing);
+    if (parent === existing) break;
+    missing.unshift(path.basename(existing));
+    existing = parent;
+  }
+  let fd = openDirectory(existing, existing);
+  let current = existing;
+  try {
+    checkHeld(fd, current);
+    for (const name of missing) {
+      const next = path.join(current, name);
+      const childPath = viaProc ? `/proc/self/fd/${fd}/${name}` : next;
+      try {
+        fs.mkdirSync(childPath);
+      } catch (error) {
+        if (errorCode(error) !== "EEXIST") throw error;
+      }
+      const childFd = openDirectory(childPath, next);
+      fs.closeSync(fd);
+      fd = childFd;
+      current = next;
+    }
+    checkHeld(fd, realDir);
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+  const held = fd;
+  return {
+    child: (name) => (viaProc ? `/proc/self/fd/${held}/${name}` : path.join(realDir, name)),
+    verify: () => checkHeld(held, realDir),
+    [Symbol.dispose]: () => fs.closeSync(held),
+  };
+}
+
+function exists(file: string): boolean {
+  try {
+    fs.lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function openDirectory(openPath: string, shownPath: string): number {
+  try {
+    return fs.openSync(openPath, DIRECTORY_FLAGS);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "ELOOP" || (code === "ENOTDIR" && isSymlink(openPath))) {
+      throw new PathRefusedError(`${shownPath} is a symlink (it changed after the checks); nothing was written`);
+    }
+    if (code === "ENOTDIR" || code === "EEXIST") {
+      throw new UnsupportedFileError(`${shownPath} is not a directory`);
+    }
+    throw error;
+  }
+}
+
+function isSymlink(file: string): boolean {
+  try {
+    return fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** The held descriptor must be the directory at `expected`. */
+function checkHeld(fd: number, expected: string): void {
+  let actual: string;
+  if (viaProc) {
+    actual = fs.readlinkSync(`/proc/self/fd/${fd}`);
+  } else {
+    const held = fs.fstatSync(fd);
+    const there = fs.statSync(expected, { throwIfNoEntry: false });
+    actual = there !== undefined && there.ino === held.ino && there.dev === held.dev ? fs.realpathSync(expected) : "";
+  }
+  if (actual !== expected) {
+    throw new PathRefusedError(`${expected} changed while being written (a symlink was swapped in); nothing was written`);
+  }
+}

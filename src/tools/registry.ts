@@ -1,0 +1,135 @@
+/**
+ * The tool registry: the one place model-made tool calls enter dsh. It parses and validates
+ * raw arguments with each tool's valibot schema, runs the tool, and presents call and result.
+ * It never throws: every failure becomes an `isError` result the model can read.
+ */
+import { toJsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
+import { DshError, errorMessage } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { ToolDefinition } from "../llm/types.ts";
+import type { RenderIntent } from "./intent.ts";
+import type { AnyTool, ExecutedCall, PresentContext, ToolContext, ToolRegistry, ToolResult } from "./types.ts";
+
+export interface ToolRegistryDeps {
+  /** Where unexpected tool failures (bugs, not model mistakes) are reported. */
+  readonly logger?: Logger;
+}
+
+/**
+ * Creates a registry over `tools`, in the order given (definitions keep it). Throws when two
+ * tools share a name or a tool's input schema has no JSON Schema form.
+ */
+export function createToolRegistry(tools: readonly AnyTool[], deps: ToolRegistryDeps = {}): ToolRegistry {
+  const byName = new Map<string, AnyTool>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new Error(`duplicate tool name "${tool.name}"`);
+    byName.set(tool.name, tool);
+  }
+  const names = tools.map((tool) => tool.name);
+  // Built once, at creation: identical bytes on every request keep the provider's prompt
+  // cache warm, and a schema JSON Schema cannot express fails at start-up, not mid-turn.
+  const definitions: readonly ToolDefinition[] = tools.map(toDefinition);
+
+  return {
+    names,
+    definitions: () => definitions,
+    presentCall(name, rawArguments, ctx) {
+      const tool = byName.get(name);
+      const parsed = parseArguments(rawArguments);
+      const fallback = genericIntent(name, prettyArguments(rawArguments, parsed));
+      if (tool?.presentCall === undefined || !parsed.ok) return fallback;
+      const input = v.safeParse(tool.input, parsed.value);
+      if (!input.success) return fallback;
+      return present(() => tool.presentCall?.(input.output, ctx), fallback);
+    },
+    async execute(name, rawArguments, ctx) {
+      const tool = byName.get(name);
+      if (tool === undefined) {
+        const known = names.length === 0 ? "none" : names.join(", ");
+        return failed(name, `unknown tool "${name}"; known tools: ${known}`);
+      }
+      const parsed = parseArguments(rawArguments);
+      if (!parsed.ok) return failed(name, `arguments were not valid JSON: ${parsed.error}`);
+      const input = v.safeParse(tool.input, parsed.value);
+      if (!input.success) {
+        return failed(name, `invalid arguments for ${name}:\n${formatIssues(input.issues)}`);
+      }
+      const result = await run(tool, input.output, ctx, deps.logger);
+      const fallback = genericIntent(name, result.output);
+      return { result, intent: presentResult(tool, input.output, result, ctx, fallback) };
+    },
+  };
+}
+
+async function run(tool: AnyTool, input: unknown, ctx: ToolContext, logger: Logger | undefined): Promise<ToolResult> {
+  if (ctx.signal.aborted) return { isError: true, output: "cancelled" };
+  try {
+    return await tool.execute(input, ctx);
+  } catch (error) {
+    if (ctx.signal.aborted) return { isError: true, output: "cancelled" };
+    if (error instanceof DshError) return { isError: true, output: error.message };
+    logger?.error("tool failed unexpectedly", { tool: tool.name, error });
+    return { isError: true, output: `internal error: ${errorMessage(error)}` };
+  }
+}
+
+function presentResult(
+  tool: AnyTool,
+  input: unknown,
+  result: ToolResult,
+  ctx: PresentContext,
+  fallback: RenderIntent,
+): RenderIntent {
+  if (tool.presentResult === undefined) return fallback;
+  return present(() => tool.presentResult?.(input, result, ctx), fallback);
+}
+
+/** Runs a presenter; one that throws or returns nothing gets the fallback. */
+function present(presenter: () => RenderIntent | undefined, fallback: RenderIntent): RenderIntent {
+  try {
+    return presenter() ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+function failed(name: string, output: string): ExecutedCall {
+  return { result: { isError: true, output }, intent: genericIntent(name, output) };
+}
+
+function genericIntent(name: string, text: string): RenderIntent {
+  return { type: "generic", title: name, kind: "other", text };
+}
+
+type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** Raw tool-call arguments: `""` (some models send it for no arguments) means `{}`. */
+function parseArguments(raw: string): Parsed {
+  if (raw.trim() === "") return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(raw) };
+  } catch (error) {
+    return { ok: false, error: errorMessage(error) };
+  }
+}
+
+function prettyArguments(raw: string, parsed: Parsed): string {
+  return parsed.ok ? JSON.stringify(parsed.value, null, 2) : raw;
+}
+
+/** One line per issue, each with its argument path, e.g. `- offset: Invalid integer: Received 0.5`. */
+function formatIssues(issues: readonly v.BaseIssue<unknown>[]): string {
+  return issues
+    .map((issue) => {
+      const where = v.getDotPath(issue) ?? "(arguments)";
+      const missing = issue.type === "object" && issue.received === "undefined" && issue.path !== undefined;
+      return `- ${where}: ${missing ? "required but missing" : issue.message}`;
+    })
+    .join("\n");
+}
+
+function toDefinition(tool: AnyTool): ToolDefinition {
+  const { $schema: _draft, ...parameters } = toJsonSchema(tool.input, { typeMode: "input", errorMode: "throw" });
+  return { name: tool.name, description: tool.description, parameters: { ...parameters } };
+}

@@ -1,0 +1,63 @@
+/** `write_file`: create or replace a whole file, showing the diff. */
+import * as path from "node:path";
+import * as v from "valibot";
+import { displayPath } from "./containment.ts";
+import { applyChange, changeIntent, firstChangedLine, lineCount } from "./file-change.ts";
+import type { FileChangeDetails } from "./file-change.ts";
+import { readTextFile } from "./file-io.ts";
+import type { RenderIntent } from "./intent.ts";
+import { checkWrite } from "./paths.ts";
+import type { Tool, ToolResult } from "./types.ts";
+
+export const WriteFileInput = v.object({
+  path: v.pipe(
+    v.string(),
+    v.description("The file to write: absolute, or relative to the session's working directory."),
+  ),
+  content: v.pipe(v.string(), v.description("The complete new content of the file.")),
+});
+export type WriteFileInput = v.InferOutput<typeof WriteFileInput>;
+
+/** Creates the `write_file` tool. */
+export function createWriteFileTool(): Tool<typeof WriteFileInput, FileChangeDetails> {
+  return {
+    name: "write_file",
+    description:
+      "Create a file, or replace a file's whole content. Creates missing parent directories. " +
+      "Prefer edit_file to change part of an existing file.",
+    input: WriteFileInput,
+    async execute(input, ctx): Promise<ToolResult<FileChangeDetails>> {
+      const target = checkWrite(ctx.cwd, input.path);
+      const oldText = target.exists ? await readTextFile(target.real, target.path) : null;
+      const change: FileChangeDetails = {
+        path: target.real,
+        oldText,
+        newText: input.content,
+        line: firstChangedLine(oldText, input.content),
+      };
+      const refusal = await applyChange("Write", target, change, ctx);
+      if (refusal !== undefined) return refusal;
+      const shown = displayPath(ctx.cwd, target.real);
+      const verb = oldText === null ? "Created" : oldText === input.content ? "Rewrote (unchanged)" : "Wrote";
+      return { isError: false, output: `${verb} ${shown} (${lineCount(input.content)})`, details: change };
+    },
+    // Before the call runs the old text is unknown (presenters do not touch the disk): the
+    // call shows the new content as a whole, and the result carries the exact diff.
+    presentCall: (input, ctx): RenderIntent => {
+      const absolute = path.resolve(ctx.cwd, input.path);
+      return {
+        type: "diff",
+        title: `Write ${displayPath(ctx.cwd, absolute)}`,
+        path: absolute,
+        oldText: null,
+        newText: input.content,
+        locations: [{ path: absolute, line: 1 }],
+      };
+    },
+    presentResult: (input, result, ctx): RenderIntent => {
+      if (result.details !== undefined) return changeIntent("Write", result.details, ctx);
+      const absolute = path.resolve(ctx.cwd, input.path);
+      return { type: "generic", kind: "edit", title: `Write ${displayPath(ctx.cwd, absolute)}`, text: result.output };
+    },
+  };
+}

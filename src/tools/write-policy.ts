@@ -1,0 +1,64 @@
+/**
+ * When a file write needs the user's approval (interface.md, "Permission presets"): under
+ * `on-request`, any write in a read-only session and any write outside the session root asks;
+ * under `never` nothing asks. Protected paths never get this far (see `checkWrite`).
+ */
+import * as path from "node:path";
+import type { DiffIntent } from "./intent.ts";
+import type { WriteTarget } from "./paths.ts";
+import type { ToolContext, ToolResult } from "./types.ts";
+import { isInside } from "./containment.ts";
+import { PathRefusedError } from "./errors.ts";
+
+/**
+ * Asks when the policy says so. Returns undefined when the write may go ahead, or the
+ * `isError` result to hand back (denied, cancelled). Throws `PathRefusedError` for a write
+ * that would silently follow a workspace symlink out of the root when nobody is asked.
+ */
+export async function authorizeWrite(
+  target: WriteTarget,
+  intent: DiffIntent,
+  ctx: ToolContext,
+): Promise<ToolResult<never> | undefined> {
+  // The sandboxed shell can plant links in the workspace; one leading out is never followed unasked.
+  const escapesViaSymlink = target.place === "outside" && isInside(target.root, target.path);
+  if (ctx.knobs.approvalPolicy === "never") {
+    if (escapesViaSymlink) {
+      throw new PathRefusedError(
+        `${target.path} resolves through a symlink to ${target.real}, outside ${target.root}; ` +
+          "dsh does not follow it silently (name the real path if that is the file you mean)",
+      );
+    }
+    return undefined;
+  }
+  const reason = askReason(target, ctx);
+  if (reason === undefined) return undefined;
+  const decision = await ctx.approval.request(
+    {
+      sessionId: ctx.sessionId,
+      toolCallId: ctx.toolCallId,
+      kind: "write",
+      title: `Write ${target.real}`,
+      reason: escapesViaSymlink ? `${reason} (${target.path} is a symlink to it)` : reason,
+      intent,
+    },
+    ctx.signal,
+  );
+  if (ctx.signal.aborted) return { isError: true, output: "cancelled" };
+  if (decision === "allow") return undefined;
+  return {
+    isError: true,
+    output: `the user denied writing ${target.real} (${reason}); nothing was written`,
+  };
+}
+
+function askReason(target: WriteTarget, ctx: ToolContext): string | undefined {
+  const mode = ctx.knobs.sandboxMode;
+  if (mode === "read-only") return "the session is read-only";
+  if (mode === "danger-full-access") return undefined;
+  if (target.place === "outside") return `the file is outside the workspace ${target.root}`;
+  if (path.basename(target.real).toLowerCase().startsWith(".env")) {
+    return "files named .env* usually hold secrets";
+  }
+  return undefined;
+}
