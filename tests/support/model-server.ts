@@ -43,8 +43,13 @@ export type StreamEvent =
   | { readonly until: Promise<unknown> }
   /** For benchmarks only; tests coordinate with `until`. */
   | { readonly delayMs: number }
-  /** Resets the connection without `[DONE]` (the client's read fails). */
-  | { readonly disconnect: true }
+  /**
+   * Ends the response here, without `[DONE]`. Before any byte was sent the connection is reset
+   * (the client's fetch fails); after output the body just ends, because Bun drops unflushed
+   * bytes on a reset and the test would race it. `"reset"` always resets: put an `until`
+   * (resolved once the client saw the output) before it.
+   */
+  | { readonly disconnect: true | "reset" }
   | { readonly done: true };
 
 export type Dialect = "deepseek" | "ollama" | "vllm" | "llamacpp";
@@ -153,6 +158,7 @@ export async function startModelServer(): Promise<ModelServer> {
       typeof record.body.model === "string" ? record.body.model : MODEL_FALLBACK,
       n,
     );
+    let sent = false;
     const body = new ReadableStream<Uint8Array>({
       async start(controller) {
         if ("hang" in respond) return;
@@ -162,11 +168,13 @@ export async function startModelServer(): Promise<ModelServer> {
           else if ("delayMs" in event) await Promise.race([Bun.sleep(event.delayMs), gone.promise]);
           else if ("disconnect" in event) {
             finished = true;
-            controller.error();
+            if (sent && event.disconnect === true) controller.close();
+            else controller.error();
             return;
           } else {
             const bytes = render(event);
             if (bytes.length > 0) controller.enqueue(bytes);
+            sent ||= bytes.length > 0;
           }
         }
         if (record.aborted) return;
@@ -219,7 +227,7 @@ function errorResponse(status: number, message: string, type: string): Response 
   return Response.json({ error: { message, type, param: null, code: null } }, { status });
 }
 
-type Renderable = Exclude<StreamEvent, { until: unknown } | { delayMs: number } | { disconnect: true }>;
+type Renderable = Exclude<StreamEvent, { until: unknown } | { delayMs: number } | { disconnect: unknown }>;
 
 /** Renders events as the given server would; the first delta carries the assistant role. */
 function createRenderer(dialect: Dialect, model: string, n: number) {

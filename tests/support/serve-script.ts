@@ -41,7 +41,7 @@ const Event = v.union([
   v.strictObject({ raw: v.string() }),
   v.strictObject({ error: v.strictObject({ message: v.string(), type: v.optional(v.string()) }) }),
   v.strictObject({ delayMs: v.number() }),
-  v.strictObject({ disconnect: v.literal(true) }),
+  v.strictObject({ disconnect: v.union([v.literal(true), v.literal("reset")]) }),
   v.strictObject({ done: v.literal(true) }),
 ]);
 

@@ -1,0 +1,113 @@
+/**
+ * The model catalog: DeepSeek's current models as built-in data, the user's `[[models]]`
+ * entries from the config file on top, and a default id that may be one the catalog has
+ * never heard of (used as-is with generic OpenAI-compatible settings).
+ */
+import * as v from "valibot";
+import type { ModelInfo } from "./types.ts";
+
+const PositiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
+
+/** One `[[models]]` table of the config file. Unknown keys are errors (a typo must not pass). */
+export const UserModelConfig = v.strictObject({
+  id: v.pipe(v.string(), v.trim(), v.minLength(1)),
+  name: v.optional(v.string()),
+  base_url: v.optional(v.pipe(v.string(), v.url())),
+  context_window: v.optional(PositiveInt),
+  max_output_tokens: v.optional(PositiveInt),
+  thinking: v.optional(v.picklist(["deepseek", "reasoning_effort", "none"])),
+  reasoning_echo: v.optional(v.picklist(["reasoning_content", "reasoning", "none"])),
+  stream_usage: v.optional(v.boolean()),
+});
+export type UserModelConfig = v.InferOutput<typeof UserModelConfig>;
+
+/**
+ * `max_tokens` sent for DeepSeek models. The models allow 384K of output, but reasoning
+ * counts against it and a runaway generation is billed to the end; 64K leaves room for long
+ * thinking plus a large file write, and keeps prompt + output well inside the 1M window.
+ * A `[[models]]` entry with `max_output_tokens` raises or lowers it.
+ */
+const DEEPSEEK_MAX_TOKENS = 65_536;
+const DEEPSEEK_CONTEXT = 1_048_576;
+
+const deepseek = (id: string, name: string): ModelInfo => ({
+  id,
+  name,
+  contextWindow: DEEPSEEK_CONTEXT,
+  maxOutputTokens: DEEPSEEK_MAX_TOKENS,
+  thinking: "deepseek",
+  reasoningEcho: "reasoning_content",
+  streamUsage: true,
+});
+
+/** Built-in models, in the order they are offered; the first is the default. */
+const BUILT_IN: readonly ModelInfo[] = [
+  deepseek("deepseek-flash", "DeepSeek Flash"),
+  deepseek("deepseek-v4-flash", "DeepSeek V4 Flash"),
+  deepseek("deepseek-v4-pro", "DeepSeek V4 Pro"),
+];
+
+/**
+ * Settings for an id nobody described: a modest window and output cap that most
+ * OpenAI-compatible servers accept, no thinking switch, reasoning echoed DeepSeek's way
+ * (servers that do not know the field ignore it).
+ */
+function generic(id: string): ModelInfo {
+  return {
+    id,
+    name: id,
+    contextWindow: 131_072,
+    maxOutputTokens: 16_384,
+    thinking: "none",
+    reasoningEcho: "reasoning_content",
+    streamUsage: true,
+  };
+}
+
+export interface ModelCatalogOptions {
+  /** The default model id (config, `DSH_MODEL` or `--model`); the first built-in when absent. */
+  readonly defaultModel?: string;
+  readonly userModels?: readonly UserModelConfig[];
+}
+
+export interface ModelCatalog {
+  /** Every model offered: built-ins, then user models, then an unknown default id. */
+  models(): readonly ModelInfo[];
+  /** The model with this id; an unknown id gets generic settings (never throws). */
+  get(id: string): ModelInfo;
+  readonly default: ModelInfo;
+  /** Whether the model has a reasoning switch (the `effort` option is offered). */
+  supportsEffort(id: string): boolean;
+}
+
+/** Builds the catalog; a user entry with a built-in id overrides that built-in's fields. */
+export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCatalog {
+  const byId = new Map<string, ModelInfo>(BUILT_IN.map((model) => [model.id, model]));
+  for (const entry of options.userModels ?? []) {
+    byId.set(entry.id, applyUserConfig(byId.get(entry.id) ?? generic(entry.id), entry));
+  }
+  const defaultId = options.defaultModel?.trim() || BUILT_IN[0]?.id || "deepseek-flash";
+  if (!byId.has(defaultId)) byId.set(defaultId, generic(defaultId));
+  const list = [...byId.values()];
+  const get = (id: string) => byId.get(id) ?? generic(id);
+  return {
+    models: () => list,
+    get,
+    default: get(defaultId),
+    supportsEffort: (id) => get(id).thinking !== "none",
+  };
+}
+
+function applyUserConfig(base: ModelInfo, entry: UserModelConfig): ModelInfo {
+  const baseUrl = entry.base_url ?? base.baseUrl;
+  return {
+    id: entry.id,
+    name: entry.name ?? base.name,
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    contextWindow: entry.context_window ?? base.contextWindow,
+    maxOutputTokens: entry.max_output_tokens ?? base.maxOutputTokens,
+    thinking: entry.thinking ?? base.thinking,
+    reasoningEcho: entry.reasoning_echo ?? base.reasoningEcho,
+    streamUsage: entry.stream_usage ?? base.streamUsage,
+  };
+}

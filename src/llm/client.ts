@@ -1,0 +1,221 @@
+/**
+ * The model client: one streamed Chat Completions request per step, over `fetch`. Retries
+ * (429, 5xx, network, `insufficient_system_resource`) happen here, and only while nothing of
+ * the step has been yielded. Iteration never throws: every path ends with `finish` or `error`.
+ * The API key goes into the `Authorization` header and nowhere else.
+ */
+import { errorMessage } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { httpError, parseRetryAfter } from "./http-errors.ts";
+import { buildRequestBody } from "./request.ts";
+import { backoffMs, DEFAULT_RETRY, isRetryable, type RetryPolicy, sleep } from "./retry.ts";
+import { createSseDecoder } from "./sse.ts";
+import { createStepNormaliser } from "./stream.ts";
+import { type ChatRequest, LlmError, type LlmEvent, type ModelClient } from "./types.ts";
+
+export interface ModelClientDeps {
+  /** The connection's base URL; a model's own `baseUrl` wins. A trailing slash is ignored. */
+  readonly baseUrl: string;
+  /** Undefined or empty: every request ends with a `missing_api_key` error (never at construction). */
+  readonly apiKey: string | undefined;
+  readonly logger: Logger;
+  readonly fetch?: typeof fetch;
+  readonly retry?: Partial<RetryPolicy>;
+  /** No byte (keep-alive comments count) for this long ends the try as a `network` error. */
+  readonly idleTimeoutMs?: number;
+}
+
+const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+
+/** How one try ended when it did not end with `finish`. */
+interface Failure {
+  readonly error: LlmError;
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+}
+
+/** Creates a client; it holds no connection of its own, so it needs no disposal. */
+export function createModelClient(deps: ModelClientDeps): ModelClient {
+  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...deps.retry };
+  const idleTimeoutMs = deps.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const fetchImpl = deps.fetch ?? fetch;
+  const { logger } = deps;
+
+  /** Removes any copy of the key from text that came from outside (server bodies, causes). */
+  const scrub = (error: LlmError): LlmError => {
+    const key = deps.apiKey;
+    if (!key || !error.message.includes(key)) return error;
+    return new LlmError(error.code, error.message.split(key).join("***"), { status: error.status });
+  };
+
+  async function* attempt(
+    request: ChatRequest,
+    url: string,
+    host: string,
+    signal: AbortSignal,
+  ): AsyncGenerator<LlmEvent, Failure | undefined> {
+    const local = new AbortController();
+    const linked = AbortSignal.any([signal, local.signal]);
+    let idleFired = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const touch = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        idleFired = true;
+        local.abort();
+      }, idleTimeoutMs);
+    };
+    let yielded = false;
+    const failed = (error: LlmError, retryAfterMs?: number): Failure => {
+      if (signal.aborted) return { error: abortedError(), retryable: false };
+      return { error, retryable: !yielded && isRetryable(error.code), retryAfterMs };
+    };
+    const transport = (cause: unknown, what: string) =>
+      idleFired
+        ? new LlmError("network", `no data from ${host} for ${Math.round(idleTimeoutMs / 1000)} s`)
+        : new LlmError("network", `${what} ${host}: ${errorMessage(cause)}`, { cause });
+
+    try {
+      touch();
+      let response: Response;
+      try {
+        response = await fetchImpl(url, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${deps.apiKey}`,
+            "content-type": "application/json",
+            accept: "text/event-stream",
+          },
+          body: JSON.stringify(buildRequestBody(request)),
+          signal: linked,
+        });
+      } catch (cause) {
+        return failed(transport(cause, "cannot reach"));
+      }
+      touch();
+      if (!response.ok || response.body === null) {
+        const text = await response.text().catch(() => "");
+        const error = httpError(response.status, text, host);
+        if (error.code === "bad_request") logger.warn("model request refused", requestShape(request));
+        return failed(error, parseRetryAfter(response.headers.get("retry-after"), Date.now()));
+      }
+
+      const decoder = createSseDecoder();
+      const normaliser = createStepNormaliser(`call_${stepNumber(request)}`);
+      const reader = response.body.getReader();
+      let cause: unknown;
+      for (;;) {
+        let read: { done: true; value?: undefined } | { done: false; value: Uint8Array };
+        try {
+          read = await reader.read();
+        } catch (error) {
+          if (signal.aborted || idleFired) return failed(transport(error, "lost the connection to"));
+          cause = error;
+          read = { done: true, value: undefined };
+        }
+        touch();
+        const messages = read.done ? decoder.end() : decoder.push(read.value);
+        for (const message of messages) {
+          const { events, ended } = normaliser.push(message);
+          for (const event of events) {
+            if (event.type === "error") return failed(event.error);
+            yield event;
+            yielded = true;
+          }
+          if (ended) return undefined;
+        }
+        if (read.done) break;
+      }
+      if (!isEventStream(response) && !yielded) {
+        return failed(new LlmError("protocol", `${host} did not answer with an event stream`));
+      }
+      for (const event of normaliser.close()) {
+        if (event.type !== "error") {
+          yield event;
+          continue;
+        }
+        const error =
+          cause === undefined
+            ? event.error
+            : new LlmError("premature_eof", `the connection to ${host} broke mid-stream: ${errorMessage(cause)}`, { cause });
+        return failed(error);
+      }
+      return undefined;
+    } catch (error) {
+      if (signal.aborted) return failed(abortedError());
+      return failed(new LlmError("protocol", `model stream failed: ${errorMessage(error)}`, { cause: error }));
+    } finally {
+      clearTimeout(timer);
+      // Releases the connection when the caller stopped early or the step ended at [DONE].
+      local.abort();
+    }
+  }
+
+  async function* stream(request: ChatRequest, signal: AbortSignal): AsyncGenerator<LlmEvent> {
+    if (!deps.apiKey) {
+      yield {
+        type: "error",
+        error: new LlmError(
+          "missing_api_key",
+          "no API key: set DSH_API_KEY (or DEEPSEEK_API_KEY) to the key of your model provider",
+        ),
+      };
+      return;
+    }
+    const base = (request.model.baseUrl ?? deps.baseUrl).replace(/\/+$/, "");
+    const url = `${base}/chat/completions`;
+    const host = hostOf(base);
+    for (let tries = 1; ; tries += 1) {
+      if (signal.aborted) {
+        yield { type: "error", error: abortedError() };
+        return;
+      }
+      logger.debug("model request", { host, model: request.model.id, try: tries, messages: request.messages.length });
+      const failure = yield* attempt(request, url, host, signal);
+      if (failure === undefined) return;
+      if (!failure.retryable || tries >= policy.attempts) {
+        yield { type: "error", error: scrub(failure.error) };
+        return;
+      }
+      const waitMs = backoffMs(policy, tries, failure.retryAfterMs);
+      logger.warn("model request failed; retrying", { code: failure.error.code, status: failure.error.status, try: tries, waitMs });
+      if (!(await sleep(waitMs, signal))) {
+        yield { type: "error", error: abortedError() };
+        return;
+      }
+    }
+  }
+
+  return { stream };
+}
+
+function abortedError(): LlmError {
+  return new LlmError("aborted", "the model request was cancelled");
+}
+
+function isEventStream(response: Response): boolean {
+  return (response.headers.get("content-type") ?? "").includes("text/event-stream");
+}
+
+function hostOf(base: string): string {
+  try {
+    return new URL(base).host;
+  } catch {
+    return base;
+  }
+}
+
+/** Assistant messages so far: distinct per step of a session, so made-up call ids never clash. */
+function stepNumber(request: ChatRequest): number {
+  return request.messages.filter((message) => message.role === "assistant").length + 1;
+}
+
+/** What a refused request looked like, without any content: roles, reasoning echo, tool calls. */
+function requestShape(request: ChatRequest): Record<string, unknown> {
+  const roles = request.messages.map((message) =>
+    message.role === "assistant"
+      ? `assistant(reasoning:${message.reasoning.length},calls:${message.toolCalls.length})`
+      : message.role,
+  );
+  return { model: request.model.id, echo: request.model.reasoningEcho, tools: request.tools.length, roles };
+}

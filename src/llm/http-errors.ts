@@ -1,0 +1,77 @@
+/**
+ * Maps a failed HTTP answer of a model server to a typed `LlmError`, with a message a user can
+ * act on. The server's own explanation is kept (DeepSeek's 400 text names the broken field),
+ * with any copy of the API key removed.
+ */
+import { LlmError, type LlmErrorCode } from "./types.ts";
+import { readServerError } from "./wire.ts";
+
+/** The most of an error body kept in a message. */
+const MAX_DETAIL = 500;
+
+/**
+ * @param status the HTTP status (>= 400)
+ * @param bodyText the response body as text, possibly empty or not JSON
+ * @param host the server's host, for messages
+ * @returns the error; never throws
+ */
+export function httpError(status: number, bodyText: string, host: string): LlmError {
+  const detail = serverDetail(bodyText);
+  const code = statusCode(status);
+  const suffix = detail === "" ? "" : `: ${detail}`;
+  const message = (() => {
+    switch (code) {
+      case "auth":
+        return `${host} rejected the API key (HTTP ${status})${suffix}; check DSH_API_KEY (or DEEPSEEK_API_KEY)`;
+      case "insufficient_balance":
+        return `${host} reports an insufficient account balance (HTTP 402)${suffix}; top up the account to continue`;
+      case "rate_limit":
+        return `${host} is rate limiting requests (HTTP 429)${suffix}`;
+      case "overloaded":
+        return `${host} is overloaded (HTTP 503)${suffix}`;
+      case "server":
+        return `${host} failed (HTTP ${status})${suffix}`;
+      default:
+        return `${host} refused the request (HTTP ${status})${suffix}`;
+    }
+  })();
+  return new LlmError(code, message, { status });
+}
+
+function statusCode(status: number): LlmErrorCode {
+  if (status === 401 || status === 403) return "auth";
+  if (status === 402) return "insufficient_balance";
+  if (status === 429) return "rate_limit";
+  if (status === 503) return "overloaded";
+  if (status >= 500 || status === 408) return "server";
+  return "bad_request";
+}
+
+function serverDetail(bodyText: string): string {
+  const text = bodyText.trim();
+  if (text === "") return "";
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const message = readServerError(parsed)?.message ?? text;
+  const oneLine = message.replace(/\s+/g, " ").trim();
+  return oneLine.length > MAX_DETAIL ? `${oneLine.slice(0, MAX_DETAIL)}…` : oneLine;
+}
+
+/** The most a `Retry-After` header may make dsh wait. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * Reads `Retry-After` (delta seconds or an HTTP date), capped at `MAX_RETRY_AFTER_MS`.
+ * @returns milliseconds, or `undefined` when absent or unreadable
+ */
+export function parseRetryAfter(header: string | null, now: number): number | undefined {
+  if (header === null || header.trim() === "") return undefined;
+  const value = header.trim();
+  const ms = /^\d+(\.\d+)?$/.test(value) ? Number(value) * 1000 : Date.parse(value) - now;
+  if (Number.isNaN(ms)) return undefined;
+  return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
+}
