@@ -5,6 +5,7 @@
 import type { Knobs } from "../permission/knobs.ts";
 import type {
   Effort,
+  EventOf,
   LoggedError,
   SessionEvent,
   StopReason,
@@ -34,9 +35,15 @@ export interface LoggedSettings {
 
 const TITLE_LENGTH = 80;
 
+interface OpenTurn {
+  content?: UserContent[];
+  readonly events: SessionEvent[];
+  end?: EventOf<"turn_end">;
+}
+
 /** Groups events into turns by `turnId`, in the order the turns started. */
 export function foldTurns(events: readonly SessionEvent[]): Turn[] {
-  const turns = new Map<string, { content?: UserContent[]; events: SessionEvent[]; end?: SessionEvent }>();
+  const turns = new Map<string, OpenTurn>();
   for (const event of events) {
     if (!("turnId" in event)) continue;
     let turn = turns.get(event.turnId);
@@ -49,7 +56,7 @@ export function foldTurns(events: readonly SessionEvent[]): Turn[] {
     if (event.type === "turn_end") turn.end ??= event;
   }
   return [...turns].map(([turnId, turn]) => {
-    const end = turn.end?.type === "turn_end" ? turn.end : undefined;
+    const { end } = turn;
     const base = { turnId, content: turn.content ?? [], events: turn.events };
     if (end === undefined) return { ...base, reason: "interrupted" };
     return end.error === undefined
@@ -59,7 +66,10 @@ export function foldTurns(events: readonly SessionEvent[]): Turn[] {
 }
 
 /** The latest logged model, effort and permission knobs, over `defaults`. */
-export function foldSettings(events: readonly SessionEvent[], defaults: LoggedSettings): LoggedSettings {
+export function foldSettings(
+  events: readonly SessionEvent[],
+  defaults: LoggedSettings,
+): LoggedSettings {
   let { model, effort } = defaults;
   let { sandboxMode, approvalPolicy } = defaults.knobs;
   for (const event of events) {
@@ -82,7 +92,9 @@ export function sessionTitle(events: readonly SessionEvent[]): string {
     .flatMap((block) => (block.type === "text" ? block.text.split("\n") : []))
     .map((line) => line.trim().replace(/\s+/g, " "))
     .find((line) => line !== "");
-  const links = first.content.flatMap((block) => (block.type === "resource_link" ? [`@${block.name}`] : []));
+  const links = first.content.flatMap((block) =>
+    block.type === "resource_link" ? [`@${block.name}`] : [],
+  );
   const title = text ?? links.join(" ");
   if (title === "") return "(empty)";
   return title.length <= TITLE_LENGTH ? title : `${title.slice(0, TITLE_LENGTH - 1).trimEnd()}…`;

@@ -17,7 +17,9 @@ interface Step {
   readonly outputs: Map<number, string>;
 }
 
-type Item = { readonly kind: "user"; readonly content: string } | { readonly kind: "step"; readonly step: Step };
+type Item =
+  | { readonly kind: "user"; readonly content: string }
+  | { readonly kind: "step"; readonly step: Step };
 
 /**
  * Folds events into chat messages: one user message per logged user message, one assistant
@@ -95,7 +97,8 @@ function addCall(
   event: EventOf<"tool_call">,
   unanswered: Map<string, { step: Step; index: number }[]>,
 ) {
-  const index = step.calls.push({ id: event.callId, name: event.name, arguments: event.arguments }) - 1;
+  const { callId: id, name, arguments: args } = event;
+  const index = step.calls.push({ id, name, arguments: args }) - 1;
   const key = callKey(event);
   const waiting = unanswered.get(key);
   if (waiting === undefined) unanswered.set(key, [{ step, index }]);

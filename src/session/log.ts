@@ -15,7 +15,7 @@ export interface OpenSessionLogOptions {
   readonly header: SessionHeader;
   /** The events already in the file, in `seq` order. The log takes ownership of the array. */
   readonly events: SessionEvent[];
-  /** Set when the file ends in a dropped torn line: its good length, restored before the first append. */
+  /** When the file ends in a dropped torn line: its good length, restored before an append. */
   readonly truncateTo?: number;
   readonly logger: Logger;
   /** Called once, after the file is closed. */
@@ -36,9 +36,8 @@ export function openSessionLog(options: OpenSessionLogOptions): SessionLog {
   let flushes: Promise<void> = Promise.resolve();
 
   const failed = (error: unknown): ConflictError => {
-    failure ??= new ConflictError(`session log ${path} can no longer be written: ${errorMessage(error)}`, {
-      path,
-    });
+    const reason = errorMessage(error);
+    failure ??= new ConflictError(`session log ${path} cannot be written: ${reason}`, { path });
     return failure;
   };
 

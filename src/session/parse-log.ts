@@ -40,7 +40,9 @@ export function parseLine<T>(
 }
 
 /** The first validation issue as `path: message`, on one line. */
-export function describeIssues(issues: readonly [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]): string {
+export function describeIssues(
+  issues: readonly [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]],
+): string {
   const first = issues[0];
   return `${v.getDotPath(first) ?? "(root)"}: ${first.message}`;
 }
@@ -75,7 +77,8 @@ export function parseLog(bytes: Uint8Array, path: string, id: string): ParsedLog
     const end = bytes.indexOf(LF, start);
     // No LF: the writer died mid-line. Whatever it holds is dropped.
     if (end < 0) break;
-    const parsed = inSequence(parseLine(SessionEvent, bytes.subarray(start, end)), events.length + 1);
+    const line = bytes.subarray(start, end);
+    const parsed = inSequence(parseLine(SessionEvent, line), events.length + 1);
     if (!parsed.ok) {
       // A bad last line is what a crash leaves behind (a torn write, zero-filled blocks).
       if (end + 1 === bytes.length) break;

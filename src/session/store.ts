@@ -64,7 +64,8 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
       const path = sessionPath(home, id);
       await writeFile(path, `${JSON.stringify(header)}\n`, { flag: "wx", mode: 0o600 });
       claim(id);
-      return openSessionLog({ path, header, events: [], logger, onClose: () => writers.delete(id) });
+      const onClose = () => writers.delete(id);
+      return openSessionLog({ path, header, events: [], logger, onClose });
     },
 
     async open(id: string): Promise<SessionLog> {

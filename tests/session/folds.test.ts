@@ -114,9 +114,16 @@ describe("foldSettings", () => {
 
   test("the latest logged values win over the defaults", () => {
     expect(foldSettings([], defaults)).toEqual(defaults);
-    expect(
-      foldSettings(logOf([...SESSION, { type: "approval_policy", policy: "never" }, { type: "model", model: "m2" }]), defaults),
-    ).toEqual({ model: "m2", effort: "high", knobs: { sandboxMode: "read-only", approvalPolicy: "never" } });
+    const events = logOf([
+      ...SESSION,
+      { type: "approval_policy", policy: "never" },
+      { type: "model", model: "m2" },
+    ]);
+    expect(foldSettings(events, defaults)).toEqual({
+      model: "m2",
+      effort: "high",
+      knobs: { sandboxMode: "read-only", approvalPolicy: "never" },
+    });
   });
 });
 
@@ -154,6 +161,12 @@ describe("foldHistory", () => {
   });
 
   test("ids reused across steps pair with their own step; orphan results and empty steps vanish", () => {
+    const reused: ChatMessage = {
+      role: "assistant",
+      content: "",
+      reasoning: "",
+      toolCalls: [{ id: "call_0", name: "read_file", arguments: '{"id":"call_0"}' }],
+    };
     const messages = foldHistory(
       logOf([
         text("t1", "go"),
@@ -169,9 +182,9 @@ describe("foldHistory", () => {
     );
     expect(messages).toEqual([
       { role: "user", content: "go" },
-      { role: "assistant", content: "", reasoning: "", toolCalls: [{ id: "call_0", name: "read_file", arguments: '{"id":"call_0"}' }] },
+      reused,
       { role: "tool", toolCallId: "call_0", content: "first" },
-      { role: "assistant", content: "", reasoning: "", toolCalls: [{ id: "call_0", name: "read_file", arguments: '{"id":"call_0"}' }] },
+      reused,
       { role: "tool", toolCallId: "call_0", content: CANCELLED_TOOL_OUTPUT },
       { role: "user", content: "again" },
     ]);

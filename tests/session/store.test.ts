@@ -11,7 +11,12 @@ let home: TempHome;
 afterEach(() => home[Symbol.dispose]());
 
 /** Writes a log by hand so its timestamps are exactly the ones a test needs. */
-function writeLog(id: string, createdAt: string, events: { at: string; text?: string }[], tail = "") {
+function writeLog(
+  id: string,
+  createdAt: string,
+  events: { at: string; text?: string }[],
+  tail = "",
+) {
   const header = { type: "header", version: 1, id, cwd: "/w", createdAt };
   const lines = events.map((event, index) =>
     event.text === undefined
@@ -28,6 +33,12 @@ function writeLog(id: string, createdAt: string, events: { at: string; text?: st
   const body = [header, ...lines].map((line) => `${JSON.stringify(line)}\n`).join("");
   writeFileSync(join(home.sessions, `${id}.jsonl`), body + tail);
 }
+
+function summary(id: string, title: string, createdAt: string, updatedAt: string) {
+  return { id, cwd: "/w", title, createdAt, updatedAt };
+}
+
+const text = (body: string) => [{ type: "text" as const, text: body }];
 
 describe("session store", () => {
   test.each(HOSTILE_IDS)("an id with %s is refused before any file is touched", async (_label, id) => {
@@ -53,10 +64,10 @@ describe("session store", () => {
     writeLog(long, "2026-01-01T00:00:00.000Z", [{ at: "2026-01-01T00:00:00.500Z", text: "x ".repeat(100) }]);
     const store = createSessionStore({ home: home.path, logger: silentLogger });
     expect(await store.list()).toEqual([
-      { id: older, cwd: "/w", title: "fix the build", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-03T00:00:00.000Z" },
-      { id: idle, cwd: "/w", title: "(empty)", createdAt: "2026-01-02T12:00:00.000Z", updatedAt: "2026-01-02T12:00:00.000Z" },
-      { id: newer, cwd: "/w", title: "second", createdAt: "2026-01-02T00:00:00.000Z", updatedAt: "2026-01-02T00:00:01.000Z" },
-      { id: long, cwd: "/w", title: `${"x ".repeat(39)}x…`, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.500Z" },
+      summary(older, "fix the build", "2026-01-01T00:00:00.000Z", "2026-01-03T00:00:00.000Z"),
+      summary(idle, "(empty)", "2026-01-02T12:00:00.000Z", "2026-01-02T12:00:00.000Z"),
+      summary(newer, "second", "2026-01-02T00:00:00.000Z", "2026-01-02T00:00:01.000Z"),
+      summary(long, `${"x ".repeat(39)}x…`, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.500Z"),
     ]);
   });
 
@@ -93,16 +104,11 @@ describe("session store", () => {
     home = tempHome();
     const store = createSessionStore({ home: home.path, logger: silentLogger });
     await using log = await store.create({ cwd: "/w" });
-    log.append({ type: "user_message", turnId: "t1", content: [{ type: "resource_link", uri: "file:///w/a.ts", name: "a.ts" }] });
+    const link = { type: "resource_link", uri: "file:///w/a.ts", name: "a.ts" } as const;
+    log.append({ type: "user_message", turnId: "t1", content: [link] });
     await log.flush();
-    const [summary] = await store.list();
-    expect(summary).toEqual({
-      id: log.header.id,
-      cwd: "/w",
-      title: "@a.ts",
-      createdAt: log.header.createdAt,
-      updatedAt: log.events[0]?.at ?? "",
-    });
+    const [listed] = await store.list();
+    expect(listed).toEqual(summary(log.header.id, "@a.ts", log.header.createdAt, log.events[0]?.at ?? ""));
   });
 
   test.each([
@@ -114,20 +120,13 @@ describe("session store", () => {
     const store = createSessionStore({ home: home.path, logger: silentLogger });
     const log = await store.create({ cwd: "/w" });
     log.append({ type: "turn_start", turnId: "t1" });
-    log.append({ type: "user_message", turnId: "t1", content: [{ type: "text", text: `ask ${"q".repeat(userBytes)}` }] });
+    log.append({ type: "user_message", turnId: "t1", content: text(`ask ${"q".repeat(userBytes)}`) });
     for (let step = 0; step < 20; step++) {
       log.append({ type: "assistant_text", turnId: "t1", step, text: "a".repeat(20_000) });
     }
-    const last = log.append({ type: "assistant_text", turnId: "t1", step: 20, text: "z".repeat(lastBytes) });
+    const lastText = "z".repeat(lastBytes);
+    const last = log.append({ type: "assistant_text", turnId: "t1", step: 20, text: lastText });
     await log[Symbol.asyncDispose]();
-    expect(await store.list()).toEqual([
-      {
-        id: log.header.id,
-        cwd: "/w",
-        title,
-        createdAt: log.header.createdAt,
-        updatedAt: last.at,
-      },
-    ]);
+    expect(await store.list()).toEqual([summary(log.header.id, title, log.header.createdAt, last.at)]);
   });
 });
