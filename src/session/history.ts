@@ -79,7 +79,24 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
       }
     }
   }
-  return items.flatMap(toMessages);
+  return mergeUserRuns(items.flatMap(toMessages));
+}
+
+/**
+ * Joins consecutive user messages (a turn cancelled before the model said anything leaves
+ * one), since some providers reject two user messages in a row.
+ */
+function mergeUserRuns(messages: ChatMessage[]): ChatMessage[] {
+  const merged: ChatMessage[] = [];
+  for (const message of messages) {
+    const previous = merged.at(-1);
+    if (message.role === "user" && previous?.role === "user") {
+      merged[merged.length - 1] = { role: "user", content: `${previous.content}\n\n${message.content}` };
+    } else {
+      merged.push(message);
+    }
+  }
+  return merged;
 }
 
 /**

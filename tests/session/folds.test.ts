@@ -128,6 +128,19 @@ describe("foldSettings", () => {
 });
 
 describe("foldHistory", () => {
+  test("joins the user messages of a turn cancelled before the model answered", () => {
+    const events = logOf([
+      { type: "turn_start", turnId: "t1" },
+      text("t1", "first"),
+      { type: "prompt_submit", turnId: "t1" },
+      { type: "turn_end", turnId: "t1", reason: "cancelled" },
+      { type: "turn_start", turnId: "t2" },
+      text("t2", "second"),
+      { type: "prompt_submit", turnId: "t2" },
+    ]);
+    expect(foldHistory(events)).toEqual([{ role: "user", content: "first\n\nsecond" }]);
+  });
+
   test("folds steps into assistant messages and answers every call, synthesising the missing", () => {
     expect(foldHistory(logOf(SESSION))).toEqual([
       { role: "user", content: "look at\n\n[a.ts](file:///w/a.ts)\n\nplease" },
