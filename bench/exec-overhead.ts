@@ -1,0 +1,52 @@
+/**
+ * Overhead of `dsh exec` over the raw model stream: the same scripted answer fetched straight
+ * from the test server (curl-like, with fetch) versus through the compiled binary end to end.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { binaryPath } from "../tests/support/binary.ts";
+import { chunks, startModelServer, type ScriptedTurn } from "../tests/support/model-server.ts";
+import { median, report, timeRuns } from "./stats.ts";
+
+const RUNS = 30;
+const answer = "The quick brown fox jumps over the lazy dog. ".repeat(40);
+const turn = (): ScriptedTurn => ({
+  respond: {
+    stream: [...chunks(answer, 16).map((text) => ({ text })), { finish: "stop" as const }, { done: true as const }],
+  },
+});
+
+await using server = await startModelServer();
+const root = mkdtempSync(join(tmpdir(), "dsh-bench-"));
+writeFileSync(join(root, "config.toml"), "");
+try {
+  server.script(...Array.from({ length: RUNS + 3 }, turn));
+  const raw = await timeRuns(RUNS, 3, async () => {
+    const response = await fetch(`${server.url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], stream: true }),
+    });
+    await response.text();
+  });
+  server.script(...Array.from({ length: RUNS + 3 }, turn));
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: root,
+    DSH_HOME: join(root, "home"),
+    DSH_CONFIG: join(root, "config.toml"),
+    DSH_BASE_URL: server.url,
+    DSH_API_KEY: "bench",
+  };
+  const viaDsh = await timeRuns(RUNS, 3, async () => {
+    const proc = Bun.spawn([binaryPath, "exec", "hi"], { cwd: root, env, stdout: "pipe", stderr: "ignore" });
+    const out = await new Response(proc.stdout).text();
+    if ((await proc.exited) !== 0 || out.trim() !== answer.trim()) throw new Error("dsh exec failed");
+  });
+  report("raw stream (fetch)", raw);
+  report("dsh exec end to end", viaDsh);
+  console.log(`overhead of dsh exec: ${(median(viaDsh) - median(raw)).toFixed(1)} ms (median)`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}

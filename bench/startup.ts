@@ -1,0 +1,9 @@
+/** Start time of the compiled binary: `dsh --version`, spawn to exit. */
+import { binaryPath } from "../tests/support/binary.ts";
+import { report, timeRuns } from "./stats.ts";
+
+const times = await timeRuns(40, 5, async () => {
+  const proc = Bun.spawn([binaryPath, "--version"], { stdout: "ignore", stderr: "inherit" });
+  if ((await proc.exited) !== 0) throw new Error("dsh --version failed");
+});
+report("dsh --version", times);

@@ -1,0 +1,180 @@
+/**
+ * A live session: owns its log writer, runs one turn at a time, fans live events out, and
+ * holds config changes made while idle until the next prompt anchors them in the log.
+ */
+import type { ApprovalSeam } from "../approval/types.ts";
+import { ConflictError, InvalidInputError, errorMessage } from "../errors.ts";
+import type { CommandRunner } from "../exec/types.ts";
+import type { Logger } from "../log.ts";
+import type { ModelClient, ModelInfo } from "../llm/types.ts";
+import type { NewSessionEvent } from "../session/events.ts";
+import { foldSettings } from "../session/folds.ts";
+import type { SessionLog } from "../session/types.ts";
+import type { ToolRegistry } from "../tools/types.ts";
+import { createEventHub } from "./event-hub.ts";
+import { runTurnLoop } from "./turn.ts";
+import type { AgentHandle, LiveEvent, SessionSettings, TurnOutcome, UserContent } from "./types.ts";
+import { validateSettingsChange } from "./settings.ts";
+
+export interface ModelCatalogView {
+  models(): readonly ModelInfo[];
+  get(id: string): ModelInfo;
+}
+
+export interface AgentHandleDeps {
+  readonly log: SessionLog;
+  /** The session root, realpath'd. */
+  readonly root: string;
+  readonly client: ModelClient;
+  readonly catalog: ModelCatalogView;
+  readonly tools: ToolRegistry;
+  readonly approval: ApprovalSeam;
+  readonly runner: CommandRunner;
+  readonly defaults: SessionSettings;
+  readonly maxRequests: number;
+  readonly systemPrompt: string;
+  readonly logger: Logger;
+  readonly onDispose: () => void;
+}
+
+export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
+  const { log } = deps;
+  const hub = createEventHub<LiveEvent>();
+  let running: { controller: AbortController; done: Promise<TurnOutcome> } | undefined;
+  let pending: Partial<SessionSettings> = {};
+  let disposing: Promise<void> | undefined;
+
+  const durable = (): SessionSettings => foldSettings(log.events, deps.defaults);
+  const settings = (): SessionSettings => ({ ...durable(), ...pending });
+
+  const publish = (event: LiveEvent) => hub.publish(event);
+
+  async function turn(content: readonly UserContent[], controller: AbortController): Promise<TurnOutcome> {
+    const turnId = crypto.randomUUID();
+    let outcome: TurnOutcome;
+    try {
+      log.append({ type: "turn_start", turnId });
+      log.append({ type: "user_message", turnId, content: [...content] });
+      log.append({ type: "prompt_submit", turnId });
+      for (const event of settingsEvents(durable(), pending)) log.append(event);
+      pending = {};
+      publish({ type: "turn_start", turnId, content });
+      outcome = await runTurnLoop(
+        {
+          log,
+          client: deps.client,
+          tools: deps.tools,
+          systemPrompt: deps.systemPrompt,
+          cwd: deps.root,
+          maxRequests: deps.maxRequests,
+          settings,
+          model: (id) => deps.catalog.get(id),
+          toolContext: (toolCallId, signal) => ({
+            signal,
+            sessionId: log.header.id,
+            toolCallId,
+            cwd: deps.root,
+            knobs: settings().knobs,
+            approval: deps.approval,
+            runner: deps.runner,
+          }),
+          publish,
+        },
+        turnId,
+        controller.signal,
+      );
+    } catch (error) {
+      deps.logger.error("turn failed", { sessionId: log.header.id, error });
+      outcome = { turnId, reason: "error", error: { code: "internal", message: errorMessage(error) } };
+    }
+    try {
+      log.append({ type: "turn_end", turnId, reason: outcome.reason, ...(outcome.error ? { error: outcome.error } : {}) });
+      await log.flush();
+    } catch (error) {
+      deps.logger.error("could not record the end of a turn", { sessionId: log.header.id, error });
+    }
+    // Cleared before subscribers hear of the end, so a follow-up prompt they send is accepted.
+    running = undefined;
+    publish({ type: "turn_end", ...outcome });
+    return outcome;
+  }
+
+  return {
+    sessionId: log.header.id,
+    cwd: log.header.cwd,
+
+    async prompt(content, signal) {
+      if (disposing) throw new ConflictError("the session is closed", { sessionId: log.header.id });
+      if (running) throw new ConflictError("a prompt is already running in this session", { sessionId: log.header.id });
+      if (!hasContent(content)) throw new InvalidInputError("the prompt is empty");
+      const controller = new AbortController();
+      const abort = () => controller.abort();
+      signal?.addEventListener("abort", abort, { once: true });
+      if (signal?.aborted) controller.abort();
+      const done = turn(content, controller);
+      running = { controller, done };
+      try {
+        return await done;
+      } finally {
+        signal?.removeEventListener("abort", abort);
+      }
+    },
+
+    cancel() {
+      running?.controller.abort();
+    },
+
+    events: () => hub.subscribe(),
+
+    async idle() {
+      if (running) await running.done;
+      await log.flush();
+    },
+
+    history: () => log.events,
+
+    settings,
+
+    configure(change) {
+      const valid = validateSettingsChange(change, deps.catalog);
+      if (running) {
+        for (const event of settingsEvents(settings(), valid)) log.append(event);
+        pending = {};
+      } else {
+        pending = { ...pending, ...valid };
+      }
+      return settings();
+    },
+
+    [Symbol.asyncDispose]() {
+      disposing ??= (async () => {
+        running?.controller.abort();
+        await running?.done.catch(() => undefined);
+        hub.close();
+        await log[Symbol.asyncDispose]();
+        deps.onDispose();
+      })();
+      return disposing;
+    },
+  };
+}
+
+function hasContent(content: readonly UserContent[]): boolean {
+  return content.some((block) => block.type !== "text" || block.text.trim() !== "");
+}
+
+/** The log events that move `from` to `from` overlaid with `change`, one per changed knob. */
+function settingsEvents(from: SessionSettings, change: Partial<SessionSettings>): NewSessionEvent[] {
+  const events: NewSessionEvent[] = [];
+  if (change.model !== undefined && change.model !== from.model) events.push({ type: "model", model: change.model });
+  if (change.effort !== undefined && change.effort !== from.effort) events.push({ type: "effort", effort: change.effort });
+  if (change.knobs) {
+    if (change.knobs.sandboxMode !== from.knobs.sandboxMode) {
+      events.push({ type: "sandbox_mode", mode: change.knobs.sandboxMode });
+    }
+    if (change.knobs.approvalPolicy !== from.knobs.approvalPolicy) {
+      events.push({ type: "approval_policy", policy: change.knobs.approvalPolicy });
+    }
+  }
+  return events;
+}

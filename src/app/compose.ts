@@ -1,0 +1,84 @@
+/**
+ * The composition root: picks the real implementation of every seam and wires them into an
+ * agent service. Each surface (acp, chat, exec) composes once, with its own answerers.
+ */
+import { createAgentService } from "../agent/service.ts";
+import type { AgentService, SessionSettings } from "../agent/types.ts";
+import { createApprovalSeam } from "../approval/seam.ts";
+import type { ApprovalAnswerer } from "../approval/types.ts";
+import { createCommandRunner } from "../exec/runner.ts";
+import type { CommandRunner } from "../exec/types.ts";
+import { createModelCatalog } from "../llm/catalog.ts";
+import { createModelClient } from "../llm/client.ts";
+import type { ModelInfo } from "../llm/types.ts";
+import type { Logger } from "../log.ts";
+import { PRESETS } from "../permission/knobs.ts";
+import { createSessionStore } from "../session/store.ts";
+import type { SessionStore } from "../session/types.ts";
+import { createBashTool } from "../tools/bash.ts";
+import { createFileTools } from "../tools/core-tools.ts";
+import { createToolRegistry } from "../tools/registry.ts";
+import type { Config } from "./config.ts";
+
+export interface Composition extends AsyncDisposable {
+  readonly service: AgentService;
+  readonly store: SessionStore;
+  readonly runner: CommandRunner;
+  readonly models: () => readonly ModelInfo[];
+  readonly defaults: SessionSettings;
+}
+
+export interface ComposeOptions {
+  readonly config: Config;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly logger: Logger;
+  /** Who can answer approval requests, in order. None: every request is denied. */
+  readonly answerers: readonly ApprovalAnswerer[];
+}
+
+export function compose(options: ComposeOptions): Composition {
+  const { config, logger } = options;
+  const store = createSessionStore({ home: config.home, logger });
+  const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
+  const client = createModelClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, logger });
+  const runner = createCommandRunner({
+    env: options.env,
+    sandbox: config.sandbox,
+    home: options.env.HOME ?? "/",
+    stateDir: config.home,
+    envConfig: config.env,
+    logger,
+  });
+  const tools = createToolRegistry([...createFileTools(), createBashTool()]);
+  const approval = createApprovalSeam({
+    answerers: options.answerers,
+    onError: (error, request) => logger.warn("an approval answerer failed; denied", { kind: request.kind, error }),
+  });
+  const defaults: SessionSettings = {
+    model: catalog.default.id,
+    effort: config.effort,
+    knobs: PRESETS[config.permission],
+  };
+  const service = createAgentService({
+    store,
+    client,
+    catalog,
+    tools,
+    approval,
+    runner,
+    defaults,
+    maxRequestsPerTurn: config.maxTurnRequests,
+    configDir: config.configDir,
+    platform: `${process.platform} ${process.arch}`,
+    now: () => new Date(),
+    logger,
+  });
+  return {
+    service,
+    store,
+    runner,
+    models: () => catalog.models(),
+    defaults,
+    [Symbol.asyncDispose]: () => runner[Symbol.asyncDispose](),
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * `dsh` / `dsh chat`: a readline conversation. Ctrl-C cancels the running turn (or exits when
+ * idle), Ctrl-D exits, approvals are y/n questions, `/model` and `/permission` change settings.
+ */
+import { createInterface } from "node:readline";
+import type { AgentHandle, SessionSettings } from "../agent/types.ts";
+import { errorMessage } from "../errors.ts";
+import { PRESETS, type PresetId, presetOf } from "../permission/knobs.ts";
+import type { ParsedArgs } from "./args.ts";
+import { type CliIo, printError } from "./io.ts";
+import { type LineQueue, createLineQueue } from "./line-queue.ts";
+import { describeOutcome } from "./outcome.ts";
+import { createLiveRenderer } from "./render.ts";
+import { openTerminalSession } from "./session.ts";
+import { createTerminalAnswerer } from "./terminal-answerer.ts";
+
+export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
+  let lines: LineQueue | undefined;
+  const answerer = createTerminalAnswerer({ lines: () => lines, out: io.stdout });
+  await using session = await openTerminalSession(io, args.flags, [answerer]);
+  const { handle, composition } = session;
+
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: io.stdinIsTTY });
+  lines = createLineQueue(rl);
+  const renderer = createLiveRenderer({ answer: io.stdout, activity: io.stderr, color: io.stderrIsTTY });
+  void (async () => {
+    for await (const event of handle.events()) renderer.render(event);
+  })();
+
+  let turnRunning = false;
+  const onInterrupt = () => {
+    if (lines?.interrupt()) return;
+    if (turnRunning) {
+      handle.cancel();
+      return;
+    }
+    rl.close();
+  };
+  rl.on("SIGINT", onInterrupt);
+  process.on("SIGINT", onInterrupt);
+
+  const settingsLine = (s: SessionSettings) => `model ${s.model} · permission ${presetOf(s.knobs)}`;
+  io.stdout.write(`dsh · ${handle.cwd} · ${settingsLine(handle.settings())}\n/help for commands, Ctrl-D to exit\n`);
+  try {
+    for (;;) {
+      if (io.stdinIsTTY) io.stdout.write("\n› ");
+      const line = await lines.next();
+      if (line === undefined) break;
+      const text = line.trim();
+      if (text === "") continue;
+      if (text.startsWith("/")) {
+        if (runSlashCommand(io, handle, text, () => composition.models().map((m) => m.id)) === "exit") break;
+        continue;
+      }
+      turnRunning = true;
+      try {
+        const outcome = await handle.prompt([{ type: "text", text }]);
+        if (outcome.reason !== "end_turn") printError(io, describeOutcome(outcome));
+      } catch (error) {
+        printError(io, errorMessage(error));
+      } finally {
+        turnRunning = false;
+      }
+    }
+  } finally {
+    process.off("SIGINT", onInterrupt);
+    rl.close();
+  }
+  io.stderr.write(`session ${handle.sessionId}\n`);
+  return 0;
+}
+
+function runSlashCommand(io: CliIo, handle: AgentHandle, text: string, models: () => string[]): "exit" | "ok" {
+  const [name, value] = text.split(/\s+/, 2);
+  try {
+    switch (name) {
+      case "/exit":
+      case "/quit":
+        return "exit";
+      case "/model":
+        if (value) handle.configure({ model: value });
+        io.stdout.write(`model: ${handle.settings().model} (available: ${models().join(", ")})\n`);
+        return "ok";
+      case "/permission":
+        if (value) {
+          if (!(value in PRESETS)) throw new Error(`unknown preset: ${value}`);
+          handle.configure({ knobs: PRESETS[value as PresetId] });
+        }
+        io.stdout.write(`permission: ${presetOf(handle.settings().knobs)} (available: ${Object.keys(PRESETS).join(", ")})\n`);
+        return "ok";
+      case "/help":
+        io.stdout.write(
+          "/model [ID]           show or switch the model\n/permission [PRESET]  show or switch the permission preset\n/exit                 leave (or Ctrl-D)\n",
+        );
+        return "ok";
+      default:
+        printError(io, `unknown command ${name}; /help lists them`);
+        return "ok";
+    }
+  } catch (error) {
+    printError(io, errorMessage(error));
+    return "ok";
+  }
+}

@@ -1,0 +1,27 @@
+/** The process's terminal streams, as the CLI commands see them. Only `src/cli/` writes stdout. */
+import type { TextSink } from "./render.ts";
+
+export interface CliIo {
+  readonly stdout: TextSink;
+  readonly stderr: TextSink;
+  readonly stdinIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+}
+
+export function processIo(): CliIo {
+  return {
+    stdout: { write: (text) => void process.stdout.write(text) },
+    stderr: { write: (text) => void process.stderr.write(text) },
+    stdinIsTTY: process.stdin.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}
+
+/** One line on stderr, prefixed like every dsh error. */
+export function printError(io: CliIo, message: string): void {
+  io.stderr.write(`dsh: ${message}\n`);
+}

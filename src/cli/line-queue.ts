@@ -1,0 +1,47 @@
+/** Lines typed by the user, consumed one at a time by whoever asks next (chat or an approval). */
+import type { Interface } from "node:readline";
+
+export interface LineQueue {
+  /** The next line, or undefined once input has ended. */
+  next(): Promise<string | undefined>;
+  /** Ends a pending `next()` with an empty line (Ctrl-C while a question is open). */
+  interrupt(): boolean;
+}
+
+export function createLineQueue(rl: Interface): LineQueue {
+  const buffered: string[] = [];
+  let waiting: PromiseWithResolvers<string | undefined> | undefined;
+  let ended = false;
+
+  rl.on("line", (line) => {
+    if (waiting) {
+      const current = waiting;
+      waiting = undefined;
+      current.resolve(line);
+    } else {
+      buffered.push(line);
+    }
+  });
+  rl.on("close", () => {
+    ended = true;
+    waiting?.resolve(undefined);
+    waiting = undefined;
+  });
+
+  return {
+    next() {
+      const line = buffered.shift();
+      if (line !== undefined) return Promise.resolve(line);
+      if (ended) return Promise.resolve(undefined);
+      waiting = Promise.withResolvers();
+      return waiting.promise;
+    },
+    interrupt() {
+      if (!waiting) return false;
+      const current = waiting;
+      waiting = undefined;
+      current.resolve("");
+      return true;
+    },
+  };
+}
