@@ -1,0 +1,79 @@
+/**
+ * The ACP agent app: registers every method dsh serves on the SDK's stable v1 app and funnels
+ * whatever a handler throws through one error mapping.
+ */
+import * as acp from "@agentclientprotocol/sdk";
+import type { AgentService } from "../agent/types.ts";
+import type { Logger } from "../log.ts";
+import { initializeResponse, presentOptionsOf } from "./capabilities.ts";
+import type { AcpModel } from "./config-options.ts";
+import { toRequestError, turnError } from "./errors.ts";
+import type { PresentOptions } from "./present.ts";
+import { userContentOf } from "./prompt-content.ts";
+import { createSessionHandlers } from "./session-handlers.ts";
+import type { SessionTable } from "./sessions.ts";
+import { settlementOf } from "./stop-reason.ts";
+
+export interface AgentAppDeps {
+  readonly service: AgentService;
+  readonly models: () => readonly AcpModel[];
+  readonly version: string;
+  readonly logger: Logger;
+  readonly table: SessionTable;
+  /** Receives the client's presentation options once `initialize` arrives. */
+  readonly setPresent: (options: PresentOptions) => void;
+  readonly present: () => PresentOptions;
+}
+
+/** Builds the agent app for one connection. */
+export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
+  const { table, logger } = deps;
+  const sessions = createSessionHandlers(deps);
+  const m = acp.methods.agent;
+
+  return acp
+    .agent({ name: "dsh" })
+    .onRequest(m.initialize, ({ params }) => {
+      deps.setPresent(presentOptionsOf(params.clientCapabilities));
+      logger.info("client connected", {
+        client: params.clientInfo?.name,
+        clientVersion: params.clientInfo?.version,
+        protocolVersion: params.protocolVersion,
+      });
+      return initializeResponse(deps.version);
+    })
+    .onRequest(m.session.new, ({ params, client }) => guard(() => sessions.new(params, client)))
+    .onRequest(m.session.load, ({ params, client }) =>
+      guard(() => sessions.load(params, client), params.sessionId),
+    )
+    .onRequest(m.session.resume, ({ params, client }) =>
+      guard(() => sessions.resume(params, client), params.sessionId),
+    )
+    .onRequest(m.session.list, ({ params }) => guard(() => sessions.list(params)))
+    .onRequest(m.session.close, ({ params }) => guard(() => sessions.close(params), params.sessionId))
+    .onRequest(m.session.setConfigOption, ({ params }) =>
+      guard(async () => sessions.setConfigOption(params), params.sessionId),
+    )
+    .onRequest(m.session.prompt, ({ params, signal }) =>
+      guard(async (): Promise<acp.PromptResponse> => {
+        const session = table.require(params.sessionId);
+        const content = userContentOf(params.prompt);
+        const settlement = settlementOf(await session.prompt(content, signal));
+        if (settlement.type === "error") throw turnError(settlement.error);
+        return { stopReason: settlement.stopReason };
+      }, params.sessionId),
+    )
+    .onNotification(m.session.cancel, ({ params }) => {
+      // Cancel for an idle, loading or unknown session is ignored, as the spec asks.
+      table.get(params.sessionId)?.cancel();
+    });
+}
+
+/** Runs a handler body, mapping anything it throws to a JSON-RPC error. */
+async function guard<T>(body: () => Promise<T>, sessionId?: string): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    throw toRequestError(error, sessionId === undefined ? {} : { sessionId });
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The ACP answerer of the approval seam. It takes the requests that belong to a session live
+ * on this connection and name a tool call, and turns them into `session/request_permission`;
+ * everything else passes to the next answerer. Anything but an explicit allow is a deny.
+ */
+import type * as acp from "@agentclientprotocol/sdk";
+import type { ApprovalAnswerer, ApprovalDecision, ApprovalRequest } from "../approval/types.ts";
+import { type PresentOptions, contentOf, fence, kindOf, textContent } from "./present.ts";
+import type { AcpApprovalRegistry, AcpPermissionTarget } from "./types.ts";
+
+const ALLOW = "allow";
+const REJECT = "reject";
+
+/** Creates the answerer; the composition hands the same object to `runAcpServer`. */
+export function createAcpApprovalAnswerer(): ApprovalAnswerer & AcpApprovalRegistry {
+  const targets = new Map<string, AcpPermissionTarget>();
+  return {
+    register(sessionId, target) {
+      targets.set(sessionId, target);
+      return () => {
+        if (targets.get(sessionId) === target) targets.delete(sessionId);
+      };
+    },
+    async answer(request, signal): Promise<ApprovalDecision | "pass"> {
+      const target = targets.get(request.sessionId);
+      const { toolCallId } = request;
+      if (target === undefined || toolCallId === undefined) return "pass";
+      try {
+        return await target.requestPermission({ ...request, toolCallId }, signal);
+      } catch {
+        return "deny";
+      }
+    },
+  };
+}
+
+/** The `session/request_permission` params for a request on an announced tool call. */
+export function permissionParams(
+  request: ApprovalRequest & { readonly toolCallId: string },
+  options: PresentOptions,
+): acp.RequestPermissionRequest {
+  const { intent } = request;
+  const shown =
+    intent.type === "terminal"
+      ? [
+          textContent(fence("sh", `$ ${intent.command}`)),
+          ...(options.terminalOutput ? contentOf(intent, request.toolCallId, options) : []),
+        ]
+      : contentOf(intent, request.toolCallId, options);
+  const toolCall: acp.ToolCallUpdate = {
+    toolCallId: request.toolCallId,
+    title: request.title,
+    kind: kindOf(intent),
+    content: [...(request.reason === "" ? [] : [textContent(request.reason)]), ...shown],
+  };
+  if (request.rawInput !== undefined) toolCall.rawInput = request.rawInput;
+  return {
+    sessionId: request.sessionId,
+    toolCall,
+    options: [
+      { optionId: ALLOW, name: "Allow", kind: "allow_once" },
+      { optionId: REJECT, name: "Reject", kind: "reject_once" },
+    ],
+  };
+}
+
+/** Only the allow option selected is an allow; reject, cancelled and unknown ids deny. */
+export function decisionOf(response: acp.RequestPermissionResponse): ApprovalDecision {
+  return response.outcome.outcome === "selected" && response.outcome.optionId === ALLOW ? "allow" : "deny";
+}

@@ -1,0 +1,121 @@
+/**
+ * Session settings ↔ ACP config options (interface.md: `permission`, `model`, `effort`). Every
+ * response carries the full list; a change is validated here and applied by the handle.
+ */
+import type * as acp from "@agentclientprotocol/sdk";
+import * as v from "valibot";
+import type { SessionSettings } from "../agent/types.ts";
+import { InvalidInputError } from "../errors.ts";
+import type { Effort } from "../llm/types.ts";
+import { PRESETS, PresetId, presetOf } from "../permission/knobs.ts";
+
+/** A model the `model` select offers. */
+export interface AcpModel {
+  readonly id: string;
+  readonly name: string;
+  /**
+   * How the model's reasoning is switched (as in the catalog's `ModelInfo`); the `effort`
+   * select shows only for a model whose reasoning can be controlled.
+   */
+  readonly thinking?: "deepseek" | "reasoning_effort" | "none";
+}
+
+const PRESET_CHOICES: readonly { value: PresetId; name: string; description: string }[] = [
+  { value: "read-only", name: "Read only", description: "Commands may read anything and write nothing but temp" },
+  {
+    value: "workspace-write",
+    name: "Workspace write",
+    description: "Writes only under the session folder and temp, no network; asks before anything else",
+  },
+  { value: "danger-full-access", name: "Full access", description: "No sandbox, never asks" },
+];
+
+const EFFORTS: readonly { value: Effort; name: string }[] = [
+  { value: "off", name: "Off" },
+  { value: "low", name: "Low" },
+  { value: "high", name: "High" },
+  { value: "max", name: "Max" },
+];
+
+/** The full option list for `settings`, in display order. */
+export function configOptions(settings: SessionSettings, models: readonly AcpModel[]): acp.SessionConfigOption[] {
+  const preset = presetOf(settings.knobs);
+  const presetChoices: acp.SessionConfigSelectOption[] = PRESET_CHOICES.map((c) => ({ ...c }));
+  if (preset === "custom") {
+    presetChoices.push({ value: "custom", name: "Custom", description: "Knobs that match no preset" });
+  }
+  const options: acp.SessionConfigOption[] = [
+    {
+      type: "select",
+      id: "permission",
+      name: "Permission",
+      category: "mode",
+      currentValue: preset,
+      options: presetChoices,
+    },
+    {
+      type: "select",
+      id: "model",
+      name: "Model",
+      category: "model",
+      currentValue: settings.model,
+      options: modelChoices(settings.model, models),
+    },
+  ];
+  const thinking = currentModel(settings.model, models)?.thinking;
+  if (thinking !== undefined && thinking !== "none") {
+    options.push({
+      type: "select",
+      id: "effort",
+      name: "Effort",
+      category: "thought_level",
+      currentValue: settings.effort,
+      options: EFFORTS.map((e) => ({ ...e })),
+    });
+  }
+  return options;
+}
+
+/**
+ * The settings change one `session/set_config_option` asks for. Throws InvalidInputError for
+ * an unknown option, a boolean value, or a value the option does not offer.
+ */
+export function configChange(
+  request: acp.SetSessionConfigOptionRequest,
+  settings: SessionSettings,
+  models: readonly AcpModel[],
+): Partial<SessionSettings> {
+  const { configId } = request;
+  if ("type" in request && request.type === "boolean") {
+    throw new InvalidInputError(`config option ${configId} is not a boolean`, { configId });
+  }
+  const value = String(request.value);
+  const offered = configOptions(settings, models).find((o) => o.id === configId);
+  if (offered === undefined) throw new InvalidInputError(`unknown config option: ${configId}`, { configId });
+  switch (configId) {
+    case "permission": {
+      if (v.is(PresetId, value)) return { knobs: PRESETS[value] };
+      break;
+    }
+    case "model":
+      if (modelChoices(settings.model, models).some((m) => m.value === value)) return { model: value };
+      break;
+    case "effort": {
+      const effort = EFFORTS.find((e) => e.value === value);
+      if (effort !== undefined) return { effort: effort.value };
+      break;
+    }
+  }
+  throw new InvalidInputError(`config option ${configId} has no value ${value}`, { configId, value });
+}
+
+function currentModel(id: string, models: readonly AcpModel[]): AcpModel | undefined {
+  return models.find((m) => m.id === id);
+}
+
+/** The catalog's models, plus the current one when the catalog does not know it. */
+function modelChoices(current: string, models: readonly AcpModel[]): acp.SessionConfigSelectOption[] {
+  const choices = models.map((m) => ({ value: m.id, name: m.name }));
+  if (currentModel(current, models) === undefined) choices.push({ value: current, name: current });
+  return choices;
+}

@@ -1,0 +1,171 @@
+/**
+ * One session open on the connection: its agent handle, the pump that turns the handle's live
+ * events into `session/update`s in order, and the single prompt in flight. A prompt settles
+ * only after the pump has written every update of its own turn, so nothing of a turn ever
+ * follows its response.
+ */
+import * as acp from "@agentclientprotocol/sdk";
+import type { AgentHandle, LiveEvent, TurnOutcome, UserContent } from "../agent/types.ts";
+import type { ApprovalDecision, ApprovalRequest } from "../approval/types.ts";
+import { ConflictError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { decisionOf, permissionParams } from "./approval.ts";
+import type { PresentOptions } from "./present.ts";
+import { titleOf } from "./title.ts";
+import type { AcpPermissionTarget } from "./types.ts";
+import { createUpdateMapper } from "./update-mapper.ts";
+import { createWaiters } from "./waiters.ts";
+
+export interface LiveSessionDeps {
+  readonly handle: AgentHandle;
+  /** The connection's way to the client. */
+  readonly client: acp.AgentContext;
+  readonly present: PresentOptions;
+  readonly logger: Logger;
+}
+
+export interface LiveSession extends AcpPermissionTarget, AsyncDisposable {
+  readonly id: string;
+  readonly handle: AgentHandle;
+  /** Whether a prompt is in flight. */
+  readonly busy: boolean;
+  /** Sends updates in order; a failed send is logged, never thrown. */
+  send(updates: readonly acp.SessionUpdate[]): Promise<void>;
+  /**
+   * Runs one turn and resolves once all its updates are written. ConflictError while another
+   * prompt is in flight; aborting `signal` cancels the turn (it still resolves `cancelled`).
+   */
+  prompt(content: readonly UserContent[], signal: AbortSignal): Promise<TurnOutcome>;
+  /** Cancels the running turn, if any. */
+  cancel(): void;
+  /** Resolves once no prompt is in flight. */
+  settled(): Promise<void>;
+}
+
+/** Opens a live session over `handle` and starts pumping its events. */
+export function openLiveSession(deps: LiveSessionDeps): LiveSession {
+  const { handle, client, logger } = deps;
+  const sessionId = handle.sessionId;
+  const mapper = createUpdateMapper(deps.present);
+  const turns = createWaiters<string>();
+  const calls = createWaiters<string>();
+  let titled = handle.history().some((e) => e.type === "user_message");
+  let sendFailed = false;
+  let inFlight: { controller: AbortController; settled: Promise<void> } | undefined;
+  let disposed: Promise<void> | undefined;
+
+  const send = async (updates: readonly acp.SessionUpdate[]) => {
+    for (const update of updates) {
+      try {
+        await client.notify(acp.methods.client.session.update, { sessionId, update });
+      } catch (error) {
+        // The client is gone or the pipe broke: the turn and its log go on regardless.
+        const data = { sessionId, update: update.sessionUpdate, error };
+        if (sendFailed) logger.debug("could not send a session update", data);
+        else logger.warn("could not send a session update; later failures are logged at debug", data);
+        sendFailed = true;
+      }
+    }
+  };
+
+  const dispatch = async (event: LiveEvent) => {
+    if (turns.released(event.turnId)) {
+      logger.debug("dropped a live event after its turn ended", { sessionId, type: event.type });
+      return;
+    }
+    if (event.type === "turn_start" && !titled) {
+      titled = true;
+      const title = titleOf(event.content);
+      if (title !== undefined) await send([{ sessionUpdate: "session_info_update", title }]);
+    }
+    await send(mapper.map(event));
+    if (event.type === "tool_call") calls.release(event.callId);
+    if (event.type === "turn_end") {
+      turns.release(event.turnId);
+      calls.wakeAll();
+    }
+  };
+
+  const events = handle.events()[Symbol.asyncIterator]();
+  const pump = (async () => {
+    try {
+      for (let next = await events.next(); next.done !== true; next = await events.next()) {
+        await dispatch(next.value);
+      }
+    } catch (error) {
+      logger.error("the session's live events failed", { sessionId, error });
+    } finally {
+      turns.close();
+      calls.close();
+    }
+  })();
+
+  const cancel = () => {
+    inFlight?.controller.abort();
+    handle.cancel();
+  };
+
+  return {
+    id: sessionId,
+    handle,
+    get busy() {
+      return inFlight !== undefined;
+    },
+    send,
+    async prompt(content, signal) {
+      if (inFlight !== undefined || disposed !== undefined) {
+        throw new ConflictError(`a prompt is already running in session ${sessionId}`, { sessionId });
+      }
+      const controller = new AbortController();
+      const abort = () => controller.abort();
+      signal.addEventListener("abort", abort, { once: true });
+      if (signal.aborted) controller.abort();
+      const run = (async () => {
+        const outcome = await handle.prompt(content, controller.signal);
+        await turns.wait(outcome.turnId);
+        return outcome;
+      })();
+      inFlight = { controller, settled: run.then(noop, noop) };
+      try {
+        return await run;
+      } finally {
+        signal.removeEventListener("abort", abort);
+        inFlight = undefined;
+      }
+    },
+    cancel,
+    settled: () => inFlight?.settled ?? Promise.resolve(),
+    async requestPermission(request: ApprovalRequest & { readonly toolCallId: string }, signal: AbortSignal) {
+      // The call must be on the client before a permission prompt patches it (zed.md §4).
+      await calls.wait(request.toolCallId, signal);
+      try {
+        const response = await client.request(
+          acp.methods.client.session.requestPermission,
+          permissionParams(request, deps.present),
+          { cancellationSignal: signal, stopWaitingOnCancel: true },
+        );
+        return decisionOf(response);
+      } catch (error) {
+        logger.info("a permission request ended without an answer; denied", { sessionId, error });
+        return "deny" satisfies ApprovalDecision;
+      }
+    },
+    [Symbol.asyncDispose]() {
+      disposed ??= (async () => {
+        cancel();
+        await inFlight?.settled;
+        try {
+          await handle[Symbol.asyncDispose]();
+        } catch (error) {
+          logger.error("disposing a session failed", { sessionId, error });
+        }
+        // The handle ends its event stream on dispose; ending our iterator too guards the pump.
+        void events.return?.().catch(noop);
+        await pump;
+      })();
+      return disposed;
+    },
+  };
+}
+
+function noop() {}

@@ -1,0 +1,93 @@
+/**
+ * `dsh acp`: serves one ACP connection over newline-delimited JSON-RPC on the given byte
+ * streams until the client goes away (stdin EOF) or the caller's signal fires, then cancels
+ * every turn, disposes every session in parallel and resolves. The caller exits 0.
+ */
+import * as acp from "@agentclientprotocol/sdk";
+import { createAgentApp } from "./agent-app.ts";
+import type { PresentOptions } from "./present.ts";
+import { createSessionTable } from "./sessions.ts";
+import type { RunAcpDeps } from "./types.ts";
+
+/** Runs the bridge; resolves once the connection is closed and every session is disposed. */
+export async function runAcpServer(deps: RunAcpDeps): Promise<void> {
+  const { logger } = deps;
+  let present: PresentOptions = { terminalOutput: false };
+  const table = createSessionTable({ logger, present: () => present, approvals: deps.approvals });
+  const app = createAgentApp({
+    ...deps,
+    table,
+    present: () => present,
+    setPresent: (options) => {
+      present = options;
+    },
+  });
+  const output = trackWrites(deps.output);
+  const connection = app.connect(acp.ndJsonStream(output.writable, deps.input));
+
+  const stop = Promise.withResolvers<void>();
+  const onAbort = () => stop.resolve();
+  deps.signal?.addEventListener("abort", onAbort, { once: true });
+  if (deps.signal?.aborted === true) stop.resolve();
+  try {
+    await Promise.race([connection.closed, stop.promise]);
+  } finally {
+    deps.signal?.removeEventListener("abort", onAbort);
+  }
+
+  if (!connection.signal.aborted) {
+    // Asked to stop while the client is still there: running prompts answer `cancelled`
+    // before the connection closes.
+    logger.info("shutting down: cancelling running prompts");
+    const sessions = table.all();
+    for (const session of sessions) session.cancel();
+    await Promise.all(sessions.map((s) => s.settled()));
+    await output.drained();
+    connection.close();
+  } else {
+    logger.info("client disconnected");
+  }
+  await table.closeAll();
+  await output.close();
+}
+
+/**
+ * Wraps the output so shutdown can wait until every queued message reached it. Responses are
+ * queued a few microtasks after their handler returns, so "drained" means no write in flight
+ * across a macrotask turn.
+ */
+function trackWrites(output: WritableStream<Uint8Array>) {
+  const writer = output.getWriter();
+  let inFlight = Promise.resolve();
+  let writing = 0;
+  const writable = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      writing++;
+      const done = writer.write(chunk);
+      inFlight = done.then(noop, noop);
+      try {
+        await done;
+      } finally {
+        writing--;
+      }
+    },
+  });
+  return {
+    writable,
+    async drained() {
+      do {
+        await inFlight;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      } while (writing > 0);
+    },
+    async close() {
+      try {
+        await writer.close();
+      } catch {
+        // The client closed its end first; nothing is left to flush.
+      }
+    },
+  };
+}
+
+function noop() {}

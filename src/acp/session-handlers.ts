@@ -1,0 +1,121 @@
+/**
+ * The session lifecycle methods: new, load, resume, list, close and config changes. Every
+ * check that can fail on the request alone (cwd, id) runs before any agent is built.
+ */
+import { realpath } from "node:fs/promises";
+import type * as acp from "@agentclientprotocol/sdk";
+import type { AgentService } from "../agent/types.ts";
+import { ConflictError, InvalidInputError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { type AcpModel, configChange, configOptions } from "./config-options.ts";
+import { checkAbsolute, checkCwd } from "./cwd.ts";
+import type { LiveSession } from "./live-session.ts";
+import type { PresentOptions } from "./present.ts";
+import { replayUpdates } from "./replay.ts";
+import type { SessionTable } from "./sessions.ts";
+
+export interface SessionHandlerDeps {
+  readonly service: AgentService;
+  readonly models: () => readonly AcpModel[];
+  readonly table: SessionTable;
+  readonly present: () => PresentOptions;
+  readonly logger: Logger;
+}
+
+/** The session methods, each taking parsed params and the connection's client context. */
+export function createSessionHandlers(deps: SessionHandlerDeps) {
+  const { service, table } = deps;
+  const optionsOf = (session: LiveSession) => configOptions(session.handle.settings(), deps.models());
+
+  /** Reopens a session (or takes the live one), optionally replaying its transcript first. */
+  const reopen = async (
+    params: { sessionId: string; cwd: string; mcpServers?: readonly acp.McpServer[] },
+    client: acp.AgentContext,
+    replay: boolean,
+  ) => {
+    const { sessionId, cwd } = params;
+    checkSessionId(sessionId);
+    checkAbsolute(cwd);
+    ignoreMcpServers(deps.logger, params.mcpServers);
+    return table.reserve(sessionId, async () => {
+      const existing = table.get(sessionId);
+      if (existing !== undefined) await checkReusable(existing, cwd);
+      const session = existing ?? (await table.open(() => service.resume(sessionId, { cwd }), client));
+      if (replay) await session.send(replayUpdates(session.handle.history(), deps.present()));
+      return { configOptions: optionsOf(session) };
+    });
+  };
+
+  return {
+    async new(params: acp.NewSessionRequest, client: acp.AgentContext): Promise<acp.NewSessionResponse> {
+      await checkCwd(params.cwd);
+      ignoreMcpServers(deps.logger, params.mcpServers);
+      const session = await table.open(() => service.create({ cwd: params.cwd }), client);
+      return { sessionId: session.id, configOptions: optionsOf(session) };
+    },
+    load: (params: acp.LoadSessionRequest, client: acp.AgentContext): Promise<acp.LoadSessionResponse> =>
+      reopen(params, client, true),
+    resume: (params: acp.ResumeSessionRequest, client: acp.AgentContext): Promise<acp.ResumeSessionResponse> =>
+      reopen(params, client, false),
+    async list(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
+      // Every session fits in one page, so dsh never hands out a cursor to come back with.
+      if (params.cursor != null) throw new InvalidInputError("unknown cursor", { cursor: params.cursor });
+      const sessions = (await service.list())
+        .filter((s) => params.cwd == null || s.cwd === params.cwd)
+        .map((s) => ({
+          sessionId: s.id,
+          cwd: s.cwd,
+          updatedAt: s.updatedAt,
+          ...(s.title === "" ? {} : { title: s.title }),
+        }));
+      return { sessions };
+    },
+    async close(params: acp.CloseSessionRequest): Promise<acp.CloseSessionResponse> {
+      table.require(params.sessionId);
+      await table.close(params.sessionId);
+      return {};
+    },
+    setConfigOption(params: acp.SetSessionConfigOptionRequest): acp.SetSessionConfigOptionResponse {
+      const session = table.require(params.sessionId);
+      const change = configChange(params, session.handle.settings(), deps.models());
+      const settings = session.handle.configure(change);
+      return { configOptions: configOptions(settings, deps.models()) };
+    },
+  };
+}
+
+/**
+ * A cheap guard before the store's own id check: nothing that could name another path ever
+ * reaches the file system, whatever the store's id format is.
+ */
+export function checkSessionId(id: string): void {
+  const hostile = id === "" || id.length > 256 || id.startsWith(".") || /[/\\\0:]/.test(id);
+  if (hostile) throw new InvalidInputError("malformed session id", { sessionId: id.slice(0, 256) });
+}
+
+/** A live session can be loaded again only when idle and for the same directory. */
+async function checkReusable(session: LiveSession, cwd: string): Promise<void> {
+  if (session.busy) throw new ConflictError(`session ${session.id} is running a prompt`, { sessionId: session.id });
+  const [wanted, actual] = await Promise.all([canonical(cwd), canonical(session.handle.cwd)]);
+  if (wanted !== actual) {
+    throw new InvalidInputError(`session ${session.id} belongs to ${session.handle.cwd}, not ${cwd}`, {
+      sessionId: session.id,
+      cwd,
+    });
+  }
+}
+
+async function canonical(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    return path;
+  }
+}
+
+/** dsh has no MCP client yet; servers are accepted and not used (their env is never logged). */
+function ignoreMcpServers(logger: Logger, servers: readonly acp.McpServer[] | undefined): void {
+  if (servers !== undefined && servers.length > 0) {
+    logger.debug("MCP servers are not supported yet; ignoring them", { count: servers.length });
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The connection's table of live sessions: ids reserved while a load runs, one live session per
+ * id, and the work in progress that shutdown must wait for (a create or load that finishes
+ * after shutdown began gets its handle disposed at once).
+ */
+import type * as acp from "@agentclientprotocol/sdk";
+import type { AgentHandle } from "../agent/types.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { type LiveSession, openLiveSession } from "./live-session.ts";
+import type { PresentOptions } from "./present.ts";
+import type { AcpApprovalRegistry } from "./types.ts";
+
+export interface SessionTableDeps {
+  readonly logger: Logger;
+  /** How this client wants things shown (known once `initialize` was answered). */
+  readonly present: () => PresentOptions;
+  readonly approvals?: AcpApprovalRegistry;
+}
+
+export interface SessionTable {
+  get(id: string): LiveSession | undefined;
+  /** The live session; ConflictError while its id is reserved, NotFoundError when unknown. */
+  require(id: string): LiveSession;
+  /** Runs `work` with `id` reserved; ConflictError when it is reserved already. */
+  reserve<T>(id: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * Builds a handle and makes it live, as work shutdown waits for. Once shutdown began, a
+   * handle that arrives is disposed at once and ConflictError is thrown.
+   */
+  open(build: () => Promise<AgentHandle>, client: acp.AgentContext): Promise<LiveSession>;
+  /** Takes a session out of the table and disposes it. */
+  close(id: string): Promise<void>;
+  /** Every live session. */
+  all(): LiveSession[];
+  /** Stops taking sessions, waits for work in progress, disposes every session in parallel. */
+  closeAll(): Promise<void>;
+}
+
+/** Creates an empty table. */
+export function createSessionTable(deps: SessionTableDeps): SessionTable {
+  const live = new Map<string, { session: LiveSession; unregister: () => void }>();
+  const reserved = new Set<string>();
+  const pending = new Set<Promise<unknown>>();
+  let closing = false;
+
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    const settled = work.then(noop, noop);
+    pending.add(settled);
+    void settled.then(() => pending.delete(settled));
+    return work;
+  };
+
+  const close = async (id: string) => {
+    const entry = live.get(id);
+    if (entry === undefined) return;
+    live.delete(id);
+    entry.unregister();
+    await entry.session[Symbol.asyncDispose]();
+  };
+
+  return {
+    get: (id) => live.get(id)?.session,
+    require(id) {
+      if (reserved.has(id)) throw new ConflictError(`session ${id} is still loading`, { sessionId: id });
+      const entry = live.get(id);
+      if (entry !== undefined) return entry.session;
+      throw new NotFoundError(`no live session ${id} on this connection`, { sessionId: id });
+    },
+    async reserve(id, work) {
+      if (reserved.has(id)) throw new ConflictError(`session ${id} is already loading`, { sessionId: id });
+      reserved.add(id);
+      try {
+        return await track(work());
+      } finally {
+        reserved.delete(id);
+      }
+    },
+    open(build, client) {
+      return track(
+        (async () => {
+          if (closing) throw new ConflictError("dsh is shutting down");
+          const handle = await build();
+          if (closing) {
+            void track(Promise.resolve(handle[Symbol.asyncDispose]()));
+            throw new ConflictError("dsh is shutting down");
+          }
+          const session = openLiveSession({ handle, client, present: deps.present(), logger: deps.logger });
+          const unregister = deps.approvals?.register(handle.sessionId, session) ?? noop;
+          live.set(handle.sessionId, { session, unregister });
+          return session;
+        })(),
+      );
+    },
+    close: (id) => track(close(id)),
+    all: () => [...live.values()].map((e) => e.session),
+    async closeAll() {
+      closing = true;
+      while (pending.size > 0) await Promise.all(pending);
+      await Promise.all([...live.keys()].map(close));
+    },
+  };
+}
+
+function noop() {}

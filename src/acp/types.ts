@@ -1,0 +1,38 @@
+/** The ACP bridge's public surface: what the composition hands it and what it exposes. */
+import type { AgentService } from "../agent/types.ts";
+import type { ApprovalDecision, ApprovalRequest } from "../approval/types.ts";
+import type { Logger } from "../log.ts";
+import type { AcpModel } from "./config-options.ts";
+
+export type { AcpModel };
+
+export interface RunAcpDeps {
+  readonly service: AgentService;
+  /** The models the `model` select offers (the catalog's, in order). */
+  readonly models: () => readonly AcpModel[];
+  /** dsh's version, shown by clients in `agentInfo`. */
+  readonly version: string;
+  readonly logger: Logger;
+  /** Bytes from the client (stdin). Its end is the end of the connection. */
+  readonly input: ReadableStream<Uint8Array>;
+  /** Bytes to the client (stdout): nothing but JSON-RPC lines is ever written here. */
+  readonly output: WritableStream<Uint8Array>;
+  /** Where live sessions register so approval requests reach their client. */
+  readonly approvals?: AcpApprovalRegistry;
+  /**
+   * Shuts the bridge down when aborted (SIGINT/SIGTERM): running prompts are cancelled and
+   * answered, then the connection closes and every handle is disposed.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** A live session's way of asking its client for a decision on one of its tool calls. */
+export interface AcpPermissionTarget {
+  requestPermission(request: ApprovalRequest & { readonly toolCallId: string }, signal: AbortSignal): Promise<ApprovalDecision>;
+}
+
+/** Sessions live on an ACP connection register here while they are open. */
+export interface AcpApprovalRegistry {
+  /** Routes approval requests for `sessionId` to `target` until the returned function runs. */
+  register(sessionId: string, target: AcpPermissionTarget): () => void;
+}

@@ -1,0 +1,72 @@
+import { describe, expect, test } from "bun:test";
+import { replayUpdates } from "../../src/acp/replay.ts";
+import type { SessionEvent } from "../../src/session/events.ts";
+import type { TerminalIntent } from "../../src/tools/intent.ts";
+import { updateProblems } from "../support/acp-schema.ts";
+
+const at = "2026-01-01T00:00:00.000Z";
+const ls: TerminalIntent = { type: "terminal", title: "Run `ls`", command: "ls", cwd: "/p", output: "" };
+const events: SessionEvent[] = [
+  { type: "turn_start", seq: 1, at, turnId: "t1" },
+  {
+    type: "user_message",
+    seq: 2,
+    at,
+    turnId: "t1",
+    content: [
+      { type: "text", text: "look at" },
+      { type: "resource_link", uri: "file:///p/a.ts", name: "a.ts", title: null },
+    ],
+  },
+  { type: "prompt_submit", seq: 3, at, turnId: "t1" },
+  { type: "model", seq: 4, at, model: "m" },
+  { type: "reasoning", seq: 5, at, turnId: "t1", step: 1, text: "think" },
+  { type: "assistant_text", seq: 6, at, turnId: "t1", step: 1, text: "ok" },
+  { type: "tool_call", seq: 7, at, turnId: "t1", step: 1, callId: "c1", name: "bash", arguments: '{"command":"ls"}', intent: ls },
+  {
+    type: "tool_result",
+    seq: 8,
+    at,
+    turnId: "t1",
+    callId: "c1",
+    isError: false,
+    output: "a.ts\n",
+    intent: { ...ls, output: "a.ts\n", exit: { code: 0, signal: null } },
+  },
+  { type: "usage", seq: 9, at, turnId: "t1", promptTokens: 10, completionTokens: 2 },
+  { type: "turn_end", seq: 10, at, turnId: "t1", reason: "end_turn" },
+  { type: "turn_start", seq: 11, at, turnId: "t2" },
+  { type: "user_message", seq: 12, at, turnId: "t2", content: [{ type: "text", text: "again" }] },
+  { type: "tool_call", seq: 13, at, turnId: "t2", step: 1, callId: "c2", name: "bash", arguments: "not json", intent: ls },
+];
+
+describe("replay", () => {
+  test("rebuilds the transcript: user blocks, thoughts, text, tool calls with final status", () => {
+    const updates = replayUpdates(events, { terminalOutput: false });
+    expect(updates.map((u) => [u.sessionUpdate, "toolCallId" in u ? u.toolCallId : "", "status" in u ? u.status : ""])).toEqual([
+      ["user_message_chunk", "", ""],
+      ["user_message_chunk", "", ""],
+      ["agent_thought_chunk", "", ""],
+      ["agent_message_chunk", "", ""],
+      ["tool_call", "c1", "in_progress"],
+      ["tool_call_update", "c1", "completed"],
+      ["user_message_chunk", "", ""],
+      ["tool_call", "c2", "in_progress"],
+      // The second turn was interrupted by a crash: its open call failed.
+      ["tool_call_update", "c2", "failed"],
+    ]);
+    expect(updates[1]).toEqual({
+      sessionUpdate: "user_message_chunk",
+      content: { type: "resource_link", uri: "file:///p/a.ts", name: "a.ts" },
+    });
+    expect(updates[7]).toMatchObject({ rawInput: "not json" });
+    expect(updateProblems(updates)).toEqual([]);
+  });
+
+  test("with terminal cards a replayed command gets its card, output and exit", () => {
+    const updates = replayUpdates(events.slice(0, 10), { terminalOutput: true });
+    const call = updates.filter((u) => "toolCallId" in u && u.toolCallId === "c1");
+    expect(call.map((u) => Object.keys(u._meta ?? {}))).toEqual([["terminal_info"], ["terminal_output"], ["terminal_exit"]]);
+    expect(updateProblems(updates)).toEqual([]);
+  });
+});

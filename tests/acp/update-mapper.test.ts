@@ -1,0 +1,75 @@
+import { describe, expect, test } from "bun:test";
+import { TEXT_PROGRESS_INTERVAL_MS, createUpdateMapper } from "../../src/acp/update-mapper.ts";
+import type { LiveEvent } from "../../src/agent/types.ts";
+import type { TerminalIntent } from "../../src/tools/intent.ts";
+import { updateProblems } from "../support/acp-schema.ts";
+
+const intent: TerminalIntent = { type: "terminal", title: "Run `make`", command: "make", cwd: "/p", output: "" };
+const call: LiveEvent = { type: "tool_call", turnId: "t", callId: "c", name: "bash", rawInput: { command: "make" }, intent };
+const progress = (chunk: string): LiveEvent => ({ type: "tool_progress", turnId: "t", callId: "c", chunk });
+
+describe("the live update mapper", () => {
+  test("maps deltas, usage and a turn's events in order; empty deltas vanish", () => {
+    const mapper = createUpdateMapper({ terminalOutput: false });
+    const events: LiveEvent[] = [
+      { type: "turn_start", turnId: "t", content: [{ type: "text", text: "hi" }] },
+      { type: "reasoning_delta", turnId: "t", text: "hmm" },
+      { type: "text_delta", turnId: "t", text: "" },
+      { type: "text_delta", turnId: "t", text: "hello" },
+      { type: "usage", turnId: "t", usage: { promptTokens: 1200.7, completionTokens: 5 }, contextWindow: 128000 },
+      { type: "turn_end", turnId: "t", reason: "end_turn" },
+    ];
+    const updates = events.flatMap((e) => mapper.map(e));
+    expect(updates).toEqual([
+      { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hmm" } },
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hello" } },
+      { sessionUpdate: "usage_update", used: 1200, size: 128000 },
+    ]);
+    expect(updateProblems(updates)).toEqual([]);
+  });
+
+  test("with terminal cards, progress streams to the card with CRLF line ends", () => {
+    const mapper = createUpdateMapper({ terminalOutput: true });
+    mapper.map(call);
+    expect(mapper.map(progress("one\ntwo\r\n"))).toEqual([
+      { sessionUpdate: "tool_call_update", toolCallId: "c", _meta: { terminal_output: { terminal_id: "c", data: "one\r\ntwo\r\n" } } },
+    ]);
+    const end = mapper.map({ type: "tool_result", turnId: "t", callId: "c", isError: false, output: "one\ntwo\n", intent: { ...intent, output: "one\ntwo\n", exit: { code: 0, signal: null } } });
+    // Streamed already: only the exit follows.
+    expect(end).toHaveLength(1);
+    expect(end[0]).toMatchObject({ status: "completed", _meta: { terminal_exit: { exit_code: 0 } } });
+  });
+
+  test("without terminal cards, progress is resent as text at most every interval", () => {
+    let clock = 0;
+    const mapper = createUpdateMapper({ terminalOutput: false, now: () => clock });
+    mapper.map(call);
+    expect(mapper.map(progress("a\n"))).toEqual([]);
+    clock = TEXT_PROGRESS_INTERVAL_MS;
+    const first = mapper.map(progress("b\n"));
+    expect(first).toEqual([
+      { sessionUpdate: "tool_call_update", toolCallId: "c", content: [{ type: "content", content: { type: "text", text: "```sh\n$ make\na\nb\n```" } }] },
+    ]);
+    clock += 1;
+    expect(mapper.map(progress("c\n"))).toEqual([]);
+    expect(updateProblems(first)).toEqual([]);
+  });
+
+  test("progress of a call that is not a terminal is dropped", () => {
+    const mapper = createUpdateMapper({ terminalOutput: true });
+    mapper.map({ ...call, intent: { type: "generic", title: "x", kind: "other" } });
+    expect(mapper.map(progress("x"))).toEqual([]);
+  });
+
+  test("the end of a turn fails the calls it left open", () => {
+    const mapper = createUpdateMapper({ terminalOutput: false });
+    mapper.map(call);
+    mapper.map({ ...call, turnId: "other", callId: "d" });
+    const updates = mapper.map({ type: "turn_end", turnId: "t", reason: "cancelled" });
+    expect(updates).toEqual([
+      expect.objectContaining({ sessionUpdate: "tool_call_update", toolCallId: "c", status: "failed" }),
+    ]);
+    expect(mapper.closeAll()).toEqual([expect.objectContaining({ toolCallId: "d", status: "failed" })]);
+    expect(mapper.closeAll()).toEqual([]);
+  });
+});
