@@ -6,7 +6,7 @@ import { toRequestError, turnError } from "../../src/acp/errors.ts";
 import { userContentOf } from "../../src/acp/prompt-content.ts";
 import { settlementOf } from "../../src/acp/stop-reason.ts";
 import { titleOf } from "../../src/acp/title.ts";
-import type { SessionSettings, TurnStopReason } from "../../src/agent/types.ts";
+import type { SessionSettings } from "../../src/agent/types.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../src/errors.ts";
 import { createAcpValidator } from "../support/acp-schema.ts";
 
@@ -22,7 +22,7 @@ const models = [
 
 describe("the stop-reason codec", () => {
   test("passes every ACP stop reason through and turns error into an error", () => {
-    const reasons: TurnStopReason[] = ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"];
+    const reasons = ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"] as const;
     expect(reasons.map((reason) => settlementOf({ turnId: "t", reason }))).toEqual(
       reasons.map((stopReason) => ({ type: "stop", stopReason })),
     );
