@@ -1,6 +1,8 @@
 /** The file tools dsh always offers, in a stable order (the order of the model's tool list). */
 import * as os from "node:os";
 import { createEditFileTool } from "./edit-file.ts";
+import { createGlobTool } from "./glob.ts";
+import { createGrepTool } from "./grep.ts";
 import { createReadFileTool } from "./read-file.ts";
 import type { AnyTool } from "./types.ts";
 import { createWriteFileTool } from "./write-file.ts";
@@ -16,5 +18,11 @@ export interface FileToolDeps {
 /** `read_file`, `write_file`, `edit_file`, `glob`, `grep`. */
 export function createFileTools(deps: FileToolDeps = {}): AnyTool[] {
   const homeDir = deps.homeDir ?? os.homedir();
-  return [createReadFileTool({ homeDir }), createWriteFileTool(), createEditFileTool()];
+  return [
+    createReadFileTool({ homeDir }),
+    createWriteFileTool(),
+    createEditFileTool(),
+    createGlobTool({ homeDir }),
+    createGrepTool({ homeDir }),
+  ];
 }

@@ -193,6 +193,8 @@ describe("tool definitions", () => {
       { name: "read_file", properties: ["path", "offset", "limit"], required: ["path"] },
       { name: "write_file", properties: ["path", "content"], required: ["path", "content"] },
       { name: "edit_file", properties: ["path", "old_string", "new_string", "replace_all"], required: ["path", "old_string", "new_string"] },
+      { name: "glob", properties: ["pattern", "path"], required: ["pattern"] },
+      { name: "grep", properties: ["pattern", "path", "glob", "ignore_case"], required: ["pattern"] },
     ]);
   });
 });

@@ -1,0 +1,108 @@
+/** `glob`: files whose path matches a pattern, newest first. */
+import * as fsp from "node:fs/promises";
+import * as path from "node:path";
+import * as v from "valibot";
+import { InvalidInputError } from "../errors.ts";
+import { displayPath } from "./containment.ts";
+import { homeDirsOf } from "./credential-paths.ts";
+import { UnsupportedFileError } from "./errors.ts";
+import { resolveForRead } from "./paths.ts";
+import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
+import type { SearchDetails } from "./search-intent.ts";
+import type { Tool, ToolResult } from "./types.ts";
+import { skippedDirs, walkFiles } from "./walk.ts";
+
+/** Paths listed per call. */
+export const MAX_GLOB_RESULTS = 200;
+/** Directory entries visited before a walk gives up. */
+const MAX_WALK_ENTRIES = 200_000;
+
+export const GlobInput = v.object({
+  pattern: v.pipe(
+    v.string(),
+    v.description('Glob pattern, e.g. "**/*.ts" or "src/**/test_*.py". "*" stays within one directory; "**" crosses directories.'),
+  ),
+  path: v.optional(
+    v.pipe(v.string(), v.description("Directory to search in. Default: the session's working directory.")),
+  ),
+});
+export type GlobInput = v.InferOutput<typeof GlobInput>;
+
+export interface GlobDeps {
+  /** The user's home directory: its credential stores are not listed. */
+  readonly homeDir: string;
+}
+
+/** Creates the `glob` tool. */
+export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDetails> {
+  const homeDirs = homeDirsOf(deps.homeDir);
+  return {
+    name: "glob",
+    description:
+      `Find files by path pattern. Lists up to ${MAX_GLOB_RESULTS} matching files, most recently modified first. ` +
+      ".git and node_modules are skipped unless the pattern names them.",
+    input: GlobInput,
+    async execute(input, ctx): Promise<ToolResult<SearchDetails>> {
+      if (input.pattern.trim() === "") throw new InvalidInputError("pattern is empty");
+      const split = splitPattern(input.pattern, input.path ?? ".");
+      const base = resolveForRead(ctx.cwd, split.base, homeDirs);
+      const stats = await fsp.stat(base.real);
+      if (!stats.isDirectory()) throw new UnsupportedFileError(`${base.path} is not a directory`);
+      const glob = new Bun.Glob(split.pattern);
+      const found: string[] = [];
+      const walk = await walkFiles(
+        base.real,
+        {
+          signal: ctx.signal,
+          skipDirs: skippedDirs(input.pattern, input.path),
+          homeDirs,
+          maxDepth: split.pattern.includes("**") ? Number.POSITIVE_INFINITY : split.pattern.split("/").length,
+          maxEntries: MAX_WALK_ENTRIES,
+        },
+        (entry) => {
+          if (glob.match(entry.relative)) found.push(entry.absolute);
+          return "continue";
+        },
+      );
+      const sorted = await newestFirst(found);
+      const shown = sorted.slice(0, MAX_GLOB_RESULTS);
+      const lines = shown.map((file) => displayPath(ctx.cwd, file));
+      if (lines.length === 0) lines.push(`No files match ${input.pattern} in ${displayPath(ctx.cwd, base.real)}`);
+      if (sorted.length > shown.length) {
+        lines.push(`[${shown.length} of ${sorted.length} matches shown, newest first; narrow the pattern or path for the rest]`);
+      }
+      if (walk.capped) lines.push(`[the search stopped after ${MAX_WALK_ENTRIES} entries; some matches may be missing]`);
+      return { isError: false, output: lines.join("\n"), details: { hits: shown.map((file) => ({ path: file })) } };
+    },
+    presentCall: (input, ctx) => searchCallIntent(searchTitle("Glob", input.pattern, input.path, ctx)),
+    presentResult: (input, result, ctx) => searchResultIntent(searchTitle("Glob", input.pattern, input.path, ctx), result),
+  };
+}
+
+/**
+ * Moves a pattern's leading literal directories (and an absolute start) into the base, so
+ * `src/**\/*.ts` walks only `src`. The last segment always stays in the pattern.
+ */
+export function splitPattern(pattern: string, base: string): { base: string; pattern: string } {
+  const segments = pattern.split("/");
+  let start = base;
+  if (path.isAbsolute(pattern)) {
+    start = "/";
+    segments.shift();
+  }
+  const literal: string[] = [];
+  while (segments.length > 1 && !/[*?[\]{}!\\]/.test(segments[0] ?? "")) literal.push(segments.shift() ?? "");
+  return { base: path.join(start, ...literal), pattern: segments.join("/") };
+}
+
+async function newestFirst(files: readonly string[]): Promise<string[]> {
+  const stamped: { file: string; mtime: number }[] = [];
+  // In batches: a huge match list must not open tens of thousands of stats at once.
+  for (let start = 0; start < files.length; start += 256) {
+    const batch = files.slice(start, start + 256);
+    const mtimes = await Promise.all(batch.map((file) => fsp.lstat(file).then((s) => s.mtimeMs, () => 0)));
+    batch.forEach((file, index) => stamped.push({ file, mtime: mtimes[index] ?? 0 }));
+  }
+  stamped.sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  return stamped.map((entry) => entry.file);
+}

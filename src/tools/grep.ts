@@ -1,0 +1,160 @@
+/**
+ * `grep`: lines matching a JavaScript regular expression, in-process. It does not shell out
+ * to ripgrep, so results do not depend on what is installed; it reads files one at a time,
+ * which is fast enough for source trees (see the report in the tests) but slower than rg on
+ * huge ones. A pathological regex can still backtrack for long: the turn's cancel stops it
+ * between files.
+ */
+import * as fsp from "node:fs/promises";
+import * as path from "node:path";
+import * as v from "valibot";
+import { InvalidInputError, errorMessage } from "../errors.ts";
+import { displayPath } from "./containment.ts";
+import { homeDirsOf } from "./credential-paths.ts";
+import { MAX_FILE_BYTES, formatBytes, looksBinary } from "./file-io.ts";
+import type { Location } from "./intent.ts";
+import { resolveForRead } from "./paths.ts";
+import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
+import type { SearchDetails } from "./search-intent.ts";
+import type { Tool, ToolContext, ToolResult } from "./types.ts";
+import { skippedDirs, walkFiles } from "./walk.ts";
+
+/** Matching lines returned per call. */
+export const MAX_GREP_MATCHES = 200;
+/** Characters kept of a matching line. */
+export const MAX_GREP_LINE_CHARS = 500;
+const MAX_WALK_ENTRIES = 200_000;
+
+export const GrepInput = v.object({
+  pattern: v.pipe(
+    v.string(),
+    v.description("JavaScript regular expression to search file contents for, line by line (e.g. \"function\\\\s+load\")."),
+  ),
+  path: v.optional(
+    v.pipe(v.string(), v.description("File or directory to search. Default: the session's working directory.")),
+  ),
+  glob: v.optional(
+    v.pipe(
+      v.string(),
+      v.description('Only search files matching this glob, e.g. "*.ts" (matched against the file name) or "src/**/*.py" (against the path).'),
+    ),
+  ),
+  ignore_case: v.optional(v.pipe(v.boolean(), v.description("Match case-insensitively. Default false."))),
+});
+export type GrepInput = v.InferOutput<typeof GrepInput>;
+
+export interface GrepDeps {
+  /** The user's home directory: its credential stores are never searched. */
+  readonly homeDir: string;
+}
+
+interface Tally {
+  readonly lines: string[];
+  readonly hits: Location[];
+  searched: number;
+  tooLarge: number;
+}
+
+/** Creates the `grep` tool. */
+export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDetails> {
+  const homeDirs = homeDirsOf(deps.homeDir);
+  return {
+    name: "grep",
+    description:
+      "Search file contents with a regular expression (JavaScript syntax). Returns matching lines as " +
+      `path:line:text, at most ${MAX_GREP_MATCHES}. Skips binary files, files over 2 MiB, .git and node_modules.`,
+    input: GrepInput,
+    async execute(input, ctx): Promise<ToolResult<SearchDetails>> {
+      const regex = compile(input.pattern, input.ignore_case === true);
+      const base = resolveForRead(ctx.cwd, input.path ?? ".", homeDirs);
+      const filter = input.glob === undefined || input.glob === "" ? undefined : new Bun.Glob(input.glob);
+      const byPath = input.glob?.includes("/") === true;
+      const tally: Tally = { lines: [], hits: [], searched: 0, tooLarge: 0 };
+      let capped = false;
+      if ((await fsp.stat(base.real)).isDirectory()) {
+        const walk = await walkFiles(
+          base.real,
+          {
+            signal: ctx.signal,
+            skipDirs: skippedDirs(input.glob, input.path),
+            homeDirs,
+            maxDepth: Number.POSITIVE_INFINITY,
+            maxEntries: MAX_WALK_ENTRIES,
+          },
+          async (entry) => {
+            if (entry.isSymlink) return "continue";
+            if (filter !== undefined && !filter.match(byPath ? entry.relative : path.basename(entry.relative))) {
+              return "continue";
+            }
+            return (await searchFile(entry.absolute, regex, tally, ctx)) ? "continue" : "stop";
+          },
+        );
+        capped = walk.capped;
+      } else {
+        await searchFile(base.real, regex, tally, ctx);
+      }
+      return { isError: false, output: summarize(input, tally, capped, displayPath(ctx.cwd, base.real)), details: { hits: tally.hits } };
+    },
+    presentCall: (input, ctx) => searchCallIntent(grepTitle(input, ctx)),
+    presentResult: (input, result, ctx) => searchResultIntent(grepTitle(input, ctx), result),
+  };
+}
+
+function compile(pattern: string, ignoreCase: boolean): RegExp {
+  if (pattern === "") throw new InvalidInputError("pattern is empty");
+  try {
+    return new RegExp(pattern, ignoreCase ? "i" : "");
+  } catch (error) {
+    const reason = errorMessage(error).replace(/^Invalid regular expression:\s*/i, "");
+    throw new InvalidInputError(`invalid regular expression /${pattern}/: ${reason}`);
+  }
+}
+
+/** Adds a file's matching lines to the tally; false once the match cap is reached. */
+async function searchFile(file: string, regex: RegExp, tally: Tally, ctx: ToolContext): Promise<boolean> {
+  ctx.signal.throwIfAborted();
+  let bytes: Uint8Array;
+  try {
+    const stats = await fsp.stat(file);
+    if (!stats.isFile()) return true;
+    if (stats.size > MAX_FILE_BYTES) {
+      tally.tooLarge++;
+      return true;
+    }
+    bytes = await fsp.readFile(file);
+  } catch {
+    return true;
+  }
+  if (looksBinary(bytes)) return true;
+  tally.searched++;
+  const lines = new TextDecoder("utf-8").decode(bytes).split("\n");
+  const shown = displayPath(ctx.cwd, file);
+  for (let index = 0; index < lines.length; index++) {
+    const line = (lines[index] ?? "").replace(/\r$/, "");
+    if (!regex.test(line)) continue;
+    const text = line.length > MAX_GREP_LINE_CHARS ? `${line.slice(0, MAX_GREP_LINE_CHARS)}…` : line;
+    tally.lines.push(`${shown}:${index + 1}:${text}`);
+    tally.hits.push({ path: file, line: index + 1 });
+    if (tally.lines.length >= MAX_GREP_MATCHES) return false;
+  }
+  return true;
+}
+
+function summarize(input: GrepInput, tally: Tally, walkCapped: boolean, where: string): string {
+  const out = [...tally.lines];
+  if (out.length === 0) {
+    const files = tally.searched === 1 ? "1 file" : `${tally.searched} files`;
+    out.push(`No matches for /${input.pattern}/ in ${where} (${files} searched)`);
+  }
+  if (tally.lines.length >= MAX_GREP_MATCHES) {
+    out.push(`[stopped at ${MAX_GREP_MATCHES} matches; narrow the pattern, path or glob for the rest]`);
+  }
+  if (tally.tooLarge > 0) out.push(`[skipped ${tally.tooLarge} files over ${formatBytes(MAX_FILE_BYTES)}]`);
+  if (walkCapped) out.push(`[the search stopped after ${MAX_WALK_ENTRIES} entries; some files were not searched]`);
+  return out.join("\n");
+}
+
+function grepTitle(input: GrepInput, ctx: { readonly cwd: string }): string {
+  const title = searchTitle("Grep", `/${input.pattern}/${input.ignore_case === true ? "i" : ""}`, input.path, ctx);
+  return input.glob === undefined ? title : `${title} (${input.glob})`;
+}
