@@ -72,7 +72,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
     };
     const transport = (cause: unknown, what: string) =>
       idleFired
-        ? new LlmError("network", `no data from ${host} for ${Math.round(idleTimeoutMs / 1000)} s`)
+        ? new LlmError("network", `no data from ${host} for ${duration(idleTimeoutMs)}`)
         : new LlmError("network", `${what} ${host}: ${errorMessage(cause)}`, { cause });
 
     try {
@@ -191,6 +191,10 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
 
 function abortedError(): LlmError {
   return new LlmError("aborted", "the model request was cancelled");
+}
+
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 function isEventStream(response: Response): boolean {

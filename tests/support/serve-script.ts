@@ -65,21 +65,39 @@ const Turn = v.strictObject({
   respond: Respond,
 });
 
-/** The JSON script accepted by this runner. */
-export const ScriptFile = v.union([v.array(Turn), v.strictObject({ turns: v.array(Turn) })]);
+/** The JSON script accepted by this runner: the turns, bare or under `turns`. */
+export const ScriptFile = v.array(Turn);
 
 function loadTurns(file: string): ScriptedTurn[] {
-  const parsed = v.safeParse(ScriptFile, JSON.parse(readFileSync(file, "utf8")));
+  const json: unknown = JSON.parse(readFileSync(file, "utf8"));
+  const wrapped = v.safeParse(v.looseObject({ turns: v.unknown() }), json);
+  const parsed = v.safeParse(ScriptFile, wrapped.success ? wrapped.output.turns : json);
   if (!parsed.success) {
-    const issue = parsed.issues[0];
-    throw new Error(`${file}: invalid script at ${v.getDotPath(issue) ?? "(root)"}: ${issue.message}`);
+    const { path, message } = deepest(parsed.issues[0]);
+    throw new Error(`${file}: invalid script at ${path.join(".") || "(root)"}: ${message}`);
   }
-  const turns = Array.isArray(parsed.output) ? parsed.output : parsed.output.turns;
-  return turns.map(({ expect, respond }) => {
+  return parsed.output.map(({ expect, respond }) => {
     if (expect === undefined) return { respond };
     const texts = expect.reasoningEcho === true ? undefined : expect.reasoningEcho;
     return { respond, expect: expectReasoningEcho(texts) };
   });
+}
+
+/**
+ * A union's own issue says little; the sub-issue that got furthest names the real problem.
+ * Sub-issue paths are relative to the union, so the path is rebuilt on the way down.
+ */
+function deepest(issue: v.GenericIssue, prefix: string[] = []): { path: string[]; message: string } {
+  const path = [...prefix, ...(issue.path ?? []).map((item) => String(item.key))];
+  let best = { path, message: issue.message };
+  for (const sub of issue.issues ?? []) {
+    const candidate = deepest(sub, path);
+    const longer = candidate.path.length > best.path.length;
+    // On a tie an unknown key (a typo in a strict object) explains more than a missing one.
+    const typo = candidate.path.length === best.path.length && candidate.message.includes("Expected never");
+    if (longer || typo) best = candidate;
+  }
+  return { path: best.path, message: best.message };
 }
 
 async function main(): Promise<void> {
@@ -88,8 +106,15 @@ async function main(): Promise<void> {
     process.stderr.write("usage: bun tests/support/serve-script.ts <script.json>\n");
     process.exit(2);
   }
+  let turns: ScriptedTurn[];
+  try {
+    turns = loadTurns(file);
+  } catch (error) {
+    process.stderr.write(`serve-script: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(2);
+  }
   const server = await startModelServer();
-  server.script(...loadTurns(file));
+  server.script(...turns);
   process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
 
   const stop = Promise.withResolvers<string>();
