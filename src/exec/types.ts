@@ -22,6 +22,8 @@ export interface CommandResult {
   readonly droppedBytes: number;
   readonly timedOut: boolean;
   readonly cancelled: boolean;
+  /** The output passed the runner's hard ceiling and the command was killed. */
+  readonly outputLimited?: boolean;
   readonly durationMs: number;
 }
 

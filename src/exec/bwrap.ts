@@ -1,0 +1,90 @@
+/**
+ * The bubblewrap argument plan (sandbox.md §3.2). Order is significant: the private `/tmp`
+ * comes before the workspace bind (a later tmpfs would hide a workspace under `/tmp`), and
+ * the read-only re-binds of protected paths and the credential masks come after it.
+ */
+import { InvalidInputError } from "../errors.ts";
+import type { Guard, Mask } from "./guards.ts";
+import { findExecutable } from "./locate.ts";
+
+export interface SandboxPlan {
+  readonly mode: "read-only" | "workspace-write";
+  /** Realpath of the session root. */
+  readonly workspace: string;
+  /** Realpath of the working directory; inside the sandbox's view. */
+  readonly cwd: string;
+  /** Protections inside the workspace (used under `workspace-write` only). */
+  readonly guards: readonly Guard[];
+  readonly masks: readonly Mask[];
+  /** Network stays off for both sandboxed modes today; kept for a future preset. */
+  readonly network: boolean;
+}
+
+export interface BwrapFeatures {
+  /** bwrap >= 0.8: `--disable-userns` stops the command from creating user namespaces. */
+  readonly disableUserns: boolean;
+}
+
+/** Where bwrap is looked for before PATH. */
+export const BWRAP_LOCATIONS = ["/usr/bin/bwrap", "/usr/local/bin/bwrap"];
+
+/** The bwrap executable, or undefined when there is none. */
+export function locateBwrap(path: string | undefined): string | undefined {
+  return findExecutable("bwrap", BWRAP_LOCATIONS, path);
+}
+
+/** bwrap's arguments for `argv` under `plan`; throws InvalidInputError for unusable paths. */
+export function bwrapArgs(
+  plan: SandboxPlan,
+  features: BwrapFeatures,
+  argv: readonly string[],
+): string[] {
+  const args = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"];
+  args.push("--unshare-cgroup-try", plan.network ? "--share-net" : "--unshare-net");
+  if (features.disableUserns) args.push("--disable-userns");
+  // As root, bwrap keeps every capability unless told to drop them.
+  args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+  const writable = plan.mode === "workspace-write";
+  args.push(writable ? "--bind" : "--ro-bind", checked(plan.workspace), plan.workspace);
+  if (writable) for (const guard of plan.guards) args.push(...guardArgs(guard));
+  for (const mask of plan.masks) {
+    const path = checked(mask.path);
+    if (mask.type === "dir") args.push(...emptyReadOnlyDir(path));
+    else args.push("--ro-bind", "/dev/null", path);
+  }
+  args.push("--chdir", checked(plan.cwd), "--", ...argv);
+  return args;
+}
+
+function guardArgs(guard: Guard): string[] {
+  const path = checked(guard.path);
+  switch (guard.type) {
+    case "pin":
+      return ["--bind", path, path];
+    case "readonly":
+      return ["--ro-bind", path, path];
+    case "block-dir":
+      return emptyReadOnlyDir(path);
+    case "block-file":
+      return ["--ro-bind", "/dev/null", path];
+    case "forbid":
+      return [];
+    default: {
+      const exhaustive: never = guard.type;
+      return exhaustive;
+    }
+  }
+}
+
+function emptyReadOnlyDir(path: string): string[] {
+  return ["--perms", "0555", "--tmpfs", path, "--remount-ro", path];
+}
+
+/** Paths travel as separate arguments, but NUL or newline in one is never legitimate. */
+function checked(path: string): string {
+  if (/[\0\n]/.test(path)) {
+    throw new InvalidInputError(`path contains a NUL or newline character: ${JSON.stringify(path)}`);
+  }
+  return path;
+}

@@ -1,0 +1,162 @@
+/**
+ * The environment a command sees: an allowlist of the parent's variables, minus anything
+ * shaped like a credential, plus a few variables dsh sets itself (sandbox.md §3.6). dsh's
+ * own API keys never pass, whatever the configuration says.
+ */
+import * as v from "valibot";
+
+/** The `[env]` table of the config file. */
+export const EnvConfig = v.object({
+  /** Extra names or globs (`*` matches any run of characters) to pass through. */
+  include: v.optional(v.array(v.string()), []),
+  /** Exact names to pass even though they look like credentials. */
+  allow_secret: v.optional(v.array(v.string()), []),
+});
+export type EnvConfig = v.InferOutput<typeof EnvConfig>;
+
+export interface ScrubOptions {
+  /** Names or globs added to the allowlist (matched case-sensitively, like the OS). */
+  readonly include?: readonly string[];
+  /** Exact names passed through even though they look like credentials (implies include). */
+  readonly allowSecret?: readonly string[];
+  /** `bwrap`, `seatbelt`, or `none` for an unsandboxed command; exported as `DSH_SANDBOX`. */
+  readonly backend: "bwrap" | "seatbelt" | "none";
+  /** HOME for the child (the user's home directory). */
+  readonly home: string;
+  /** The command's working directory, exported as `PWD`. */
+  readonly cwd: string;
+}
+
+export interface ScrubbedEnv {
+  readonly env: Record<string, string>;
+  /** Names the parent had that the child does not get (never their values). */
+  readonly removed: readonly string[];
+}
+
+const ALLOWED = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "LC_*",
+  "TZ",
+  "COLORTERM",
+  "NO_COLOR",
+  "TMPDIR",
+  "JAVA_HOME",
+  "GOPATH",
+  "GOROOT",
+  "CARGO_HOME",
+  "RUSTUP_HOME",
+  "NVM_DIR",
+  "PYENV_ROOT",
+  "VIRTUAL_ENV",
+  "CONDA_PREFIX",
+  "GEM_HOME",
+  "BUN_INSTALL",
+  "PNPM_HOME",
+  "XDG_*_HOME",
+  "XDG_RUNTIME_DIR",
+];
+
+const DENIED = [
+  "*KEY*",
+  "*SECRET*",
+  "*TOKEN*",
+  "*PASSWORD*",
+  "*PASSWD*",
+  "*CREDENTIAL*",
+  "*PRIVATE*",
+  "*AUTH*",
+  "*SESSION*",
+  "*COOKIE*",
+  "*_PAT",
+  "AWS_*",
+  "AZURE_*",
+  "ARM_*",
+  "GOOGLE_*",
+  "GCLOUD_*",
+  "CLOUDSDK_*",
+  "GH_*",
+  "GITHUB_*",
+  "GITLAB_*",
+  "NPM_CONFIG_*",
+  "YARN_*AUTH*",
+  "DOCKER_*",
+  "KUBECONFIG",
+  "VAULT_*",
+  "OP_*",
+  "SSH_AUTH_SOCK",
+  "SSH_AGENT_PID",
+  "GPG_AGENT_INFO",
+  "DBUS_SESSION_BUS_ADDRESS",
+  "BASH_ENV",
+  "ENV",
+  "PROMPT_COMMAND",
+  "LD_PRELOAD",
+  "LD_AUDIT",
+  "DYLD_*",
+];
+
+/** Set for every child, whatever the parent had. */
+const SET_BY_DSH = new Set(["HOME", "PWD", "TMPDIR", "TERM", "PAGER", "GIT_PAGER", "DSH_SANDBOX"]);
+
+/** dsh's own provider credentials: no option lets them through. */
+const NEVER = new Set(["DSH_API_KEY", "DEEPSEEK_API_KEY"]);
+
+/** `scheme://user@` or `scheme://user:pass@` anywhere in a value. */
+const URL_USERINFO = /[a-z][a-z0-9+.-]*:\/\/[^/?#\s@]+@/i;
+
+const allowedPatterns = ALLOWED.map((glob) => globToRegExp(glob, false));
+const deniedPatterns = DENIED.map((glob) => globToRegExp(glob, true));
+
+/** True when a variable's name or value looks like a credential. */
+export function looksSecret(name: string, value: string): boolean {
+  return deniedPatterns.some((re) => re.test(name)) || URL_USERINFO.test(value);
+}
+
+/**
+ * Builds the child environment from the parent's. Pure: reads nothing but its arguments.
+ * Sandboxed children lose `XDG_RUNTIME_DIR` (its sockets lead out of the sandbox) and get
+ * `TMPDIR=/tmp`; every child gets `TERM=dumb`, `PAGER=cat`, `GIT_PAGER=cat`.
+ */
+export function scrubEnv(
+  parent: Readonly<Record<string, string | undefined>>,
+  options: ScrubOptions,
+): ScrubbedEnv {
+  const included = (options.include ?? []).map((glob) => globToRegExp(glob, false));
+  const allowSecret = new Set(options.allowSecret ?? []);
+  const sandboxed = options.backend !== "none";
+  const env: Record<string, string> = {};
+  const removed: string[] = [];
+  for (const [name, value] of Object.entries(parent)) {
+    if (value === undefined) continue;
+    const listed =
+      allowSecret.has(name) ||
+      allowedPatterns.some((re) => re.test(name)) ||
+      included.some((re) => re.test(name));
+    const secret = NEVER.has(name.toUpperCase()) || (!allowSecret.has(name) && looksSecret(name, value));
+    const runtimeDir = sandboxed && name === "XDG_RUNTIME_DIR";
+    if (!listed || secret || runtimeDir) {
+      if (!SET_BY_DSH.has(name)) removed.push(name);
+      continue;
+    }
+    env[name] = value;
+  }
+  env.HOME = options.home;
+  env.PWD = options.cwd;
+  if (sandboxed) env.TMPDIR = "/tmp";
+  env.TERM = "dumb";
+  env.PAGER = "cat";
+  env.GIT_PAGER = "cat";
+  env.DSH_SANDBOX = options.backend;
+  return { env, removed: removed.sort() };
+}
+
+function globToRegExp(glob: string, ignoreCase: boolean): RegExp {
+  const body = glob.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*");
+  return new RegExp(`^${body}$`, ignoreCase ? "i" : "");
+}

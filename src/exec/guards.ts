@@ -1,0 +1,167 @@
+/**
+ * What a sandbox must keep read-only or hidden, found by looking at the disk just before a
+ * command runs: git's hooks and config (they run code the next time the user runs git),
+ * dsh's own project config and state, and the usual credential stores under HOME.
+ */
+import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+
+/**
+ * One protection inside the writable workspace.
+ * - `pin`: a directory bound onto itself so it cannot be renamed or removed;
+ * - `readonly`: an existing file or directory bound read-only onto itself;
+ * - `block-dir` / `block-file`: a missing path covered by an empty read-only directory or
+ *   `/dev/null`, so it cannot be created (the mount point is removed again afterwards);
+ * - `forbid`: a missing path the sandbox cannot block without breaking git; the runner
+ *   deletes it if a command creates it.
+ */
+export interface Guard {
+  readonly type: "pin" | "readonly" | "block-dir" | "block-file" | "forbid";
+  readonly path: string;
+}
+
+/** A credential store hidden from sandboxed commands: an empty directory or `/dev/null`. */
+export interface Mask {
+  readonly type: "dir" | "file";
+  readonly path: string;
+}
+
+const SECRET_DIRS = [
+  ".ssh",
+  ".aws",
+  ".config/gcloud",
+  ".azure",
+  ".kube",
+  ".docker",
+  ".gnupg",
+  ".password-store",
+];
+const SECRET_FILES = [".netrc", ".npmrc", ".pypirc", ".git-credentials"];
+
+/** True when `path` is `root` or lies below it, comparing whole path segments. */
+export function isWithin(root: string, path: string): boolean {
+  if (path === root) return true;
+  const prefix = root.endsWith(sep) ? root : root + sep;
+  return path.startsWith(prefix);
+}
+
+/**
+ * The protections for a realpath'd workspace under `workspace-write`. Paths outside the
+ * workspace need none: the rest of the filesystem is read-only already.
+ */
+export function workspaceGuards(workspace: string, stateDir: string): Guard[] {
+  const guards: Guard[] = [];
+  const add = (type: Guard["type"], path: string) => {
+    if (isWithin(workspace, path) && !guards.some((guard) => guard.path === path)) {
+      guards.push({ type, path });
+    }
+  };
+  const dotGit = join(workspace, ".git");
+  const gitStat = lstatOrUndefined(dotGit);
+  let gitDir: string | undefined;
+  if (gitStat === undefined) {
+    // No repository yet: nothing may create one (a `.git` file could point git anywhere).
+    add("block-dir", dotGit);
+  } else if (gitStat.isFile()) {
+    add("readonly", dotGit);
+    gitDir = gitDirOfFile(dotGit);
+  } else {
+    gitDir = realpathOrUndefined(dotGit);
+  }
+  if (gitDir !== undefined) guardGitDir(gitDir, add);
+  guardExisting(join(workspace, ".dsh"), "block-dir", add);
+  guardExisting(resolve(stateDir), "block-dir", add);
+  return guards;
+}
+
+/** Credential stores under `home` that exist (a mount needs an existing mount point). */
+export function credentialMasks(home: string): Mask[] {
+  const masks: Mask[] = [];
+  for (const name of [...SECRET_DIRS, ...SECRET_FILES]) {
+    const path = join(home, name);
+    const stat = statOrUndefined(path);
+    if (stat?.isDirectory()) masks.push({ type: "dir", path });
+    else if (stat !== undefined) masks.push({ type: "file", path });
+  }
+  return masks;
+}
+
+/** Credential store paths under `home`, existing or not (for rule-based sandboxes). */
+export function credentialPaths(home: string): Mask[] {
+  return [
+    ...SECRET_DIRS.map((name) => ({ type: "dir" as const, path: join(home, name) })),
+    ...SECRET_FILES.map((name) => ({ type: "file" as const, path: join(home, name) })),
+  ];
+}
+
+type AddGuard = (type: Guard["type"], path: string) => void;
+
+function guardGitDir(gitDir: string, add: AddGuard): void {
+  if (statOrUndefined(gitDir)?.isDirectory()) add("pin", gitDir);
+  guardExisting(join(gitDir, "hooks"), "block-dir", add);
+  guardExisting(join(gitDir, "config"), "block-file", add);
+  // `commondir` moves git's config and hooks elsewhere; a placeholder would break git.
+  const commondir = join(gitDir, "commondir");
+  guardExisting(commondir, "forbid", add);
+  const common = readTrimmed(commondir);
+  if (common !== undefined && common.length > 0) {
+    const commonDir = realpathOrUndefined(resolve(gitDir, common));
+    if (commonDir !== undefined) {
+      guardExisting(join(commonDir, "hooks"), "block-dir", add);
+      guardExisting(join(commonDir, "config"), "block-file", add);
+    }
+  }
+}
+
+function guardExisting(path: string, whenMissing: Guard["type"], add: AddGuard): void {
+  const real = realpathOrUndefined(path);
+  if (real !== undefined) {
+    add("readonly", real);
+    return;
+  }
+  if (lstatOrUndefined(path) !== undefined) return;
+  // Block the highest missing ancestor, so no parent directory appears on the host either.
+  let top = path;
+  while (lstatOrUndefined(dirname(top)) === undefined && dirname(top) !== top) top = dirname(top);
+  add(top === path ? whenMissing : "block-dir", top);
+}
+
+/** The directory a `.git` file (`gitdir: PATH`) points to, realpath'd. */
+function gitDirOfFile(dotGit: string): string | undefined {
+  const match = /^gitdir:\s*(.+)$/m.exec(readTrimmed(dotGit) ?? "");
+  const target = match?.[1]?.trim();
+  if (target === undefined) return undefined;
+  return realpathOrUndefined(isAbsolute(target) ? target : resolve(dirname(dotGit), target));
+}
+
+function readTrimmed(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8").trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function statOrUndefined(path: string) {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function realpathOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}

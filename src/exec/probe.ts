@@ -1,0 +1,158 @@
+/**
+ * Proves a sandbox backend works by running a real minimal sandboxed command with the full
+ * argument plan (`bwrap --version` proves nothing), and turns a failure into a reason and
+ * the fix an administrator can apply.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BwrapFeatures } from "./bwrap.ts";
+import { bwrapArgs } from "./bwrap.ts";
+import { credentialMasks, workspaceGuards } from "./guards.ts";
+import { findExecutable, untrustedReason } from "./locate.ts";
+import { SANDBOX_EXEC } from "./seatbelt.ts";
+import type { SandboxStatus } from "./types.ts";
+
+export interface BwrapProbeInput {
+  /** The located bwrap, or undefined when none was found. */
+  readonly bwrap: string | undefined;
+  readonly home: string;
+  readonly stateDir: string;
+  readonly path: string | undefined;
+  readonly timeoutMs: number;
+}
+
+export interface BwrapProbeResult {
+  readonly status: SandboxStatus;
+  /** Present when the probe passed. */
+  readonly features?: BwrapFeatures;
+}
+
+const INSTALL_FIX =
+  "install bubblewrap from the distribution (Debian/Ubuntu: apt-get install bubblewrap; " +
+  "Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap), or run dsh inside a VM or " +
+  "container and choose the danger-full-access preset";
+
+/** Runs `bwrap <full plan> -- /bin/true` against a scratch workspace. Never throws. */
+export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResult> {
+  const fail = (reason: string, fix: string): BwrapProbeResult => ({
+    status: { backend: "bwrap", ok: false, reason, fix },
+  });
+  if (input.bwrap === undefined) return fail("bubblewrap (bwrap) is not installed", INSTALL_FIX);
+  const untrusted = untrustedReason(input.bwrap);
+  if (untrusted !== undefined) return fail(`refusing to use ${input.bwrap}: ${untrusted}`, INSTALL_FIX);
+  const version = await runQuiet([input.bwrap, "--version"], input.timeoutMs);
+  if (version.code !== 0) return { status: { backend: "bwrap", ok: false, ...explainBwrapFailure(version) } };
+  const features = { disableUserns: atLeast(version.stdout, [0, 8]) };
+  const scratch = mkdtempSync(join(tmpdir(), "dsh-probe-"));
+  try {
+    const plan = {
+      mode: "workspace-write" as const,
+      workspace: scratch,
+      cwd: scratch,
+      guards: workspaceGuards(scratch, input.stateDir),
+      masks: credentialMasks(input.home),
+      network: false,
+    };
+    const truePath = findExecutable("true", ["/bin/true", "/usr/bin/true"], input.path) ?? "/bin/true";
+    const run = await runQuiet([input.bwrap, ...bwrapArgs(plan, features, [truePath])], input.timeoutMs);
+    if (run.code !== 0) return { status: { backend: "bwrap", ok: false, ...explainBwrapFailure(run) } };
+    return { status: { backend: "bwrap", ok: true }, features };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Runs a trivial command under `sandbox-exec`. Never throws. */
+export async function probeSeatbelt(timeoutMs: number): Promise<SandboxStatus> {
+  if (findExecutable("sandbox-exec", [SANDBOX_EXEC], undefined) === undefined) {
+    return { backend: "seatbelt", ok: false, reason: `${SANDBOX_EXEC} is missing`, fix: "dsh needs macOS's sandbox-exec" };
+  }
+  const run = await runQuiet([SANDBOX_EXEC, "-p", "(version 1)(allow default)", "/usr/bin/true"], timeoutMs);
+  if (run.code === 0) return { backend: "seatbelt", ok: true };
+  return {
+    backend: "seatbelt",
+    ok: false,
+    reason: `sandbox-exec failed: ${firstLine(run.stderr) || `exit ${run.code}`}`,
+    fix:
+      "dsh is probably running inside another sandbox (nested sandboxes are denied): run it " +
+      "outside that sandbox, or choose the danger-full-access preset",
+  };
+}
+
+interface QuietRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly timedOut: boolean;
+}
+
+/** Classifies bwrap's complaint (sandbox.md §3.3) into a reason and an admin's fix. */
+export function explainBwrapFailure(run: QuietRun): { reason: string; fix: string } {
+  const said = firstLine(run.stderr);
+  if (run.timedOut) {
+    return { reason: "the sandbox probe did not finish within its time limit", fix: "check the machine's load and run `dsh doctor` again" };
+  }
+  if (/setting up uid map|RTM_NEWADDR|uid_map/i.test(run.stderr)) {
+    return {
+      reason: `AppArmor forbids unprivileged user namespaces (${said})`,
+      fix:
+        "allow bwrap an AppArmor profile with userns (Ubuntu: the bwrap-userns-restrict profile), " +
+        "or set the sysctl kernel.apparmor_restrict_unprivileged_userns=0",
+    };
+  }
+  if (/No permissions to create|Creating new namespace failed|ENOSPC|max_user_namespaces|Operation not permitted.*namespace/i.test(run.stderr)) {
+    return {
+      reason: `user namespaces are disabled or exhausted (${said})`,
+      fix:
+        "enable unprivileged user namespaces (sysctl user.max_user_namespaces=15000, or " +
+        "kernel.unprivileged_userns_clone=1 on older Debian kernels); inside Docker, run the " +
+        "container with a seccomp profile that allows unshare/clone of namespaces, or choose " +
+        "danger-full-access inside the container",
+    };
+  }
+  if (/make \/ slave|mount|remount/i.test(run.stderr)) {
+    return {
+      reason: `the container or host forbids the mounts the sandbox needs (${said})`,
+      fix:
+        "run the container with a policy that allows mounts in user namespaces (e.g. Docker " +
+        "--security-opt seccomp=unconfined --security-opt apparmor=unconfined), or choose " +
+        "danger-full-access inside the container",
+    };
+  }
+  return {
+    reason: `bwrap failed: ${said || `exit status ${run.code}`}`,
+    fix: "run `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all true` to see why; " + INSTALL_FIX,
+  };
+}
+
+async function runQuiet(argv: readonly string[], timeoutMs: number): Promise<QuietRun> {
+  try {
+    const proc = Bun.spawn([...argv], {
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: timeoutMs,
+      killSignal: "SIGKILL",
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    return { code, stdout, stderr, timedOut: proc.signalCode === "SIGKILL" };
+  } catch (error) {
+    return { code: null, stdout: "", stderr: String(error), timedOut: false };
+  }
+}
+
+function atLeast(versionText: string, wanted: readonly [number, number]): boolean {
+  const match = /(\d+)\.(\d+)/.exec(versionText);
+  const major = Number(match?.[1] ?? 0);
+  const minor = Number(match?.[2] ?? 0);
+  return major > wanted[0] || (major === wanted[0] && minor >= wanted[1]);
+}
+
+function firstLine(text: string): string {
+  return text.trim().split("\n")[0]?.trim() ?? "";
+}

@@ -1,0 +1,182 @@
+/**
+ * The command runner (architecture.md boundary 4): every command the model asks for runs
+ * here, in the sandbox of the session's mode, with a scrubbed environment, a timeout, an
+ * output cap, and a process-group kill that leaves no descendant behind.
+ */
+import { resolve } from "node:path";
+import { InvalidInputError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { openBackend } from "./backend.ts";
+import type { Backend, SandboxPreference } from "./backend.ts";
+import { scrubEnv } from "./env.ts";
+import { RunnerDisposedError, SandboxUnavailableError } from "./errors.ts";
+import { isWithin } from "./guards.ts";
+import { resolveShell } from "./locate.ts";
+import { createMountPointSweeper } from "./mount-points.ts";
+import { spawnCommand } from "./spawn.ts";
+import type { SpawnLimits } from "./spawn.ts";
+import type { CommandRequest, CommandResult, CommandRunner, RunOptions, SandboxStatus } from "./types.ts";
+import { realDirectory } from "./workspace.ts";
+
+export interface RunnerLimits extends SpawnLimits {
+  readonly defaultTimeoutMs: number;
+  readonly minTimeoutMs: number;
+  readonly maxTimeoutMs: number;
+  /** How long the backend probe may take. */
+  readonly probeTimeoutMs: number;
+}
+
+export const DEFAULT_LIMITS: RunnerLimits = {
+  defaultTimeoutMs: 120_000,
+  minTimeoutMs: 1_000,
+  maxTimeoutMs: 600_000,
+  headBytes: 32 * 1024,
+  tailBytes: 32 * 1024,
+  liveBytes: 256 * 1024,
+  hardLimitBytes: 64 * 1024 * 1024,
+  killGraceMs: 2_000,
+  probeTimeoutMs: 5_000,
+};
+
+export interface CommandRunnerDeps {
+  /** The parent's environment; scrubbed before any child sees it. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** `DSH_SANDBOX`. */
+  readonly sandbox: SandboxPreference;
+  /** The user's home directory (credential stores under it are hidden from commands). */
+  readonly home: string;
+  /** dsh's own state directory: read-only inside the sandbox. */
+  readonly stateDir: string;
+  readonly logger: Logger;
+  readonly limits?: Partial<RunnerLimits>;
+  /** The `[env]` config table: names to pass through, secrets allowed on purpose. */
+  readonly envConfig?: { readonly include?: readonly string[]; readonly allowSecret?: readonly string[] };
+  /** A specific bwrap to use instead of searching for one. */
+  readonly bwrapPath?: string;
+}
+
+/**
+ * Creates a runner. Nothing is probed until the first `sandbox()` or sandboxed `run()`, so
+ * creating one is free on the start-up path. Dispose kills every running command.
+ */
+export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
+  const limits: RunnerLimits = { ...DEFAULT_LIMITS, ...deps.limits };
+  const shell = resolveShell(deps.env.PATH);
+  const live = new Map<symbol, { abort: AbortController; done: Promise<unknown> }>();
+  const sweeper = createMountPointSweeper(deps.logger);
+  let backend: Promise<Backend> | undefined;
+  let disposed = false;
+  let reportedScrub = false;
+
+  const openOnce = (): Promise<Backend> => {
+    backend ??= openBackend({
+      preference: deps.sandbox,
+      platform: process.platform,
+      bwrapPath: deps.bwrapPath,
+      path: deps.env.PATH,
+      home: deps.home,
+      stateDir: deps.stateDir,
+      probeTimeoutMs: limits.probeTimeoutMs,
+    }).then((opened) => {
+      const { backend: name, ok, reason } = opened.status;
+      deps.logger.info("sandbox probe", { backend: name, ok, reason });
+      return opened;
+    });
+    return backend;
+  };
+  // Last resort when dsh exits without disposing: synchronous kills still work in `exit`.
+  const killAllOnExit = () => {
+    for (const entry of live.values()) entry.abort.abort();
+  };
+
+  const execute = async (request: CommandRequest, options: RunOptions, signal: AbortSignal) => {
+    const cwd = realDirectory(request.cwd, "cwd");
+    const workspace = realDirectory(request.workspace, "workspace");
+    // Merge stderr into stdout inside the child, so the two arrive in their true order.
+    let argv = [shell, "-c", 'exec "$0" -c "$1" 2>&1', shell, request.command];
+    let backendName: "bwrap" | "seatbelt" | "none" = "none";
+    let release: () => string[] = () => [];
+    if (request.sandbox !== "danger-full-access") {
+      const opened = await openOnce();
+      if (!opened.status.ok) throw new SandboxUnavailableError(opened.status);
+      if (request.sandbox === "workspace-write") refuseBroadWorkspace(workspace, deps.home);
+      const hidden = opened.hidden(cwd, workspace);
+      if (hidden !== undefined) {
+        throw new InvalidInputError(`cwd ${cwd} is outside the sandbox's view: ${hidden}`, { cwd });
+      }
+      const wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd }, argv);
+      argv = wrapped.argv;
+      backendName = opened.status.backend === "seatbelt" ? "seatbelt" : "bwrap";
+      release = sweeper.hold(wrapped.guards);
+    }
+    const scrubbed = scrubEnv(deps.env, {
+      ...deps.envConfig,
+      backend: backendName,
+      home: deps.home,
+      cwd,
+    });
+    if (!reportedScrub && scrubbed.removed.length > 0) {
+      reportedScrub = true;
+      deps.logger.info("commands do not get these environment variables", { names: scrubbed.removed });
+    }
+    try {
+      const result = await spawnCommand({
+        argv,
+        cwd,
+        env: scrubbed.env,
+        timeoutMs: clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits),
+        limits,
+        signal,
+        onOutput: options.onOutput,
+        logger: deps.logger,
+      });
+      const notes = release();
+      return notes.length === 0 ? result : { ...result, output: `${result.output}\n${notes.join("\n")}` };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  };
+
+  return {
+    async run(request: CommandRequest, options: RunOptions): Promise<CommandResult> {
+      if (disposed) throw new RunnerDisposedError();
+      const abort = new AbortController();
+      const signal = AbortSignal.any([options.signal, abort.signal]);
+      const key = Symbol("run");
+      const done = execute(request, options, signal);
+      if (live.size === 0) process.on("exit", killAllOnExit);
+      live.set(key, { abort, done });
+      try {
+        return await done;
+      } finally {
+        live.delete(key);
+        if (live.size === 0) process.off("exit", killAllOnExit);
+      }
+    },
+    sandbox(): Promise<SandboxStatus> {
+      return openOnce().then((opened) => opened.status);
+    },
+    async [Symbol.asyncDispose](): Promise<void> {
+      disposed = true;
+      const running = [...live.values()];
+      for (const entry of running) entry.abort.abort();
+      await Promise.allSettled(running.map((entry) => entry.done));
+    },
+  };
+}
+
+function clampTimeout(ms: number, limits: RunnerLimits): number {
+  return Math.min(limits.maxTimeoutMs, Math.max(limits.minTimeoutMs, Math.round(ms)));
+}
+
+/** A writable `/`, home directory or ancestor of it would leave nothing worth sandboxing. */
+function refuseBroadWorkspace(workspace: string, home: string): void {
+  if (workspace === "/" || isWithin(workspace, resolve(home))) {
+    throw new InvalidInputError(
+      `refusing to make ${workspace} writable in the sandbox: it is / or contains your home ` +
+        "directory; open a project directory instead, or choose danger-full-access",
+      { workspace },
+    );
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * One child process from spawn to reaped group: its own process group, stdin at EOF, output
+ * drained and capped, and a timeout, cancel or output flood ending the whole group with
+ * SIGTERM then SIGKILL. When the shell exits, whatever it left running in its group goes too.
+ */
+import type { Logger } from "../log.ts";
+import { createOutputCollector } from "./output.ts";
+import type { OutputLimits } from "./output.ts";
+import { terminateGroup } from "./process-group.ts";
+import type { CommandResult } from "./types.ts";
+
+export interface SpawnLimits extends OutputLimits {
+  /** Total bytes read after which the group is killed ("output limit"). */
+  readonly hardLimitBytes: number;
+  /** Time between SIGTERM and SIGKILL. */
+  readonly killGraceMs: number;
+}
+
+export interface SpawnSpec {
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly timeoutMs: number;
+  readonly limits: SpawnLimits;
+  readonly signal: AbortSignal;
+  readonly onOutput?: (text: string) => void;
+  readonly logger: Logger;
+}
+
+type StopReason = "timeout" | "cancel" | "output-limit";
+
+/** Runs `argv` to completion. Rejects only when the process cannot be started at all. */
+export async function spawnCommand(spec: SpawnSpec): Promise<CommandResult> {
+  const started = performance.now();
+  const collector = createOutputCollector(spec.limits, spec.onOutput);
+  if (spec.signal.aborted) return result(collector.finish(), null, null, "cancel", started);
+  const proc = Bun.spawn([...spec.argv], {
+    cwd: spec.cwd,
+    env: spec.env,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    detached: true,
+  });
+  let reason: StopReason | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = (why: StopReason) => {
+    if (reason !== undefined) return;
+    reason = why;
+    stopping = terminateGroup(proc.pid, spec.limits.killGraceMs);
+  };
+  const onAbort = () => stop("cancel");
+  spec.signal.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(() => stop("timeout"), spec.timeoutMs);
+  const readers = [proc.stdout.getReader(), proc.stderr.getReader()];
+  const drained = Promise.all(
+    readers.map(async (reader) => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        if (collector.push(value) > spec.limits.hardLimitBytes) stop("output-limit");
+      }
+    }),
+  ).catch(() => undefined);
+  try {
+    await proc.exited;
+  } finally {
+    clearTimeout(timer);
+    spec.signal.removeEventListener("abort", onAbort);
+  }
+  // The shell is gone; background children it left in its group go with it.
+  await (stopping ?? terminateGroup(proc.pid, spec.limits.killGraceMs));
+  const grace = Promise.withResolvers<"late">();
+  const graceTimer = setTimeout(() => grace.resolve("late"), spec.limits.killGraceMs);
+  const late = await Promise.race([drained.then(() => "done" as const), grace.promise]);
+  clearTimeout(graceTimer);
+  if (late === "late") {
+    // Only a process that left the group (setsid) can still hold the pipe open.
+    spec.logger.warn("a process that left the command's group still holds its output open");
+    await Promise.all(readers.map((reader) => reader.cancel().catch(() => undefined)));
+  }
+  const signal = proc.signalCode === null ? null : String(proc.signalCode);
+  return result(collector.finish(), proc.exitCode, signal, reason, started);
+}
+
+function result(
+  output: { text: string; droppedBytes: number },
+  exitCode: number | null,
+  signal: string | null,
+  reason: StopReason | undefined,
+  started: number,
+): CommandResult {
+  const limited = reason === "output-limit";
+  return {
+    exitCode,
+    signal,
+    output: limited ? `${output.text}\n[output limit reached: the command was killed]` : output.text,
+    droppedBytes: output.droppedBytes,
+    timedOut: reason === "timeout",
+    cancelled: reason === "cancel",
+    outputLimited: limited,
+    durationMs: Math.round(performance.now() - started),
+  };
+}

@@ -1,0 +1,88 @@
+/** Shared setup for the command runner suites: temp dirs, runners, process lookups. */
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { silentLogger } from "../../src/log.ts";
+import { createCommandRunner } from "../../src/exec/runner.ts";
+import type { CommandRunnerDeps } from "../../src/exec/runner.ts";
+import type { CommandRequest, CommandResult, CommandRunner, RunOptions } from "../../src/exec/types.ts";
+
+/** A realpath'd temp dir removed on dispose. */
+export function tempDir(prefix = "dsh-exec-"): { path: string } & Disposable {
+  const path = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  return { path, [Symbol.dispose]: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** The environment tests hand to runners: the real PATH and LANG, nothing else unless added. */
+export function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8", ...extra };
+}
+
+/** A runner with quiet logging, the real bwrap, and a state dir that tests do not care about. */
+export function makeRunner(overrides: Partial<CommandRunnerDeps> = {}): CommandRunner {
+  return createCommandRunner({
+    env: baseEnv(),
+    sandbox: "auto",
+    home: "/nonexistent-home",
+    stateDir: "/nonexistent-state",
+    logger: silentLogger,
+    ...overrides,
+  });
+}
+
+/** Runs `command` in `dir` (cwd and workspace) with a live signal. */
+export function run(
+  runner: CommandRunner,
+  dir: string,
+  command: string,
+  extra: Partial<CommandRequest> & Partial<RunOptions> = {},
+): Promise<CommandResult> {
+  const { signal, onOutput, ...request } = extra;
+  return runner.run(
+    { command, cwd: dir, workspace: dir, sandbox: "workspace-write", ...request },
+    { signal: signal ?? new AbortController().signal, onOutput },
+  );
+}
+
+/** A token no other process on the machine has in its argv (a fractional sleep duration). */
+export function sleepToken(): string {
+  return `1000.${Math.floor(Math.random() * 1e9)}`;
+}
+
+/** Pids whose command line contains `token`. */
+export function pidsWith(token: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(token)) pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
+}
+
+/** Kills stragglers after a failed assertion, so one failure does not leak processes. */
+export function killAll(token: string): void {
+  for (const pid of pidsWith(token)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/** Resolves when `text` has appeared in the accumulated live output. */
+export function outputWatcher(text: string): { onOutput: (chunk: string) => void; seen: Promise<void> } {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  let all = "";
+  return {
+    onOutput(chunk) {
+      all += chunk;
+      if (all.includes(text)) resolve();
+    },
+    seen: promise,
+  };
+}
