@@ -181,7 +181,9 @@ describe("cancellation and liveness", () => {
     server.script({ respond: { hang: true } });
     const controller = new AbortController();
     const done = collect(clientFor(server).stream(chatRequest(), controller.signal));
+    await server.received(0);
     controller.abort();
+    await server.aborted(0);
     expect(digest(await done).end).toMatchObject({ error: "aborted" });
   });
 

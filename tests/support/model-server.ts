@@ -87,8 +87,13 @@ export interface ModelServer extends AsyncDisposable {
   readonly failures: readonly string[];
   /** Turns not yet consumed. */
   pending(): number;
-  /** Resolves when request `n` (0-based) has been aborted by the client. */
+  /**
+   * Resolves when request `n` (0-based) has been aborted by the client. A request cancelled
+   * before it was sent never arrives, so cancel after `received(n)` when this must resolve.
+   */
   aborted(n: number): Promise<void>;
+  /** Resolves with request `n` (0-based) once it has arrived and been recorded. */
+  received(n: number): Promise<RecordedRequest>;
 }
 
 const MODEL_FALLBACK = "mock-model";
@@ -109,12 +114,12 @@ export async function startModelServer(): Promise<ModelServer> {
   const requests: MutableRecord[] = [];
   const failures: string[] = [];
   const abortWaiters = new Map<number, PromiseWithResolvers<void>>();
-
-  const waiterFor = (n: number) => {
-    let waiter = abortWaiters.get(n);
+  const arrivalWaiters = new Map<number, PromiseWithResolvers<RecordedRequest>>();
+  const waiterFor = <T>(waiters: Map<number, PromiseWithResolvers<T>>, n: number) => {
+    let waiter = waiters.get(n);
     if (waiter === undefined) {
-      waiter = Promise.withResolvers<void>();
-      abortWaiters.set(n, waiter);
+      waiter = Promise.withResolvers<T>();
+      waiters.set(n, waiter);
     }
     return waiter;
   };
@@ -128,6 +133,7 @@ export async function startModelServer(): Promise<ModelServer> {
       aborted: false,
     };
     const n = requests.push(record) - 1;
+    waiterFor(arrivalWaiters, n).resolve(record);
     const turn = queue.shift();
     if (turn === undefined) {
       failures.push(`request ${n}: mock: unexpected request`);
@@ -147,11 +153,16 @@ export async function startModelServer(): Promise<ModelServer> {
     const markAborted = () => {
       if (finished || record.aborted) return;
       record.aborted = true;
-      waiterFor(n).resolve();
+      waiterFor(abortWaiters, n).resolve();
     };
-    req.signal.addEventListener("abort", markAborted, { once: true });
     const gone = Promise.withResolvers<void>();
-    req.signal.addEventListener("abort", () => gone.resolve(), { once: true });
+    const onAbort = () => {
+      markAborted();
+      gone.resolve();
+    };
+    // The client may have gone while the body was read; a listener added now would never fire.
+    if (req.signal.aborted) onAbort();
+    else req.signal.addEventListener("abort", onAbort, { once: true });
     const events = "hang" in respond ? [] : respond.stream;
     const render = createRenderer(
       "stream" in respond ? (respond.dialect ?? "deepseek") : "deepseek",
@@ -214,7 +225,8 @@ export async function startModelServer(): Promise<ModelServer> {
     requests,
     failures,
     pending: () => queue.length,
-    aborted: (n) => waiterFor(n).promise,
+    aborted: (n) => waiterFor(abortWaiters, n).promise,
+    received: (n) => waiterFor(arrivalWaiters, n).promise,
     async [Symbol.asyncDispose]() {
       if (stopped) return;
       stopped = true;
