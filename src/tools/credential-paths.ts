@@ -30,7 +30,10 @@ export const CREDENTIAL_FILES: readonly string[] = [
  * The credential entry an absolute path falls under, or undefined. `homeDirs` holds the home
  * directory as given and its realpath, so both a lexical path and a resolved one are caught.
  */
-export function credentialMatch(absolutePath: string, homeDirs: readonly string[]): string | undefined {
+export function credentialMatch(
+  absolutePath: string,
+  homeDirs: readonly string[],
+): string | undefined {
   for (const home of homeDirs) {
     const rel = relativeInside(home, absolutePath);
     if (rel === undefined || rel === "") continue;

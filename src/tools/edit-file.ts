@@ -18,11 +18,21 @@ export const EditFileInput = v.object({
   ),
   old_string: v.pipe(
     v.string(),
-    v.description("The exact text to replace, including whitespace and indentation. Must occur exactly once unless replace_all is true."),
+    v.description(
+      "The exact text to replace, including whitespace and indentation. Must occur exactly once unless replace_all is true.",
+    ),
   ),
-  new_string: v.pipe(v.string(), v.description("The text to put in its place. Must differ from old_string.")),
+  new_string: v.pipe(
+    v.string(),
+    v.description("The text to put in its place. Must differ from old_string."),
+  ),
   replace_all: v.optional(
-    v.pipe(v.boolean(), v.description("Replace every occurrence of old_string instead of exactly one. Default false.")),
+    v.pipe(
+      v.boolean(),
+      v.description(
+        "Replace every occurrence of old_string instead of exactly one. Default false.",
+      ),
+    ),
   ),
 });
 export type EditFileInput = v.InferOutput<typeof EditFileInput>;
@@ -37,13 +47,18 @@ export function createEditFileTool(): Tool<typeof EditFileInput, FileChangeDetai
     input: EditFileInput,
     async execute(input, ctx): Promise<ToolResult<FileChangeDetails>> {
       if (input.old_string === "") {
-        throw new InvalidInputError("old_string is empty; use write_file to create or replace a whole file");
+        throw new InvalidInputError(
+          "old_string is empty; use write_file to create or replace a whole file",
+        );
       }
       if (input.old_string === input.new_string) {
-        throw new InvalidInputError("old_string and new_string are identical; there is nothing to change");
+        throw new InvalidInputError(
+          "old_string and new_string are identical; there is nothing to change",
+        );
       }
       const target = checkWrite(ctx.cwd, input.path);
-      if (!target.exists) throw new NotFoundError(`${target.path} does not exist; use write_file to create it`);
+      if (!target.exists)
+        throw new NotFoundError(`${target.path} does not exist; use write_file to create it`);
       const oldText = await readTextFile(target.real, target.path);
       const shown = displayPath(ctx.cwd, target.real);
       const edit = planEdit(oldText, input, shown);
@@ -52,7 +67,11 @@ export function createEditFileTool(): Tool<typeof EditFileInput, FileChangeDetai
       const refusal = await applyChange("Edit", target, change, ctx);
       if (refusal !== undefined) return refusal;
       const count = edit.count === 1 ? "1 occurrence" : `${edit.count} occurrences`;
-      return { isError: false, output: `Edited ${shown}: replaced ${count} (first at line ${edit.line})`, details: change };
+      return {
+        isError: false,
+        output: `Edited ${shown}: replaced ${count} (first at line ${edit.line})`,
+        details: change,
+      };
     },
     // The call shows the replaced fragment; the result carries the whole file's diff.
     presentCall: (input, ctx): RenderIntent => {
@@ -69,7 +88,12 @@ export function createEditFileTool(): Tool<typeof EditFileInput, FileChangeDetai
     presentResult: (input, result, ctx): RenderIntent => {
       if (result.details !== undefined) return changeIntent("Edit", result.details, ctx);
       const absolute = path.resolve(ctx.cwd, input.path);
-      return { type: "generic", kind: "edit", title: `Edit ${displayPath(ctx.cwd, absolute)}`, text: result.output };
+      return {
+        type: "generic",
+        kind: "edit",
+        title: `Edit ${displayPath(ctx.cwd, absolute)}`,
+        text: result.output,
+      };
     },
   };
 }
@@ -92,7 +116,8 @@ function planEdit(text: string, input: EditFileInput, shown: string): PlannedEdi
     starts = occurrences(text, oldString);
   }
   const first = starts[0];
-  if (first === undefined) throw new EditMismatchError(notFoundMessage(text, input.old_string, shown));
+  if (first === undefined)
+    throw new EditMismatchError(notFoundMessage(text, input.old_string, shown));
   if (starts.length > 1 && input.replace_all !== true) {
     const lines = starts.slice(0, 10).map((start) => lineAt(text, start));
     throw new EditMismatchError(
@@ -100,14 +125,18 @@ function planEdit(text: string, input: EditFileInput, shown: string): PlannedEdi
         "include more surrounding lines to make it unique, or set replace_all to true to replace every occurrence",
     );
   }
-  const newText = input.replace_all === true ? text.split(oldString).join(newString) : text.slice(0, first) + newString + text.slice(first + oldString.length);
+  const newText =
+    input.replace_all === true
+      ? text.split(oldString).join(newString)
+      : text.slice(0, first) + newString + text.slice(first + oldString.length);
   return { newText, count: starts.length, line: lineAt(text, first) };
 }
 
 /** Start offsets of the non-overlapping occurrences of `needle`. */
 function occurrences(text: string, needle: string): number[] {
   const starts: number[] = [];
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) starts.push(at);
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length))
+    starts.push(at);
   return starts;
 }
 

@@ -1,7 +1,7 @@
 /** Errors the file tools raise; the registry turns each into an `isError` result for the model. */
 import { DshError } from "../errors.ts";
 
-/** A path the policy refuses: a protected name, a credential file, a hard link, a symlink escape. */
+/** A path the policy refuses: protected name, credential store, hard link, symlink escape. */
 export class PathRefusedError extends DshError<"path_refused"> {
   constructor(message: string, data?: Record<string, unknown>) {
     super("path_refused", message, { data });
@@ -15,7 +15,7 @@ export class UnsupportedFileError extends DshError<"unsupported_file"> {
   }
 }
 
-/** An `edit_file` whose `old_string` matches zero times, or more than once without `replace_all`. */
+/** An `old_string` that matches zero times, or more than once without `replace_all`. */
 export class EditMismatchError extends DshError<"edit_mismatch"> {
   constructor(message: string, data?: Record<string, unknown>) {
     super("edit_mismatch", message, { data });

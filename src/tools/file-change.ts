@@ -1,4 +1,4 @@
-/** What write_file and edit_file share: the diff intent, and the checked, approved, atomic write. */
+/** What write_file and edit_file share: the diff intent and the approved, atomic write. */
 import { displayPath } from "./containment.ts";
 import { writeFileAtomic } from "./file-io.ts";
 import type { DiffIntent } from "./intent.ts";
@@ -29,7 +29,11 @@ export function firstChangedLine(oldText: string | null, newText: string): numbe
 }
 
 /** The diff intent of a change, with a location at its first changed line. */
-export function changeIntent(verb: string, change: FileChangeDetails, ctx: PresentContext): DiffIntent {
+export function changeIntent(
+  verb: string,
+  change: FileChangeDetails,
+  ctx: PresentContext,
+): DiffIntent {
   return {
     type: "diff",
     title: `${verb} ${displayPath(ctx.cwd, change.path)}`,

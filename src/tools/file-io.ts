@@ -30,7 +30,8 @@ export async function readTextFile(realPath: string, shownPath: string): Promise
   } catch (error) {
     const code = errorCode(error);
     if (code === "ENOENT") throw new NotFoundError(`${shownPath} does not exist`);
-    if (code === "ELOOP") throw new PathRefusedError(`${shownPath} changed into a symlink while being read`);
+    if (code === "ELOOP")
+      throw new PathRefusedError(`${shownPath} changed into a symlink while being read`);
     if (code === "EISDIR") throw new UnsupportedFileError(`${shownPath} is a directory`);
     throw error;
   }
@@ -48,7 +49,9 @@ export async function readTextFile(realPath: string, shownPath: string): Promise
     }
     const bytes = await handle.readFile();
     if (looksBinary(bytes)) {
-      throw new UnsupportedFileError(`${shownPath} is a binary file (it has NUL bytes); it cannot be read as text`);
+      throw new UnsupportedFileError(
+        `${shownPath} is a binary file (it has NUL bytes); it cannot be read as text`,
+      );
     }
     return new TextDecoder("utf-8").decode(bytes);
   } finally {
@@ -68,7 +71,8 @@ export function writeFileAtomic(target: WriteTarget, content: string, signal: Ab
   using directory = openPinnedDirectory(path.dirname(target.real));
   const name = path.basename(target.real);
   const temp = directory.child(`.${name}.dsh-${crypto.randomUUID().slice(0, 8)}.tmp`);
-  const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
+  const flags =
+    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
   const fd = fs.openSync(temp, flags, target.mode ?? 0o666);
   try {
     try {

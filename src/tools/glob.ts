@@ -20,10 +20,15 @@ const MAX_WALK_ENTRIES = 200_000;
 export const GlobInput = v.object({
   pattern: v.pipe(
     v.string(),
-    v.description('Glob pattern, e.g. "**/*.ts" or "src/**/test_*.py". "*" stays within one directory; "**" crosses directories.'),
+    v.description(
+      'Glob pattern, e.g. "**/*.ts" or "src/**/test_*.py". "*" stays within one directory; "**" crosses directories.',
+    ),
   ),
   path: v.optional(
-    v.pipe(v.string(), v.description("Directory to search in. Default: the session's working directory.")),
+    v.pipe(
+      v.string(),
+      v.description("Directory to search in. Default: the session's working directory."),
+    ),
   ),
 });
 export type GlobInput = v.InferOutput<typeof GlobInput>;
@@ -56,7 +61,9 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
           signal: ctx.signal,
           skipDirs: skippedDirs(input.pattern, input.path),
           homeDirs,
-          maxDepth: split.pattern.includes("**") ? Number.POSITIVE_INFINITY : split.pattern.split("/").length,
+          maxDepth: split.pattern.includes("**")
+            ? Number.POSITIVE_INFINITY
+            : split.pattern.split("/").length,
           maxEntries: MAX_WALK_ENTRIES,
         },
         (entry) => {
@@ -67,15 +74,27 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
       const sorted = await newestFirst(found);
       const shown = sorted.slice(0, MAX_GLOB_RESULTS);
       const lines = shown.map((file) => displayPath(ctx.cwd, file));
-      if (lines.length === 0) lines.push(`No files match ${input.pattern} in ${displayPath(ctx.cwd, base.real)}`);
+      if (lines.length === 0)
+        lines.push(`No files match ${input.pattern} in ${displayPath(ctx.cwd, base.real)}`);
       if (sorted.length > shown.length) {
-        lines.push(`[${shown.length} of ${sorted.length} matches shown, newest first; narrow the pattern or path for the rest]`);
+        lines.push(
+          `[${shown.length} of ${sorted.length} matches shown, newest first; narrow the pattern or path for the rest]`,
+        );
       }
-      if (walk.capped) lines.push(`[the search stopped after ${MAX_WALK_ENTRIES} entries; some matches may be missing]`);
-      return { isError: false, output: lines.join("\n"), details: { hits: shown.map((file) => ({ path: file })) } };
+      if (walk.capped)
+        lines.push(
+          `[the search stopped after ${MAX_WALK_ENTRIES} entries; some matches may be missing]`,
+        );
+      return {
+        isError: false,
+        output: lines.join("\n"),
+        details: { hits: shown.map((file) => ({ path: file })) },
+      };
     },
-    presentCall: (input, ctx) => searchCallIntent(searchTitle("Glob", input.pattern, input.path, ctx)),
-    presentResult: (input, result, ctx) => searchResultIntent(searchTitle("Glob", input.pattern, input.path, ctx), result),
+    presentCall: (input, ctx) =>
+      searchCallIntent(searchTitle("Glob", input.pattern, input.path, ctx)),
+    presentResult: (input, result, ctx) =>
+      searchResultIntent(searchTitle("Glob", input.pattern, input.path, ctx), result),
   };
 }
 
@@ -91,7 +110,8 @@ export function splitPattern(pattern: string, base: string): { base: string; pat
     segments.shift();
   }
   const literal: string[] = [];
-  while (segments.length > 1 && !/[*?[\]{}!\\]/.test(segments[0] ?? "")) literal.push(segments.shift() ?? "");
+  while (segments.length > 1 && !/[*?[\]{}!\\]/.test(segments[0] ?? ""))
+    literal.push(segments.shift() ?? "");
   return { base: path.join(start, ...literal), pattern: segments.join("/") };
 }
 
@@ -100,7 +120,14 @@ async function newestFirst(files: readonly string[]): Promise<string[]> {
   // In batches: a huge match list must not open tens of thousands of stats at once.
   for (let start = 0; start < files.length; start += 256) {
     const batch = files.slice(start, start + 256);
-    const mtimes = await Promise.all(batch.map((file) => fsp.lstat(file).then((s) => s.mtimeMs, () => 0)));
+    const mtimes = await Promise.all(
+      batch.map((file) =>
+        fsp.lstat(file).then(
+          (s) => s.mtimeMs,
+          () => 0,
+        ),
+      ),
+    );
     batch.forEach((file, index) => stamped.push({ file, mtime: mtimes[index] ?? 0 }));
   }
   stamped.sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));

@@ -63,11 +63,17 @@ export function locate(cwd: string, input: string): LocatedPath {
  * A path the read tools may open: it exists and is not a credential store under the user's
  * home (checked before and after symlinks). Throws `NotFoundError` or `PathRefusedError`.
  */
-export function resolveForRead(cwd: string, input: string, homeDirs: readonly string[]): LocatedPath {
+export function resolveForRead(
+  cwd: string,
+  input: string,
+  homeDirs: readonly string[],
+): LocatedPath {
   const located = locate(cwd, input);
   const denied = credentialMatch(located.path, homeDirs) ?? credentialMatch(located.real, homeDirs);
   if (denied !== undefined) {
-    throw new PathRefusedError(`${located.path} is under ${denied}, which holds credentials; dsh does not read it`);
+    throw new PathRefusedError(
+      `${located.path} is under ${denied}, which holds credentials; dsh does not read it`,
+    );
   }
   if (!located.exists) throw new NotFoundError(`${located.path} does not exist`);
   return located;
@@ -119,10 +125,14 @@ function resolveReal(lexical: string): { real: string; exists: boolean } {
   let current = lexical;
   for (;;) {
     try {
-      return { real: path.join(fs.realpathSync(current), ...missing), exists: missing.length === 0 };
+      return {
+        real: path.join(fs.realpathSync(current), ...missing),
+        exists: missing.length === 0,
+      };
     } catch (error) {
       const code = errorCode(error);
-      if (code === "ENAMETOOLONG") throw new InvalidInputError("path has a component that is too long");
+      if (code === "ENAMETOOLONG")
+        throw new InvalidInputError("path has a component that is too long");
       if (code !== "ENOENT" && code !== "ENOTDIR") {
         throw new PathRefusedError(`cannot resolve ${lexical}: ${errorMessage(error)}`);
       }

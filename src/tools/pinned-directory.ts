@@ -86,7 +86,9 @@ function openDirectory(openPath: string, shownPath: string): number {
   } catch (error) {
     const code = errorCode(error);
     if (code === "ELOOP" || (code === "ENOTDIR" && isSymlink(openPath))) {
-      throw new PathRefusedError(`${shownPath} is a symlink (it changed after the checks); nothing was written`);
+      throw new PathRefusedError(
+        `${shownPath} is a symlink (it changed after the checks); nothing was written`,
+      );
     }
     if (code === "ENOTDIR" || code === "EEXIST") {
       throw new UnsupportedFileError(`${shownPath} is not a directory`);
@@ -111,9 +113,14 @@ function checkHeld(fd: number, expected: string): void {
   } else {
     const held = fs.fstatSync(fd);
     const there = fs.statSync(expected, { throwIfNoEntry: false });
-    actual = there !== undefined && there.ino === held.ino && there.dev === held.dev ? fs.realpathSync(expected) : "";
+    actual =
+      there !== undefined && there.ino === held.ino && there.dev === held.dev
+        ? fs.realpathSync(expected)
+        : "";
   }
   if (actual !== expected) {
-    throw new PathRefusedError(`${expected} changed while being written (a symlink was swapped in); nothing was written`);
+    throw new PathRefusedError(
+      `${expected} changed while being written (a symlink was swapped in); nothing was written`,
+    );
   }
 }

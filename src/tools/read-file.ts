@@ -22,7 +22,12 @@ export const ReadFileInput = v.object({
     v.description("The file to read: absolute, or relative to the session's working directory."),
   ),
   offset: v.optional(
-    v.pipe(v.number(), v.integer(), v.minValue(1), v.description("1-based line number to start at. Default 1.")),
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.description("1-based line number to start at. Default 1."),
+    ),
   ),
   limit: v.optional(
     v.pipe(
@@ -49,7 +54,9 @@ export interface ReadFileDeps {
 }
 
 /** Creates the `read_file` tool. */
-export function createReadFileTool(deps: ReadFileDeps): Tool<typeof ReadFileInput, ReadFileDetails> {
+export function createReadFileTool(
+  deps: ReadFileDeps,
+): Tool<typeof ReadFileInput, ReadFileDetails> {
   const homeDirs = homeDirsOf(deps.homeDir);
   return {
     name: "read_file",
@@ -69,16 +76,28 @@ export function createReadFileTool(deps: ReadFileDeps): Tool<typeof ReadFileInpu
   };
 }
 
-function numberLines(file: string, text: string, offset: number, limit: number): ToolResult<ReadFileDetails> {
+function numberLines(
+  file: string,
+  text: string,
+  offset: number,
+  limit: number,
+): ToolResult<ReadFileDetails> {
   const lines = text.split("\n");
   if (text.endsWith("\n")) lines.pop();
   const total = text === "" ? 0 : lines.length;
   if (total === 0) {
-    if (offset > 1) throw new InvalidInputError(`offset ${offset} is past the end: ${file} is empty`);
-    return { isError: false, output: "(empty file)", details: { path: file, firstLine: 0, lastLine: 0, totalLines: 0 } };
+    if (offset > 1)
+      throw new InvalidInputError(`offset ${offset} is past the end: ${file} is empty`);
+    return {
+      isError: false,
+      output: "(empty file)",
+      details: { path: file, firstLine: 0, lastLine: 0, totalLines: 0 },
+    };
   }
   if (offset > total) {
-    throw new InvalidInputError(`offset ${offset} is past the end of ${file}, which has ${total} ${total === 1 ? "line" : "lines"}`);
+    throw new InvalidInputError(
+      `offset ${offset} is past the end of ${file}, which has ${total} ${total === 1 ? "line" : "lines"}`,
+    );
   }
   const out: string[] = [];
   let size = 0;

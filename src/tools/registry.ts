@@ -5,11 +5,18 @@
  */
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import { DshError, errorMessage } from "../errors.ts";
+import { DshError, InvalidInputError, errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ToolDefinition } from "../llm/types.ts";
 import type { RenderIntent } from "./intent.ts";
-import type { AnyTool, ExecutedCall, PresentContext, ToolContext, ToolRegistry, ToolResult } from "./types.ts";
+import type {
+  AnyTool,
+  ExecutedCall,
+  PresentContext,
+  ToolContext,
+  ToolRegistry,
+  ToolResult,
+} from "./types.ts";
 
 export interface ToolRegistryDeps {
   /** Where unexpected tool failures (bugs, not model mistakes) are reported. */
@@ -20,10 +27,13 @@ export interface ToolRegistryDeps {
  * Creates a registry over `tools`, in the order given (definitions keep it). Throws when two
  * tools share a name or a tool's input schema has no JSON Schema form.
  */
-export function createToolRegistry(tools: readonly AnyTool[], deps: ToolRegistryDeps = {}): ToolRegistry {
+export function createToolRegistry(
+  tools: readonly AnyTool[],
+  deps: ToolRegistryDeps = {},
+): ToolRegistry {
   const byName = new Map<string, AnyTool>();
   for (const tool of tools) {
-    if (byName.has(tool.name)) throw new Error(`duplicate tool name "${tool.name}"`);
+    if (byName.has(tool.name)) throw new InvalidInputError(`duplicate tool name "${tool.name}"`);
     byName.set(tool.name, tool);
   }
   const names = tools.map((tool) => tool.name);
@@ -62,7 +72,12 @@ export function createToolRegistry(tools: readonly AnyTool[], deps: ToolRegistry
   };
 }
 
-async function run(tool: AnyTool, input: unknown, ctx: ToolContext, logger: Logger | undefined): Promise<ToolResult> {
+async function run(
+  tool: AnyTool,
+  input: unknown,
+  ctx: ToolContext,
+  logger: Logger | undefined,
+): Promise<ToolResult> {
   if (ctx.signal.aborted) return { isError: true, output: "cancelled" };
   try {
     return await tool.execute(input, ctx);
@@ -118,18 +133,22 @@ function prettyArguments(raw: string, parsed: Parsed): string {
   return parsed.ok ? JSON.stringify(parsed.value, null, 2) : raw;
 }
 
-/** One line per issue, each with its argument path, e.g. `- offset: Invalid integer: Received 0.5`. */
+/** One line per issue with its argument path, e.g. `- offset: Invalid integer: Received 0.5`. */
 function formatIssues(issues: readonly v.BaseIssue<unknown>[]): string {
   return issues
     .map((issue) => {
       const where = v.getDotPath(issue) ?? "(arguments)";
-      const missing = issue.type === "object" && issue.received === "undefined" && issue.path !== undefined;
+      const missing =
+        issue.type === "object" && issue.received === "undefined" && issue.path !== undefined;
       return `- ${where}: ${missing ? "required but missing" : issue.message}`;
     })
     .join("\n");
 }
 
 function toDefinition(tool: AnyTool): ToolDefinition {
-  const { $schema: _draft, ...parameters } = toJsonSchema(tool.input, { typeMode: "input", errorMode: "throw" });
+  const { $schema: _draft, ...parameters } = toJsonSchema(tool.input, {
+    typeMode: "input",
+    errorMode: "throw",
+  });
   return { name: tool.name, description: tool.description, parameters: { ...parameters } };
 }

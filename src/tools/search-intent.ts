@@ -13,8 +13,14 @@ export interface SearchDetails {
 const MAX_LOCATIONS = 20;
 
 /** `Glob **\/*.ts in src`, `Grep /TODO/ in src (*.ts)`. */
-export function searchTitle(verb: string, what: string, where: string | undefined, ctx: PresentContext): string {
-  const place = where === undefined ? "" : ` in ${displayPath(ctx.cwd, path.resolve(ctx.cwd, where))}`;
+export function searchTitle(
+  verb: string,
+  what: string,
+  where: string | undefined,
+  ctx: PresentContext,
+): string {
+  const place =
+    where === undefined ? "" : ` in ${displayPath(ctx.cwd, path.resolve(ctx.cwd, where))}`;
   return `${verb} ${what}${place}`;
 }
 

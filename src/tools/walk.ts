@@ -45,7 +45,9 @@ export async function walkFiles(
   visit: (entry: WalkEntry) => Promise<"continue" | "stop"> | "continue" | "stop",
 ): Promise<WalkSummary> {
   let visited = 0;
-  const pending: { dir: string; relative: string; depth: number }[] = [{ dir: base, relative: "", depth: 1 }];
+  const pending: { dir: string; relative: string; depth: number }[] = [
+    { dir: base, relative: "", depth: 1 },
+  ];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     options.signal.throwIfAborted();
     const { dir, relative, depth } = next;
@@ -63,7 +65,9 @@ export async function walkFiles(
         continue;
       }
       if (!entry.isFile() && !entry.isSymbolicLink()) continue;
-      if ((await visit({ absolute, relative: rel, isSymlink: entry.isSymbolicLink() })) === "stop") {
+      if (
+        (await visit({ absolute, relative: rel, isSymlink: entry.isSymbolicLink() })) === "stop"
+      ) {
         return { capped: false };
       }
     }

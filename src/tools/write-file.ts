@@ -38,8 +38,13 @@ export function createWriteFileTool(): Tool<typeof WriteFileInput, FileChangeDet
       const refusal = await applyChange("Write", target, change, ctx);
       if (refusal !== undefined) return refusal;
       const shown = displayPath(ctx.cwd, target.real);
-      const verb = oldText === null ? "Created" : oldText === input.content ? "Rewrote (unchanged)" : "Wrote";
-      return { isError: false, output: `${verb} ${shown} (${lineCount(input.content)})`, details: change };
+      const verb =
+        oldText === null ? "Created" : oldText === input.content ? "Rewrote (unchanged)" : "Wrote";
+      return {
+        isError: false,
+        output: `${verb} ${shown} (${lineCount(input.content)})`,
+        details: change,
+      };
     },
     // Before the call runs the old text is unknown (presenters do not touch the disk): the
     // call shows the new content as a whole, and the result carries the exact diff.
@@ -57,7 +62,12 @@ export function createWriteFileTool(): Tool<typeof WriteFileInput, FileChangeDet
     presentResult: (input, result, ctx): RenderIntent => {
       if (result.details !== undefined) return changeIntent("Write", result.details, ctx);
       const absolute = path.resolve(ctx.cwd, input.path);
-      return { type: "generic", kind: "edit", title: `Write ${displayPath(ctx.cwd, absolute)}`, text: result.output };
+      return {
+        type: "generic",
+        kind: "edit",
+        title: `Write ${displayPath(ctx.cwd, absolute)}`,
+        text: result.output,
+      };
     },
   };
 }

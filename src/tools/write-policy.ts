@@ -20,7 +20,8 @@ export async function authorizeWrite(
   intent: DiffIntent,
   ctx: ToolContext,
 ): Promise<ToolResult<never> | undefined> {
-  // The sandboxed shell can plant links in the workspace; one leading out is never followed unasked.
+  // The sandboxed shell can plant links in the workspace: one leading out is never followed
+  // unasked.
   const escapesViaSymlink = target.place === "outside" && isInside(target.root, target.path);
   if (ctx.knobs.approvalPolicy === "never") {
     if (escapesViaSymlink) {

@@ -1,30 +1,25 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { PRESETS } from "../../src/permission/knobs.ts";
-import { createFileTools } from "../../src/tools/core-tools.ts";
-import { createToolRegistry } from "../../src/tools/registry.ts";
-import type { ToolRegistry } from "../../src/tools/types.ts";
-import { makeSandbox, recordingAnswerer, toolContext } from "./harness.ts";
-import type { ContextOptions, Sandbox } from "./harness.ts";
+import { recordingAnswerer, useFileTools } from "./harness.ts";
+import type { ContextOptions } from "./harness.ts";
 
-let box: Sandbox;
-let registry: ToolRegistry;
-beforeEach(() => {
-  box = makeSandbox();
-  registry = createToolRegistry(createFileTools({ homeDir: box.home }));
-});
-afterEach(() => box[Symbol.dispose]());
+const fx = useFileTools();
 
 const edit = (args: Record<string, unknown>, options?: ContextOptions) =>
-  registry.execute("edit_file", JSON.stringify(args), toolContext(box.root, options));
+  fx.run("edit_file", args, options);
 
 const SOURCE = "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 1;\n}\n";
 
 describe("edit_file", () => {
   test("replaces a unique string and presents the whole file's diff", async () => {
-    const file = box.write("src/x.ts", SOURCE);
-    const call = await edit({ path: "src/x.ts", old_string: "function b() {\n  return 1;", new_string: "function b() {\n  return 2;" });
+    const file = fx.box.write("src/x.ts", SOURCE);
+    const call = await edit({
+      path: "src/x.ts",
+      old_string: "function b() {\n  return 1;",
+      new_string: "function b() {\n  return 2;",
+    });
     const after = SOURCE.replace("b() {\n  return 1;", "b() {\n  return 2;");
     expect(call.result.output).toBe("Edited src/x.ts: replaced 1 occurrence (first at line 5)");
     expect(call.intent).toEqual({
@@ -35,18 +30,23 @@ describe("edit_file", () => {
       newText: after,
       locations: [{ path: file, line: 6 }],
     });
-    expect(box.read("src/x.ts")).toBe(after);
+    expect(fx.box.read("src/x.ts")).toBe(after);
   });
 
   test("replace_all replaces every occurrence", async () => {
-    box.write("x.ts", SOURCE);
-    const call = await edit({ path: "x.ts", old_string: "return 1;", new_string: "return $&;", replace_all: true });
+    fx.box.write("x.ts", SOURCE);
+    const call = await edit({
+      path: "x.ts",
+      old_string: "return 1;",
+      new_string: "return $&;",
+      replace_all: true,
+    });
     expect(call.result.output).toBe("Edited x.ts: replaced 2 occurrences (first at line 2)");
-    expect(box.read("x.ts")).toBe(SOURCE.replaceAll("return 1;", () => "return $&;"));
+    expect(fx.box.read("x.ts")).toBe(SOURCE.replaceAll("return 1;", () => "return $&;"));
   });
 
   test("a string that matches twice is refused with its lines, and the file is unchanged", async () => {
-    box.write("x.ts", SOURCE);
+    fx.box.write("x.ts", SOURCE);
     const call = await edit({ path: "x.ts", old_string: "return 1;", new_string: "return 2;" });
     expect(call.result).toEqual({
       isError: true,
@@ -54,12 +54,16 @@ describe("edit_file", () => {
         "old_string matches 2 times in x.ts (at lines 2, 6); include more surrounding lines to make it unique, " +
         "or set replace_all to true to replace every occurrence",
     });
-    expect(box.read("x.ts")).toBe(SOURCE);
+    expect(fx.box.read("x.ts")).toBe(SOURCE);
   });
 
   test("zero matches hint at whitespace", async () => {
-    box.write("x.ts", SOURCE);
-    const spaced = await edit({ path: "x.ts", old_string: "function a() {\n    return 1;", new_string: "x" });
+    fx.box.write("x.ts", SOURCE);
+    const spaced = await edit({
+      path: "x.ts",
+      old_string: "function a() {\n    return 1;",
+      new_string: "x",
+    });
     const absent = await edit({ path: "x.ts", old_string: "function c", new_string: "x" });
     expect(spaced.result.output).toBe(
       "old_string was not found in x.ts. It must match the file exactly, including whitespace, indentation and line breaks. " +
@@ -72,16 +76,16 @@ describe("edit_file", () => {
   });
 
   test("a CRLF file is matched with LF text and keeps its line endings", async () => {
-    box.write("w.txt", "one\r\ntwo\r\nthree\r\n");
+    fx.box.write("w.txt", "one\r\ntwo\r\nthree\r\n");
     const call = await edit({ path: "w.txt", old_string: "one\ntwo", new_string: "1\n2" });
     expect(call.result.isError).toBe(false);
-    expect(box.read("w.txt")).toBe("1\r\n2\r\nthree\r\n");
+    expect(fx.box.read("w.txt")).toBe("1\r\n2\r\nthree\r\n");
   });
 
   test("refuses empty, identical, missing, binary and directory targets", async () => {
-    box.write("x.ts", SOURCE);
-    box.write("b.bin", new Uint8Array([0, 1, 2]));
-    fs.mkdirSync(path.join(box.root, "dir"));
+    fx.box.write("x.ts", SOURCE);
+    fx.box.write("b.bin", new Uint8Array([0, 1, 2]));
+    fs.mkdirSync(path.join(fx.box.root, "dir"));
     const outputs = await Promise.all(
       [
         { path: "x.ts", old_string: "", new_string: "x" },
@@ -94,21 +98,23 @@ describe("edit_file", () => {
     expect(outputs).toEqual([
       "old_string is empty; use write_file to create or replace a whole file",
       "old_string and new_string are identical; there is nothing to change",
-      `${path.join(box.root, "nope.ts")} does not exist; use write_file to create it`,
-      `${path.join(box.root, "b.bin")} is a binary file (it has NUL bytes); it cannot be read as text`,
-      `${path.join(box.root, "dir")} is a directory`,
+      `${path.join(fx.box.root, "nope.ts")} does not exist; use write_file to create it`,
+      `${path.join(fx.box.root, "b.bin")} is a binary file (it has NUL bytes); it cannot be read as text`,
+      `${path.join(fx.box.root, "dir")} is a directory`,
     ]);
-    expect(box.read("x.ts")).toBe(SOURCE);
+    expect(fx.box.read("x.ts")).toBe(SOURCE);
   });
 
   test("read-only asks with the whole-file diff; a deny leaves the file unchanged", async () => {
-    const file = box.write("x.ts", SOURCE);
+    const file = fx.box.write("x.ts", SOURCE);
     const answerer = recordingAnswerer("deny");
     const call = await edit(
       { path: "x.ts", old_string: "function a", new_string: "function z" },
       { knobs: PRESETS["read-only"], answerers: [answerer] },
     );
-    expect(call.result.output).toBe(`the user denied writing ${file} (the session is read-only); nothing was written`);
+    expect(call.result.output).toBe(
+      `the user denied writing ${file} (the session is read-only); nothing was written`,
+    );
     expect(answerer.requests.map((request) => [request.kind, request.intent])).toEqual([
       [
         "write",
@@ -122,13 +128,13 @@ describe("edit_file", () => {
         },
       ],
     ]);
-    expect(box.read("x.ts")).toBe(SOURCE);
+    expect(fx.box.read("x.ts")).toBe(SOURCE);
   });
 
   test("an edit through a symlink out of the workspace asks and is denied without an answerer", async () => {
-    const victim = path.join(box.evil, "v.txt");
+    const victim = path.join(fx.box.evil, "v.txt");
     fs.writeFileSync(victim, "keep me");
-    fs.symlinkSync(victim, path.join(box.root, "v.txt"));
+    fs.symlinkSync(victim, path.join(fx.box.root, "v.txt"));
     const call = await edit({ path: "v.txt", old_string: "keep", new_string: "lose" });
     expect(call.result.output).toStartWith(`the user denied writing ${victim} `);
     expect(fs.readFileSync(victim, "utf8")).toBe("keep me");
@@ -136,13 +142,13 @@ describe("edit_file", () => {
 
   test("the call shows the replaced fragment before it runs", () => {
     const args = JSON.stringify({ path: "x.ts", old_string: "a", new_string: "b" });
-    expect(registry.presentCall("edit_file", args, { cwd: box.root })).toEqual({
+    expect(fx.registry.presentCall("edit_file", args, { cwd: fx.box.root })).toEqual({
       type: "diff",
       title: "Edit x.ts",
-      path: path.join(box.root, "x.ts"),
+      path: path.join(fx.box.root, "x.ts"),
       oldText: "a",
       newText: "b",
-      locations: [{ path: path.join(box.root, "x.ts") }],
+      locations: [{ path: path.join(fx.box.root, "x.ts") }],
     });
   });
 });

@@ -1,13 +1,20 @@
 /** Shared fixtures for the tool tests: a temp workspace, a recording answerer, a tool context. */
+import { afterEach, beforeEach } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { createApprovalSeam } from "../../src/approval/seam.ts";
-import type { ApprovalAnswerer, ApprovalDecision, ApprovalRequest } from "../../src/approval/types.ts";
+import type {
+  ApprovalAnswerer,
+  ApprovalDecision,
+  ApprovalRequest,
+} from "../../src/approval/types.ts";
 import type { CommandRunner } from "../../src/exec/types.ts";
 import { PRESETS } from "../../src/permission/knobs.ts";
 import type { Knobs } from "../../src/permission/knobs.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
+import { createFileTools } from "../../src/tools/core-tools.ts";
+import { createToolRegistry } from "../../src/tools/registry.ts";
+import type { ExecutedCall, ToolContext, ToolRegistry } from "../../src/tools/types.ts";
 
 /** A temp dir holding the workspace `R`, a sibling `R-evil`, and a fake home. */
 export interface Sandbox extends Disposable {
@@ -86,4 +93,35 @@ export function toolContext(cwd: string, options: ContextOptions = {}): ToolCont
     runner: forbiddenRunner,
     progress: () => {},
   };
+}
+
+/** A fresh sandbox and a registry of the file tools per test, removed after each. */
+export interface FileToolsFixture {
+  readonly box: Sandbox;
+  readonly registry: ToolRegistry;
+  /** Runs a tool through the registry with the workspace as cwd. */
+  run(tool: string, args: Record<string, unknown>, options?: ContextOptions): Promise<ExecutedCall>;
+}
+
+export function useFileTools(): FileToolsFixture {
+  let box: Sandbox | undefined;
+  let registry: ToolRegistry | undefined;
+  beforeEach(() => {
+    box = makeSandbox();
+    registry = createToolRegistry(createFileTools({ homeDir: box.home }));
+  });
+  afterEach(() => box?.[Symbol.dispose]());
+  const fixture: FileToolsFixture = {
+    get box() {
+      if (box === undefined) throw new Error("the fixture is used outside a test");
+      return box;
+    },
+    get registry() {
+      if (registry === undefined) throw new Error("the fixture is used outside a test");
+      return registry;
+    },
+    run: (tool, args, options) =>
+      fixture.registry.execute(tool, JSON.stringify(args), toolContext(fixture.box.root, options)),
+  };
+  return fixture;
 }

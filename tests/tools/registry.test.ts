@@ -19,10 +19,17 @@ const echo: Tool<typeof EchoInput> = {
   input: EchoInput,
   execute: async (input) => ({ isError: false, output: input.text.repeat(input.times ?? 1) }),
   presentCall: (input) => ({ type: "generic", title: `Echo ${input.text}`, kind: "think" }),
-  presentResult: (input, result) => ({ type: "generic", title: `Echoed ${input.text}`, kind: "think", text: result.output }),
+  presentResult: (input, result) => ({
+    type: "generic",
+    title: `Echoed ${input.text}`,
+    kind: "think",
+    text: result.output,
+  }),
 };
 
-const NoArgs = v.object({ verbose: v.optional(v.pipe(v.boolean(), v.description("More output."))) });
+const NoArgs = v.object({
+  verbose: v.optional(v.pipe(v.boolean(), v.description("More output."))),
+});
 
 function throwing(name: string, error: unknown): Tool<typeof NoArgs> {
   return {
@@ -48,7 +55,12 @@ const quiet: Tool<typeof NoArgs> = {
   execute: async (input) => ({ isError: false, output: input.verbose === true ? "loud" : "ok" }),
 };
 
-const tools: AnyTool[] = [echo, quiet, throwing("dsh_fails", new InvalidInputError("bad thing")), throwing("bug", new TypeError("boom"))];
+const tools: AnyTool[] = [
+  echo,
+  quiet,
+  throwing("dsh_fails", new InvalidInputError("bad thing")),
+  throwing("bug", new TypeError("boom")),
+];
 const registry = createToolRegistry(tools);
 const ctx = () => toolContext("/tmp");
 
@@ -71,8 +83,16 @@ describe("tool registry", () => {
 
   test("an unknown tool is an error result naming the known tools", async () => {
     const call = await registry.execute("nope", "{}", ctx());
-    expect(call.result).toEqual({ isError: true, output: 'unknown tool "nope"; known tools: echo, quiet, dsh_fails, bug' });
-    expect(call.intent).toEqual({ type: "generic", title: "nope", kind: "other", text: call.result.output });
+    expect(call.result).toEqual({
+      isError: true,
+      output: 'unknown tool "nope"; known tools: echo, quiet, dsh_fails, bug',
+    });
+    expect(call.intent).toEqual({
+      type: "generic",
+      title: "nope",
+      kind: "other",
+      text: call.result.output,
+    });
   });
 
   test("empty arguments mean an empty object", async () => {
@@ -105,7 +125,8 @@ describe("tool registry", () => {
     const call = await registry.execute("echo", '"hello"', ctx());
     expect(call.result).toEqual({
       isError: true,
-      output: 'invalid arguments for echo:\n- (arguments): Invalid type: Expected Object but received "hello"',
+      output:
+        'invalid arguments for echo:\n- (arguments): Invalid type: Expected Object but received "hello"',
     });
   });
 
@@ -125,7 +146,11 @@ describe("tool registry", () => {
   test("an aborted signal is a cancelled result and the tool does not run", async () => {
     const controller = new AbortController();
     controller.abort();
-    const call = await registry.execute("bug", "{}", toolContext("/tmp", { signal: controller.signal }));
+    const call = await registry.execute(
+      "bug",
+      "{}",
+      toolContext("/tmp", { signal: controller.signal }),
+    );
     expect(call.result).toEqual({ isError: true, output: "cancelled" });
   });
 
@@ -138,11 +163,22 @@ describe("tool registry", () => {
   });
 
   test("presentCall falls back for unknown tools, invalid input, missing or throwing presenters", () => {
-    const generic = (title: string, text: string): RenderIntent => ({ type: "generic", title, kind: "other", text });
+    const generic = (title: string, text: string): RenderIntent => ({
+      type: "generic",
+      title,
+      kind: "other",
+      text,
+    });
     const pretty = JSON.stringify({ text: 3 }, null, 2);
-    expect(registry.presentCall("nope", '{"a":1}', { cwd: "/" })).toEqual(generic("nope", JSON.stringify({ a: 1 }, null, 2)));
-    expect(registry.presentCall("echo", '{"text":3}', { cwd: "/" })).toEqual(generic("echo", pretty));
-    expect(registry.presentCall("echo", "{not json", { cwd: "/" })).toEqual(generic("echo", "{not json"));
+    expect(registry.presentCall("nope", '{"a":1}', { cwd: "/" })).toEqual(
+      generic("nope", JSON.stringify({ a: 1 }, null, 2)),
+    );
+    expect(registry.presentCall("echo", '{"text":3}', { cwd: "/" })).toEqual(
+      generic("echo", pretty),
+    );
+    expect(registry.presentCall("echo", "{not json", { cwd: "/" })).toEqual(
+      generic("echo", "{not json"),
+    );
     expect(registry.presentCall("quiet", "", { cwd: "/" })).toEqual(generic("quiet", "{}"));
     expect(registry.presentCall("bug", "{}", { cwd: "/" })).toEqual(generic("bug", "{}"));
   });
@@ -174,7 +210,9 @@ describe("tool definitions", () => {
   test("are the same object and bytes on every call", () => {
     const first = fileRegistry.definitions();
     expect(fileRegistry.definitions()).toBe(first);
-    expect(JSON.stringify(createToolRegistry(createFileTools()).definitions())).toBe(JSON.stringify(first));
+    expect(JSON.stringify(createToolRegistry(createFileTools()).definitions())).toBe(
+      JSON.stringify(first),
+    );
   });
 
   test("file tools: valid JSON Schema objects, described properties, required fields", () => {
@@ -187,14 +225,26 @@ describe("tool definitions", () => {
       );
       expect(definition.parameters.type).toBe("object");
       expect(definition.description.length).toBeGreaterThan(20);
-      return { name: definition.name, properties: Object.keys(properties), required: definition.parameters.required };
+      return {
+        name: definition.name,
+        properties: Object.keys(properties),
+        required: definition.parameters.required,
+      };
     });
     expect(summary).toEqual([
       { name: "read_file", properties: ["path", "offset", "limit"], required: ["path"] },
       { name: "write_file", properties: ["path", "content"], required: ["path", "content"] },
-      { name: "edit_file", properties: ["path", "old_string", "new_string", "replace_all"], required: ["path", "old_string", "new_string"] },
+      {
+        name: "edit_file",
+        properties: ["path", "old_string", "new_string", "replace_all"],
+        required: ["path", "old_string", "new_string"],
+      },
       { name: "glob", properties: ["pattern", "path"], required: ["pattern"] },
-      { name: "grep", properties: ["pattern", "path", "glob", "ignore_case"], required: ["pattern"] },
+      {
+        name: "grep",
+        properties: ["pattern", "path", "glob", "ignore_case"],
+        required: ["pattern"],
+      },
     ]);
   });
 });
