@@ -137,13 +137,16 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
         const error =
           cause === undefined
             ? event.error
-            : new LlmError("premature_eof", `the connection to ${host} broke mid-stream: ${errorMessage(cause)}`, { cause });
+            : new LlmError("premature_eof", `the connection to ${host} broke mid-stream: ${errorMessage(cause)}`, {
+                cause,
+              });
         return failed(error);
       }
       return undefined;
     } catch (error) {
       if (signal.aborted) return failed(abortedError());
-      return failed(new LlmError("protocol", `model stream failed: ${errorMessage(error)}`, { cause: error }));
+      const message = `model stream failed: ${errorMessage(error)}`;
+      return failed(new LlmError("protocol", message, { cause: error }));
     } finally {
       clearTimeout(timer);
       // Releases the connection when the caller stopped early or the step ended at [DONE].
@@ -170,7 +173,8 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
         yield { type: "error", error: abortedError() };
         return;
       }
-      logger.debug("model request", { host, model: request.model.id, try: tries, messages: request.messages.length });
+      const messages = request.messages.length;
+      logger.debug("model request", { host, model: request.model.id, try: tries, messages });
       const failure = yield* attempt(request, url, host, signal);
       if (failure === undefined) return;
       if (!failure.retryable || tries >= policy.attempts) {
@@ -178,7 +182,8 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
         return;
       }
       const waitMs = backoffMs(policy, tries, failure.retryAfterMs);
-      logger.warn("model request failed; retrying", { code: failure.error.code, status: failure.error.status, try: tries, waitMs });
+      const { code, status } = failure.error;
+      logger.warn("model request failed; retrying", { code, status, try: tries, waitMs });
       if (!(await sleep(waitMs, signal))) {
         yield { type: "error", error: abortedError() };
         return;

@@ -7,8 +7,21 @@
  */
 import * as v from "valibot";
 import type { SseMessage } from "./sse.ts";
-import { type ChatToolCall, type FinishReason, LlmError, type LlmErrorCode, type LlmEvent, type Usage } from "./types.ts";
-import { readServerError, toUsage, type ServerError, WireChunk, type WireToolCallDelta } from "./wire.ts";
+import {
+  type ChatToolCall,
+  type FinishReason,
+  LlmError,
+  type LlmErrorCode,
+  type LlmEvent,
+  type Usage,
+} from "./types.ts";
+import {
+  readServerError,
+  type ServerError,
+  toUsage,
+  WireChunk,
+  type WireToolCallDelta,
+} from "./wire.ts";
 
 export interface StepNormaliser {
   /** Events for one message; `ended` once the step is over (`[DONE]` or an error). */
@@ -111,10 +124,8 @@ export function createStepNormaliser(callIdPrefix: string): StepNormaliser {
       }
       const reason = choice?.finish_reason;
       if (reason === "insufficient_system_resource") {
-        return {
-          events: [...events, ...fail("server", "the model server ran out of resources (insufficient_system_resource)").events],
-          ended: true,
-        };
+        const message = "the model server ran out of resources (insufficient_system_resource)";
+        return { events: [...events, ...fail("server", message).events], ended: true };
       }
       if (reason) finishReason = reason;
       return { events, ended: false };
