@@ -46,7 +46,7 @@ export function compose(options: ComposeOptions): Composition {
     sandbox: config.sandbox,
     home: options.env.HOME ?? "/",
     stateDir: config.home,
-    envConfig: config.env,
+    envConfig: { include: config.env.include, allowSecret: config.env.allow_secret },
     logger,
   });
   const tools = createToolRegistry([...createFileTools(), createBashTool()]);

@@ -69,7 +69,7 @@ async function sandboxCheck(io: CliIo, config: Config): Promise<Check> {
     sandbox: config.sandbox,
     home: io.env.HOME ?? "/",
     stateDir: config.home,
-    envConfig: config.env,
+    envConfig: { include: config.env.include, allowSecret: config.env.allow_secret },
     logger: silentLogger,
   });
   const status = await runner.sandbox();

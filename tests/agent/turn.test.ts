@@ -181,9 +181,8 @@ describe("cancel", () => {
   test("before the first token ends cancelled without output", async () => {
     server.script({ respond: { hang: true } });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    const started = nextEvent(handle, "turn_start");
     const turn = handle.prompt([{ type: "text", text: "go" }]);
-    await started;
+    await server.received(0);
     handle.cancel();
     expect((await turn).reason).toBe("cancelled");
     await server.aborted(0);

@@ -1,0 +1,40 @@
+/**
+ * `dsh acp`: composes the agent with the ACP approval answerer and serves one connection on
+ * stdin/stdout. stdout carries nothing but JSON-RPC; logs go to stderr or `DSH_LOG`.
+ */
+import { createAcpApprovalAnswerer } from "../acp/approval.ts";
+import { runAcpServer } from "../acp/server.ts";
+import { createLogger } from "../log.ts";
+import { compose } from "./compose.ts";
+import { loadConfig } from "./config.ts";
+
+/** Serves until stdin ends or SIGINT/SIGTERM/SIGHUP; resolves with the exit code. */
+export async function runAcp(env: Readonly<Record<string, string | undefined>>, version: string): Promise<number> {
+  const config = loadConfig(env);
+  const logger = createLogger({ destination: config.log, level: "info" });
+  const approvals = createAcpApprovalAnswerer();
+  await using composition = compose({ config, env, logger, answerers: [approvals] });
+
+  const shutdown = new AbortController();
+  const stop = () => shutdown.abort();
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
+  const sink = Bun.stdout.writer();
+  const output = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      sink.write(chunk); // stdout-ok: the ACP transport
+      await sink.flush();
+    },
+  });
+  await runAcpServer({
+    service: composition.service,
+    models: composition.models,
+    version,
+    logger,
+    input: Bun.stdin.stream(),
+    output,
+    approvals,
+    signal: shutdown.signal,
+  });
+  logger.info("acp connection closed");
+  return 0;
+}
