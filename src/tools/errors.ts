@@ -21,3 +21,40 @@ export class EditMismatchError extends DshError<"edit_mismatch"> {
     super("edit_mismatch", message, { data });
   }
 }
+
+/** A file system call failed for a reason the model can act on: permissions, a full disk. */
+export class FileSystemError extends DshError<"file_system"> {
+  constructor(message: string, cause: unknown) {
+    super("file_system", message, { cause });
+  }
+}
+
+const REASONS: Readonly<Record<string, string>> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on device",
+  EDQUOT: "disk quota exceeded",
+  ENAMETOOLONG: "a name is too long",
+  EBUSY: "resource busy",
+  EIO: "input/output error",
+  ETXTBSY: "the file is a running program",
+  ENOENT: "a directory on the way no longer exists",
+};
+
+/**
+ * `error` as a `FileSystemError` naming what failed (never the internal path it failed on),
+ * when it is a system error the model can understand; otherwise `error` unchanged.
+ */
+export function describeFileError(error: unknown, action: string, shownPath: string): unknown {
+  const code = errorCode(error);
+  const reason = code === undefined ? undefined : REASONS[code];
+  if (reason === undefined || error instanceof DshError) return error;
+  return new FileSystemError(`cannot ${action} ${shownPath}: ${reason} (${code})`, error);
+}
+
+/** The `code` of a Node system error, or undefined. */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  return typeof error.code === "string" ? error.code : undefined;
+}

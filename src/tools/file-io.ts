@@ -3,8 +3,7 @@ import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { NotFoundError } from "../errors.ts";
-import { errorCode } from "./paths.ts";
-import { PathRefusedError, UnsupportedFileError } from "./errors.ts";
+import { PathRefusedError, UnsupportedFileError, describeFileError, errorCode } from "./errors.ts";
 import { openPinnedDirectory } from "./pinned-directory.ts";
 import type { WriteTarget } from "./paths.ts";
 
@@ -33,7 +32,7 @@ export async function readTextFile(realPath: string, shownPath: string): Promise
     if (code === "ELOOP")
       throw new PathRefusedError(`${shownPath} changed into a symlink while being read`);
     if (code === "EISDIR") throw new UnsupportedFileError(`${shownPath} is a directory`);
-    throw error;
+    throw describeFileError(error, "read", shownPath);
   }
   try {
     const stats = await handle.stat();
@@ -68,9 +67,17 @@ export async function readTextFile(realPath: string, shownPath: string): Promise
  */
 export function writeFileAtomic(target: WriteTarget, content: string, signal: AbortSignal): void {
   signal.throwIfAborted();
+  try {
+    replaceFile(target, content, signal);
+  } catch (error) {
+    throw describeFileError(error, "write", target.path);
+  }
+}
+
+function replaceFile(target: WriteTarget, content: string, signal: AbortSignal): void {
   using directory = openPinnedDirectory(path.dirname(target.real));
-  const name = path.basename(target.real);
-  const temp = directory.child(`.${name}.dsh-${crypto.randomUUID().slice(0, 8)}.tmp`);
+  // Short and fixed-length: a temp name must not overflow NAME_MAX when the file's own is long.
+  const temp = directory.child(`.dsh-${crypto.randomUUID().slice(0, 8)}.tmp`);
   const flags =
     fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
   const fd = fs.openSync(temp, flags, target.mode ?? 0o666);
@@ -85,7 +92,7 @@ export function writeFileAtomic(target: WriteTarget, content: string, signal: Ab
     }
     signal.throwIfAborted();
     directory.verify();
-    const destination = directory.child(name);
+    const destination = directory.child(path.basename(target.real));
     if (isDirectory(destination)) throw new UnsupportedFileError(`${target.path} is a directory`);
     fs.renameSync(temp, destination);
   } catch (error) {

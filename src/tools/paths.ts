@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
 import { isInside } from "./containment.ts";
 import { credentialMatch } from "./credential-paths.ts";
-import { PathRefusedError, UnsupportedFileError } from "./errors.ts";
+import { PathRefusedError, UnsupportedFileError, errorCode } from "./errors.ts";
 
 /** Longest path a tool accepts, in characters (Linux `PATH_MAX`). */
 export const MAX_PATH_LENGTH = 4096;
@@ -142,10 +142,4 @@ function resolveReal(lexical: string): { real: string; exists: boolean } {
       current = parent;
     }
   }
-}
-
-/** The `code` of a Node system error, or undefined. */
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
-  return typeof error.code === "string" ? error.code : undefined;
 }

@@ -13,8 +13,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { errorCode } from "./paths.ts";
-import { PathRefusedError, UnsupportedFileError } from "./errors.ts";
+import { PathRefusedError, UnsupportedFileError, errorCode } from "./errors.ts";
 
 /** A held directory; dispose closes it. */
 export interface PinnedDirectory extends Disposable {
