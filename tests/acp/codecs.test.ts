@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk";
-import { decisionOf, permissionParams } from "../../src/acp/approval.ts";
+import { createAcpApprovalAnswerer, decisionOf, permissionParams } from "../../src/acp/approval.ts";
 import { configChange, configOptions } from "../../src/acp/config-options.ts";
 import { toRequestError, turnError } from "../../src/acp/errors.ts";
 import { userContentOf } from "../../src/acp/prompt-content.ts";
@@ -176,5 +176,36 @@ describe("permission requests", () => {
     expect(decisionOf({ outcome: { outcome: "selected", optionId: "reject" } })).toBe("deny");
     expect(decisionOf({ outcome: { outcome: "selected", optionId: "other" } })).toBe("deny");
     expect(decisionOf({ outcome: { outcome: "cancelled" } })).toBe("deny");
+  });
+});
+
+describe("the ACP approval answerer", () => {
+  const request = {
+    sessionId: "live",
+    toolCallId: "c",
+    kind: "write" as const,
+    title: "Write /x",
+    reason: "outside",
+    intent: { type: "generic" as const, title: "Write /x", kind: "edit" as const },
+  };
+  const signal = new AbortController().signal;
+
+  test("passes foreign sessions and requests without a tool call; a failing client is a deny", async () => {
+    const answerer = createAcpApprovalAnswerer();
+    const seen: string[] = [];
+    const unregister = answerer.register("live", {
+      requestPermission: async (r) => {
+        seen.push(r.toolCallId);
+        if (r.title === "boom") throw new Error("client gone");
+        return "allow";
+      },
+    });
+    expect(await answerer.answer({ ...request, sessionId: "other" }, signal)).toBe("pass");
+    expect(await answerer.answer({ ...request, toolCallId: undefined }, signal)).toBe("pass");
+    expect(await answerer.answer(request, signal)).toBe("allow");
+    expect(await answerer.answer({ ...request, title: "boom" }, signal)).toBe("deny");
+    unregister();
+    expect(await answerer.answer(request, signal)).toBe("pass");
+    expect(seen).toEqual(["c", "c"]);
   });
 });
