@@ -184,6 +184,7 @@ async function searchFile(file: string, regex: RegExp, cwd: string): Promise<Fil
   const lines: string[] = [];
   const hits: Location[] = [];
   const text = new TextDecoder("utf-8").decode(bytes).split("\n");
+  if (text.at(-1) === "") text.pop();
   const shown = displayPath(cwd, file);
   for (let index = 0; index < text.length && lines.length < MAX_GREP_MATCHES; index++) {
     const line = (text[index] ?? "").replace(/\r$/, "");
@@ -206,8 +207,10 @@ function summarize(input: GrepInput, tally: Tally, walkCapped: boolean, where: s
       `[stopped at ${MAX_GREP_MATCHES} matches; narrow the pattern, path or glob for the rest]`,
     );
   }
-  if (tally.tooLarge > 0)
-    out.push(`[skipped ${tally.tooLarge} files over ${formatBytes(MAX_FILE_BYTES)}]`);
+  if (tally.tooLarge > 0) {
+    const files = tally.tooLarge === 1 ? "1 file" : `${tally.tooLarge} files`;
+    out.push(`[skipped ${files} over ${formatBytes(MAX_FILE_BYTES)}]`);
+  }
   if (walkCapped)
     out.push(
       `[the search stopped after ${MAX_WALK_ENTRIES} entries; some files were not searched]`,

@@ -118,6 +118,9 @@ describe("grep", () => {
       text: "src/a.ts:2:// TODO: one",
       locations: [{ path: path.join(fx.box.root, "src/a.ts"), line: 2 }],
     });
+    expect((await run("grep", { pattern: "^$", path: "src/a.ts" })).result.output).toBe(
+      "No matches for /^$/ in src/a.ts (1 file searched)",
+    );
     const loose = await run("grep", { pattern: "todo:", ignore_case: true, path: "src" });
     expect(loose.result.output).toBe("src/a.ts:2:// TODO: one\nsrc/a.ts:4:// todo: two");
   });
@@ -143,7 +146,7 @@ describe("grep", () => {
     fx.box.write("huge.txt", `needle\n${"a".repeat(2 * 1024 * 1024)}`);
     fx.box.write("small.txt", "no match here\n");
     expect((await run("grep", { pattern: "needle" })).result.output).toBe(
-      "No matches for /needle/ in . (1 file searched)\n[skipped 1 files over 2 MiB]",
+      "No matches for /needle/ in . (1 file searched)\n[skipped 1 file over 2 MiB]",
     );
   });
 
