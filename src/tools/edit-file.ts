@@ -1,13 +1,11 @@
 /** `edit_file`: replace an exact string in a file, showing the diff. */
-import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError, NotFoundError } from "../errors.ts";
 import { displayPath } from "./containment.ts";
 import { EditMismatchError } from "./errors.ts";
-import { applyChange, changeIntent, firstChangedLine } from "./file-change.ts";
+import { applyChange, changeResultIntent, draftIntent, firstChangedLine } from "./file-change.ts";
 import type { FileChangeDetails } from "./file-change.ts";
 import { readTextFile } from "./file-io.ts";
-import type { RenderIntent } from "./intent.ts";
 import { checkWrite } from "./paths.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
@@ -74,27 +72,9 @@ export function createEditFileTool(): Tool<typeof EditFileInput, FileChangeDetai
       };
     },
     // The call shows the replaced fragment; the result carries the whole file's diff.
-    presentCall: (input, ctx): RenderIntent => {
-      const absolute = path.resolve(ctx.cwd, input.path);
-      return {
-        type: "diff",
-        title: `Edit ${displayPath(ctx.cwd, absolute)}`,
-        path: absolute,
-        oldText: input.old_string,
-        newText: input.new_string,
-        locations: [{ path: absolute }],
-      };
-    },
-    presentResult: (input, result, ctx): RenderIntent => {
-      if (result.details !== undefined) return changeIntent("Edit", result.details, ctx);
-      const absolute = path.resolve(ctx.cwd, input.path);
-      return {
-        type: "generic",
-        kind: "edit",
-        title: `Edit ${displayPath(ctx.cwd, absolute)}`,
-        text: result.output,
-      };
-    },
+    presentCall: (input, ctx) =>
+      draftIntent("Edit", input.path, input.old_string, input.new_string, ctx),
+    presentResult: (input, result, ctx) => changeResultIntent("Edit", input.path, result, ctx),
   };
 }
 

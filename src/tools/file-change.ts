@@ -1,7 +1,8 @@
 /** What write_file and edit_file share: the diff intent and the approved, atomic write. */
+import * as path from "node:path";
 import { displayPath } from "./containment.ts";
 import { writeFileAtomic } from "./file-io.ts";
-import type { DiffIntent } from "./intent.ts";
+import type { DiffIntent, RenderIntent } from "./intent.ts";
 import type { WriteTarget } from "./paths.ts";
 import type { PresentContext, ToolContext, ToolResult } from "./types.ts";
 import { authorizeWrite } from "./write-policy.ts";
@@ -42,6 +43,40 @@ export function changeIntent(
     newText: change.newText,
     locations: [{ path: change.path, line: change.line }],
   };
+}
+
+/**
+ * The call's intent before it runs, from the model's own text (presenters do not read the
+ * disk): `oldText` is what the model says it replaces, null when unknown.
+ */
+export function draftIntent(
+  verb: string,
+  inputPath: string,
+  oldText: string | null,
+  newText: string,
+  ctx: PresentContext,
+): DiffIntent {
+  const absolute = path.resolve(ctx.cwd, inputPath);
+  return {
+    type: "diff",
+    title: `${verb} ${displayPath(ctx.cwd, absolute)}`,
+    path: absolute,
+    oldText,
+    newText,
+    locations: [{ path: absolute }],
+  };
+}
+
+/** The result's intent: the exact diff once written, otherwise the error text. */
+export function changeResultIntent(
+  verb: string,
+  inputPath: string,
+  result: ToolResult<FileChangeDetails>,
+  ctx: PresentContext,
+): RenderIntent {
+  if (result.details !== undefined) return changeIntent(verb, result.details, ctx);
+  const title = `${verb} ${displayPath(ctx.cwd, path.resolve(ctx.cwd, inputPath))}`;
+  return { type: "generic", kind: "edit", title, text: result.output };
 }
 
 /**

@@ -1,11 +1,15 @@
 /** `write_file`: create or replace a whole file, showing the diff. */
-import * as path from "node:path";
 import * as v from "valibot";
 import { displayPath } from "./containment.ts";
-import { applyChange, changeIntent, firstChangedLine, lineCount } from "./file-change.ts";
+import {
+  applyChange,
+  changeResultIntent,
+  draftIntent,
+  firstChangedLine,
+  lineCount,
+} from "./file-change.ts";
 import type { FileChangeDetails } from "./file-change.ts";
 import { readTextFile } from "./file-io.ts";
-import type { RenderIntent } from "./intent.ts";
 import { checkWrite } from "./paths.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
@@ -46,28 +50,9 @@ export function createWriteFileTool(): Tool<typeof WriteFileInput, FileChangeDet
         details: change,
       };
     },
-    // Before the call runs the old text is unknown (presenters do not touch the disk): the
-    // call shows the new content as a whole, and the result carries the exact diff.
-    presentCall: (input, ctx): RenderIntent => {
-      const absolute = path.resolve(ctx.cwd, input.path);
-      return {
-        type: "diff",
-        title: `Write ${displayPath(ctx.cwd, absolute)}`,
-        path: absolute,
-        oldText: null,
-        newText: input.content,
-        locations: [{ path: absolute, line: 1 }],
-      };
-    },
-    presentResult: (input, result, ctx): RenderIntent => {
-      if (result.details !== undefined) return changeIntent("Write", result.details, ctx);
-      const absolute = path.resolve(ctx.cwd, input.path);
-      return {
-        type: "generic",
-        kind: "edit",
-        title: `Write ${displayPath(ctx.cwd, absolute)}`,
-        text: result.output,
-      };
-    },
+    // The old text is unknown before the call runs: the call shows the new content whole,
+    // and the result carries the exact diff.
+    presentCall: (input, ctx) => draftIntent("Write", input.path, null, input.content, ctx),
+    presentResult: (input, result, ctx) => changeResultIntent("Write", input.path, result, ctx),
   };
 }

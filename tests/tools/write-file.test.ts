@@ -59,7 +59,7 @@ describe("write_file", () => {
       path: path.join(fx.box.root, "x.ts"),
       oldText: null,
       newText: "hi",
-      locations: [{ path: path.join(fx.box.root, "x.ts"), line: 1 }],
+      locations: [{ path: path.join(fx.box.root, "x.ts") }],
     });
   });
 
