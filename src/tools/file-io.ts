@@ -4,7 +4,7 @@ import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { NotFoundError } from "../errors.ts";
 import { PathRefusedError, UnsupportedFileError, describeFileError, errorCode } from "./errors.ts";
-import { openPinnedDirectory } from "./pinned-directory.ts";
+import { lstatOrUndefined, openPinnedDirectory } from "./pinned-directory.ts";
 import type { WriteTarget } from "./paths.ts";
 
 /** Largest file the tools read, in bytes. */
@@ -93,19 +93,12 @@ function replaceFile(target: WriteTarget, content: string, signal: AbortSignal):
     signal.throwIfAborted();
     directory.verify();
     const destination = directory.child(path.basename(target.real));
-    if (isDirectory(destination)) throw new UnsupportedFileError(`${target.path} is a directory`);
+    if (lstatOrUndefined(destination)?.isDirectory() === true)
+      throw new UnsupportedFileError(`${target.path} is a directory`);
     fs.renameSync(temp, destination);
   } catch (error) {
     fs.rmSync(temp, { force: true });
     throw error;
-  }
-}
-
-function isDirectory(file: string): boolean {
-  try {
-    return fs.lstatSync(file).isDirectory();
-  } catch {
-    return false;
   }
 }
 

@@ -34,7 +34,7 @@ const viaProc = process.platform === "linux" && fs.existsSync("/proc/self/fd");
 export function openPinnedDirectory(realDir: string): PinnedDirectory {
   const missing: string[] = [];
   let existing = realDir;
-  while (!exists(existing)) {
+  while (lstatOrUndefined(existing) === undefined) {
     const parent = path.dirname(existing);
     if (parent === existing) break;
     missing.unshift(path.basename(existing));
@@ -70,12 +70,12 @@ export function openPinnedDirectory(realDir: string): PinnedDirectory {
   };
 }
 
-function exists(file: string): boolean {
+/** `lstat` of a path, or undefined when it cannot be read (missing, no access). */
+export function lstatOrUndefined(file: string): fs.Stats | undefined {
   try {
-    fs.lstatSync(file);
-    return true;
+    return fs.lstatSync(file);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -84,7 +84,10 @@ function openDirectory(openPath: string, shownPath: string): number {
     return fs.openSync(openPath, DIRECTORY_FLAGS);
   } catch (error) {
     const code = errorCode(error);
-    if (code === "ELOOP" || (code === "ENOTDIR" && isSymlink(openPath))) {
+    if (
+      code === "ELOOP" ||
+      (code === "ENOTDIR" && lstatOrUndefined(openPath)?.isSymbolicLink() === true)
+    ) {
       throw new PathRefusedError(
         `${shownPath} is a symlink (it changed after the checks); nothing was written`,
       );
@@ -93,14 +96,6 @@ function openDirectory(openPath: string, shownPath: string): number {
       throw new UnsupportedFileError(`${shownPath} is not a directory`);
     }
     throw error;
-  }
-}
-
-function isSymlink(file: string): boolean {
-  try {
-    return fs.lstatSync(file).isSymbolicLink();
-  } catch {
-    return false;
   }
 }
 
