@@ -92,8 +92,9 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   const execute = async (request: CommandRequest, options: RunOptions, signal: AbortSignal) => {
     const cwd = realDirectory(request.cwd, "cwd");
     const workspace = realDirectory(request.workspace, "workspace");
-    // Merge stderr into stdout inside the child, so the two arrive in their true order.
-    let argv = [shell, "-c", 'exec "$0" -c "$1" 2>&1', shell, request.command];
+    // Merge stderr into stdout inside the child, so the two arrive in their true order; `--`
+    // keeps a command that starts with a dash from being read as a shell option.
+    let argv = [shell, "-c", 'exec "$0" -c -- "$1" 2>&1', shell, request.command];
     let backendName: "bwrap" | "seatbelt" | "none" = "none";
     let release: () => string[] = () => [];
     if (request.sandbox !== "danger-full-access") {

@@ -8,8 +8,8 @@ import type { CommandRunnerDeps } from "../../src/exec/runner.ts";
 import type { CommandRequest, CommandResult, CommandRunner, RunOptions } from "../../src/exec/types.ts";
 
 /** A realpath'd temp dir removed on dispose. */
-export function tempDir(prefix = "dsh-exec-"): { path: string } & Disposable {
-  const path = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+export function tempDir(prefix = "dsh-exec-", parent = tmpdir()): { path: string } & Disposable {
+  const path = realpathSync(mkdtempSync(join(parent, prefix)));
   return { path, [Symbol.dispose]: () => rmSync(path, { recursive: true, force: true }) };
 }
 

@@ -1,0 +1,182 @@
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { bwrapArgs } from "../../src/exec/bwrap.ts";
+import { credentialMasks, workspaceGuards } from "../../src/exec/guards.ts";
+import { explainBwrapFailure } from "../../src/exec/probe.ts";
+import { seatbeltArgs, seatbeltProfile } from "../../src/exec/seatbelt.ts";
+import { InvalidInputError } from "../../src/errors.ts";
+import { tempDir } from "./helpers.ts";
+
+const argv = ["/bin/bash", "-c", "echo hi"];
+
+describe("the bwrap argument plan", () => {
+  test("orders namespaces, capability drop, read-only root, private /tmp, workspace, guards, masks", () => {
+    const args = bwrapArgs(
+      {
+        mode: "workspace-write",
+        workspace: "/tmp/ws",
+        cwd: "/tmp/ws/sub",
+        guards: [
+          { type: "pin", path: "/tmp/ws/.git" },
+          { type: "readonly", path: "/tmp/ws/.git/hooks" },
+          { type: "block-file", path: "/tmp/ws/.git/config" },
+          { type: "block-dir", path: "/tmp/ws/.dsh" },
+          { type: "forbid", path: "/tmp/ws/.git/commondir" },
+        ],
+        masks: [
+          { type: "dir", path: "/home/u/.ssh" },
+          { type: "file", path: "/home/u/.netrc" },
+        ],
+        network: false,
+      },
+      { disableUserns: true },
+      argv,
+    );
+    expect(args).toEqual([
+      "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+      "--unshare-cgroup-try", "--unshare-net", "--disable-userns",
+      "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+      "--bind", "/tmp/ws", "/tmp/ws",
+      "--bind", "/tmp/ws/.git", "/tmp/ws/.git",
+      "--ro-bind", "/tmp/ws/.git/hooks", "/tmp/ws/.git/hooks",
+      "--ro-bind", "/dev/null", "/tmp/ws/.git/config",
+      "--perms", "0555", "--tmpfs", "/tmp/ws/.dsh", "--remount-ro", "/tmp/ws/.dsh",
+      "--perms", "0555", "--tmpfs", "/home/u/.ssh", "--remount-ro", "/home/u/.ssh",
+      "--ro-bind", "/dev/null", "/home/u/.netrc",
+      "--chdir", "/tmp/ws/sub", "--", ...argv,
+    ]);
+  });
+
+  test("read-only binds the workspace read-only and ignores the guards", () => {
+    const args = bwrapArgs(
+      { mode: "read-only", workspace: "/w", cwd: "/w", guards: [{ type: "pin", path: "/w/.git" }], masks: [], network: false },
+      { disableUserns: false },
+      argv,
+    );
+    expect(args.slice(args.indexOf("/tmp") + 1)).toEqual(["--ro-bind", "/w", "/w", "--chdir", "/w", "--", ...argv]);
+    expect(args).not.toContain("--disable-userns");
+  });
+
+  test("refuses a path with a newline instead of passing it to bwrap", () => {
+    const plan = { mode: "read-only" as const, workspace: "/w\n--bind", cwd: "/w", guards: [], masks: [], network: false };
+    expect(() => bwrapArgs(plan, { disableUserns: true }, argv)).toThrow(InvalidInputError);
+  });
+});
+
+describe("protected paths of a workspace", () => {
+  test("a fresh directory blocks .git, .dsh and a state dir inside it, creating nothing", () => {
+    using dir = tempDir();
+    expect(workspaceGuards(dir.path, join(dir.path, "state", "dsh"))).toEqual([
+      { type: "block-dir", path: join(dir.path, ".git") },
+      { type: "block-dir", path: join(dir.path, ".dsh") },
+      { type: "block-dir", path: join(dir.path, "state") },
+    ]);
+  });
+
+  test("a repository pins .git, keeps hooks and config read-only, forbids commondir", () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, ".git", "hooks"), { recursive: true });
+    writeFileSync(join(dir.path, ".git", "config"), "");
+    mkdirSync(join(dir.path, ".dsh"));
+    expect(workspaceGuards(dir.path, "/elsewhere")).toEqual([
+      { type: "pin", path: join(dir.path, ".git") },
+      { type: "readonly", path: join(dir.path, ".git", "hooks") },
+      { type: "readonly", path: join(dir.path, ".git", "config") },
+      { type: "forbid", path: join(dir.path, ".git", "commondir") },
+      { type: "readonly", path: join(dir.path, ".dsh") },
+    ]);
+  });
+
+  test("a worktree's .git file is read-only and its git dir's hooks and config are guarded", () => {
+    using dir = tempDir();
+    const gitDir = join(dir.path, "main-git", "worktrees", "w");
+    mkdirSync(join(gitDir, "hooks"), { recursive: true });
+    writeFileSync(join(dir.path, ".git"), "gitdir: main-git/worktrees/w\n");
+    const guards = workspaceGuards(dir.path, "/elsewhere");
+    expect(guards.slice(0, 4)).toEqual([
+      { type: "readonly", path: join(dir.path, ".git") },
+      { type: "pin", path: gitDir },
+      { type: "readonly", path: join(gitDir, "hooks") },
+      { type: "block-file", path: join(gitDir, "config") },
+    ]);
+  });
+
+  test("credential masks cover the stores that exist, following symlinks", () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, ".ssh"));
+    mkdirSync(join(dir.path, "real-aws"));
+    symlinkSync(join(dir.path, "real-aws"), join(dir.path, ".aws"));
+    writeFileSync(join(dir.path, ".netrc"), "machine x");
+    expect(credentialMasks(dir.path)).toEqual([
+      { type: "dir", path: join(dir.path, ".ssh") },
+      { type: "dir", path: join(dir.path, ".aws") },
+      { type: "file", path: join(dir.path, ".netrc") },
+    ]);
+  });
+});
+
+describe("the macOS sandbox-exec profile", () => {
+  const plan = {
+    mode: "workspace-write" as const,
+    workspace: "/Users/u/p",
+    tempDirs: ["/private/tmp"],
+    stateDir: "/Users/u/.local/share/dsh",
+    secrets: [
+      { type: "dir" as const, path: "/Users/u/.ssh" },
+      { type: "file" as const, path: "/Users/u/.netrc" },
+    ],
+    network: false,
+  };
+
+  test("denies by default, writes only temp and workspace, carves out protected paths and secrets", () => {
+    const { profile, params } = seatbeltProfile(plan);
+    expect(profile.startsWith("(version 1)\n(deny default)\n")).toBe(true);
+    expect(profile).toContain('(allow file-write* (subpath (param "TEMP_0")) (subpath (param "WORKSPACE")))');
+    expect(profile).toContain(
+      '(deny file-write* (literal (param "GIT")) (subpath (param "GIT_HOOKS")) (literal (param "GIT_CONFIG")) ' +
+        '(literal (param "GIT_COMMONDIR")) (subpath (param "DSH_PROJECT")) (subpath (param "DSH_STATE")))',
+    );
+    expect(profile).toContain('(deny file-read* file-write* (subpath (param "SECRET_0")) (literal (param "SECRET_1")))');
+    expect(profile).not.toContain("network");
+    expect(profile).not.toContain("/Users");
+    expect(params).toEqual([
+      "TEMP_0=/private/tmp",
+      "WORKSPACE=/Users/u/p",
+      "GIT=/Users/u/p/.git",
+      "GIT_HOOKS=/Users/u/p/.git/hooks",
+      "GIT_CONFIG=/Users/u/p/.git/config",
+      "GIT_COMMONDIR=/Users/u/p/.git/commondir",
+      "DSH_PROJECT=/Users/u/p/.dsh",
+      "DSH_STATE=/Users/u/.local/share/dsh",
+      "SECRET_0=/Users/u/.ssh",
+      "SECRET_1=/Users/u/.netrc",
+    ]);
+  });
+
+  test("read-only writes nothing but temp; argv runs sandbox-exec by absolute path after --", () => {
+    const args = seatbeltArgs({ ...plan, mode: "read-only", secrets: [] }, argv);
+    const profile = args[2] ?? "";
+    expect(profile).toContain('(allow file-write* (subpath (param "TEMP_0")))');
+    expect(profile).not.toContain("WORKSPACE");
+    expect(args).toEqual(["/usr/bin/sandbox-exec", "-p", profile, "-D", "TEMP_0=/private/tmp", "--", ...argv]);
+  });
+});
+
+describe("explaining a failed bwrap probe", () => {
+  const explain = (stderr: string) => explainBwrapFailure({ code: 1, stdout: "", stderr, timedOut: false }).reason;
+
+  test("names the cause an administrator can fix", () => {
+    expect(explain("bwrap: No permissions to create new namespace, likely because the kernel does not allow")).toStartWith(
+      "user namespaces are disabled",
+    );
+    expect(explain("bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)")).toStartWith(
+      "user namespaces are disabled",
+    );
+    expect(explain("bwrap: setting up uid map: Permission denied")).toStartWith("AppArmor forbids");
+    expect(explain("bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted")).toStartWith("AppArmor forbids");
+    expect(explain("bwrap: Failed to make / slave: Permission denied")).toStartWith("the container or host forbids");
+    expect(explain("bwrap: something new")).toBe("bwrap failed: bwrap: something new");
+  });
+});

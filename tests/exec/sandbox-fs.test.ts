@@ -1,0 +1,218 @@
+/**
+ * sandbox.md §4, filesystem cases, as real commands under the real sandbox. Every "fails"
+ * also checks on the host that the side effect did not happen.
+ */
+import { afterAll, describe, expect } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { InvalidInputError } from "../../src/errors.ts";
+import { makeRunner, run, tempDir } from "./helpers.ts";
+import { hostMarkers, sandboxTest } from "./sandbox-support.ts";
+
+const markers = hostMarkers();
+afterAll(() => {
+  expect(markers.leftovers()).toEqual([]);
+});
+
+const home = homedir();
+const runner = makeRunner({ home });
+const read = (path: string) => readFileSync(path, "utf8");
+
+describe("workspace-write", () => {
+  sandboxTest("writes inside the workspace succeed (case 1)", async () => {
+    using dir = tempDir();
+    const result = await run(runner, dir.path, "echo x > a && mkdir -p sub/deep && echo y > sub/deep/b");
+    expect(result.exitCode).toBe(0);
+    expect([read(join(dir.path, "a")), read(join(dir.path, "sub/deep/b"))]).toEqual(["x\n", "y\n"]);
+  });
+
+  sandboxTest("writes to /etc and $HOME fail with EROFS (case 2)", async () => {
+    using dir = tempDir();
+    const etc = markers.path("/etc");
+    const inHome = markers.path(home);
+    const result = await run(runner, dir.path, `echo x > ${etc}; echo x > ${inHome}`);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.output.match(/Read-only file system/g)?.length).toBe(2);
+    expect([existsSync(etc), existsSync(inHome)]).toEqual([false, false]);
+  });
+
+  sandboxTest("/tmp is private to the command (case 4)", async () => {
+    using dir = tempDir();
+    const tmp = markers.path("/tmp");
+    const result = await run(runner, dir.path, `echo inside > ${tmp} && cat ${tmp}`);
+    expect(result).toMatchObject({ exitCode: 0, output: "inside\n" });
+    expect(existsSync(tmp)).toBe(false);
+  });
+
+  sandboxTest("a symlink to a host file does not make it writable (case 5)", async () => {
+    using dir = tempDir();
+    const before = read("/etc/passwd");
+    const result = await run(runner, dir.path, "ln -s /etc/passwd l && echo x >> l");
+    expect(result.exitCode).not.toBe(0);
+    expect(result.output).toContain("Read-only file system");
+    expect(read("/etc/passwd")).toBe(before);
+  });
+
+  sandboxTest("a hard link to a host file cannot be made (case 6)", async () => {
+    using dir = tempDir();
+    const result = await run(runner, dir.path, "ln /etc/hostname h");
+    expect(result.exitCode).not.toBe(0);
+    expect(result.output).toMatch(/Invalid cross-device link|Operation not permitted/);
+    expect(existsSync(join(dir.path, "h"))).toBe(false);
+  });
+
+  sandboxTest("no capabilities: remount, bind mount and umount fail, even as root (case 7)", async () => {
+    using dir = tempDir();
+    const etc = markers.path("/etc");
+    const script = [
+      "grep CapEff /proc/self/status",
+      `mount -o remount,rw / && echo x > ${etc}`,
+      "mount --bind /tmp /mnt && echo bound",
+      "umount /tmp && echo unmounted",
+      "echo done",
+    ].join("; ");
+    const result = await run(runner, dir.path, script);
+    expect(result.output).toStartWith("CapEff:\t0000000000000000\n");
+    expect(result.output).not.toMatch(/bound|unmounted/);
+    expect(result.output).toEndWith("done\n");
+    expect(existsSync(etc)).toBe(false);
+  });
+
+  sandboxTest("a nested user namespace cannot gain write access to the host (case 8)", async () => {
+    using dir = tempDir();
+    const etc = markers.path("/etc");
+    const result = await run(runner, dir.path, `unshare -Ur sh -c 'mount -o remount,rw / ; echo x > ${etc}'`);
+    expect(result.exitCode).not.toBe(0);
+    expect(existsSync(etc)).toBe(false);
+  });
+
+  sandboxTest("writes through /proc/1/root and /proc/self/cwd fail (case 9)", async () => {
+    using dir = tempDir();
+    const a = markers.path("/etc");
+    const b = markers.path("/etc");
+    const up = "../".repeat(dir.path.split("/").length);
+    const result = await run(runner, dir.path, `echo x > /proc/1/root${a}; echo x > /proc/self/cwd/${up}${b.slice(1)}`);
+    expect(result.exitCode).not.toBe(0);
+    expect([existsSync(a), existsSync(b)]).toEqual([false, false]);
+  });
+});
+
+describe("protected paths under workspace-write", () => {
+  sandboxTest("existing .git/hooks, .git/config and .dsh stay read-only (case 10)", async () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, ".git/hooks"), { recursive: true });
+    mkdirSync(join(dir.path, ".dsh"));
+    writeFileSync(join(dir.path, ".git/config"), "orig");
+    writeFileSync(join(dir.path, ".dsh/config"), "orig");
+    const script = "echo x > .git/hooks/pre-commit; echo x > .git/config; echo x > .dsh/config; echo x > .git/HEAD";
+    const result = await run(runner, dir.path, script);
+    expect(result.output.match(/Read-only file system/g)?.length).toBe(3);
+    expect(existsSync(join(dir.path, ".git/hooks/pre-commit"))).toBe(false);
+    expect([read(join(dir.path, ".git/config")), read(join(dir.path, ".dsh/config"))]).toEqual(["orig", "orig"]);
+    expect(read(join(dir.path, ".git/HEAD"))).toBe("x\n");
+  });
+
+  sandboxTest("missing .git and .dsh cannot be created, and leave nothing behind (case 10)", async () => {
+    using dir = tempDir();
+    const script = "mkdir -p .git/hooks; echo x > .git/hooks/pre-commit; printf 'gitdir: evil' > .git; mkdir -p .dsh; echo x > .dsh/config; ls -A";
+    const result = await run(runner, dir.path, script);
+    expect(result.output).toContain("Read-only file system");
+    expect(existsSync(join(dir.path, ".git"))).toBe(false);
+    expect(existsSync(join(dir.path, ".dsh"))).toBe(false);
+  });
+
+  sandboxTest("a repository without hooks or config: neither can be created (case 10)", async () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, ".git"));
+    const result = await run(runner, dir.path, "mkdir .git/hooks; echo x > .git/hooks/post-checkout; echo x > .git/config");
+    expect(result.exitCode).not.toBe(0);
+    expect([existsSync(join(dir.path, ".git/hooks")), existsSync(join(dir.path, ".git/config"))]).toEqual([false, false]);
+  });
+
+  sandboxTest("a .git/commondir redirecting git's config is removed after the command (case 10)", async () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, ".git/hooks"), { recursive: true });
+    const result = await run(runner, dir.path, "mkdir -p evil/hooks && echo ../evil > .git/commondir && echo wrote");
+    expect(result.output).toContain("wrote\n");
+    expect(result.output).toContain(`[dsh removed ${join(dir.path, ".git/commondir")}`);
+    expect(existsSync(join(dir.path, ".git/commondir"))).toBe(false);
+  });
+
+  sandboxTest("protected paths cannot be moved away and replaced (case 11)", async () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, ".git/hooks"), { recursive: true });
+    mkdirSync(join(dir.path, ".dsh"));
+    writeFileSync(join(dir.path, ".git/config"), "orig");
+    const script = [
+      "mv .git g2; rm -rf .git/hooks; mv .git/hooks .git/h2; mv .git/config .git/c2",
+      "mkdir -p .git/hooks && echo x > .git/hooks/pre-commit",
+      "mv .dsh d2; rm -rf .dsh",
+      "echo done",
+    ].join("; ");
+    const result = await run(runner, dir.path, script);
+    expect(result.output).toContain("Device or resource busy");
+    expect(result.output).toEndWith("done\n");
+    const host = ["g2", ".git/h2", ".git/c2", ".git/hooks/pre-commit", "d2"].map((p) => existsSync(join(dir.path, p)));
+    expect(host).toEqual([false, false, false, false, false]);
+    expect(read(join(dir.path, ".git/config"))).toBe("orig");
+  });
+
+  sandboxTest("dsh's state directory stays read-only when it lies in the workspace", async () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, "state"));
+    const own = makeRunner({ stateDir: join(dir.path, "state") });
+    const result = await run(own, dir.path, "echo x > state/sessions.jsonl");
+    expect(result.output).toContain("Read-only file system");
+    expect(existsSync(join(dir.path, "state/sessions.jsonl"))).toBe(false);
+  });
+});
+
+describe("read-only", () => {
+  sandboxTest("nothing in the workspace can be written, /tmp still can (case 3)", async () => {
+    using dir = tempDir();
+    const result = await run(runner, dir.path, "echo x > a; touch /tmp/scratch && echo tmp-ok", { sandbox: "read-only" });
+    expect(result.output).toBe(`/bin/bash: line 1: a: Read-only file system\ntmp-ok\n`.replace("/bin/bash", result.output.split(":")[0] ?? ""));
+    expect(existsSync(join(dir.path, "a"))).toBe(false);
+  });
+});
+
+describe("credential stores (case 18)", () => {
+  for (const sandbox of ["workspace-write", "read-only"] as const) {
+    sandboxTest(`~/.ssh, ~/.aws and ~/.netrc read as empty under ${sandbox}`, async () => {
+      using dir = tempDir();
+      // Not under /tmp, which the sandbox replaces: the masks themselves must hide the files.
+      using homeDir = tempDir("dsh-home-", "/var/tmp");
+      const fakeHome = homeDir.path;
+      mkdirSync(join(fakeHome, ".ssh"), { recursive: true });
+      mkdirSync(join(fakeHome, ".aws"));
+      writeFileSync(join(fakeHome, ".ssh/id_rsa"), "PLANTED-KEY");
+      writeFileSync(join(fakeHome, ".aws/credentials"), "PLANTED-AWS");
+      writeFileSync(join(fakeHome, ".netrc"), "PLANTED-NETRC");
+      const own = makeRunner({ home: fakeHome });
+      const script = "cat ~/.ssh/id_rsa ~/.aws/credentials ~/.netrc; ls -A ~/.ssh; echo x > ~/.ssh/authorized_keys; echo end";
+      const result = await run(own, dir.path, script, { sandbox });
+      expect(result.output).not.toContain("PLANTED");
+      expect(result.output).toEndWith("end\n");
+      expect(existsSync(join(fakeHome, ".ssh/authorized_keys"))).toBe(false);
+    });
+  }
+});
+
+describe("working directory (case 28)", () => {
+  sandboxTest("a cwd the sandbox cannot see, or a home-wide workspace, is refused before spawn", async () => {
+    using dir = tempDir();
+    using other = tempDir();
+    const outside = runner.run(
+      { command: "touch ran", cwd: other.path, workspace: dir.path, sandbox: "workspace-write" },
+      { signal: new AbortController().signal },
+    );
+    await expect(outside).rejects.toThrow(/outside the sandbox's view/);
+    const broad = runner.run(
+      { command: "touch ran", cwd: home, workspace: home, sandbox: "workspace-write" },
+      { signal: new AbortController().signal },
+    );
+    await expect(broad).rejects.toBeInstanceOf(InvalidInputError);
+    expect([existsSync(join(other.path, "ran")), existsSync(join(home, "ran"))]).toEqual([false, false]);
+  });
+});
