@@ -2,6 +2,7 @@
  * The composition root: picks the real implementation of every seam and wires them into an
  * agent service. Each surface (acp, chat, exec) composes once, with its own answerers.
  */
+import { homedir } from "node:os";
 import { createAgentService } from "../agent/service.ts";
 import type { AgentService, SessionSettings } from "../agent/types.ts";
 import { createApprovalSeam } from "../approval/seam.ts";
@@ -41,15 +42,16 @@ export function compose(options: ComposeOptions): Composition {
   const store = createSessionStore({ home: config.home, logger });
   const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
   const client = createModelClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, logger });
+  const home = options.env.HOME || homedir();
   const runner = createCommandRunner({
     env: options.env,
     sandbox: config.sandbox,
-    home: options.env.HOME ?? "/",
+    home,
     stateDir: config.home,
     envConfig: { include: config.env.include, allowSecret: config.env.allow_secret },
     logger,
   });
-  const tools = createToolRegistry([...createFileTools(), createBashTool()]);
+  const tools = createToolRegistry([...createFileTools({ homeDir: home }), createBashTool()]);
   const approval = createApprovalSeam({
     answerers: options.answerers,
     onError: (error, request) => logger.warn("an approval answerer failed; denied", { kind: request.kind, error }),
