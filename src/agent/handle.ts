@@ -6,6 +6,7 @@ import type { ApprovalSeam } from "../approval/types.ts";
 import { ConflictError, InvalidInputError, errorMessage } from "../errors.ts";
 import type { CommandRunner } from "../exec/types.ts";
 import type { Logger } from "../log.ts";
+import type { InteractionSeam } from "../interaction/types.ts";
 import type { ModelClient, ModelInfo } from "../llm/types.ts";
 import type { NewSessionEvent } from "../session/events.ts";
 import { foldSettings } from "../session/folds.ts";
@@ -30,6 +31,7 @@ export interface AgentHandleDeps {
   readonly tools: ToolRegistry;
   readonly approval: ApprovalSeam;
   readonly runner: CommandRunner;
+  readonly interaction: InteractionSeam;
   readonly defaults: SessionSettings;
   readonly maxRequests: number;
   readonly systemPrompt: string;
@@ -64,6 +66,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
           log,
           client: deps.client,
           tools: deps.tools,
+          definitions: deps.tools.definitions({ sessionId: log.header.id, interaction: deps.interaction }),
           systemPrompt: deps.systemPrompt,
           cwd: deps.root,
           maxRequests: deps.maxRequests,
@@ -77,6 +80,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
             knobs: settings().knobs,
             approval: deps.approval,
             runner: deps.runner,
+            interaction: deps.interaction,
           }),
           publish,
         },

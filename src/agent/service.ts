@@ -7,6 +7,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { ApprovalSeam } from "../approval/types.ts";
 import { ConflictError, InvalidInputError } from "../errors.ts";
 import type { CommandRunner } from "../exec/types.ts";
+import type { InteractionSeam } from "../interaction/types.ts";
 import type { Logger } from "../log.ts";
 import type { ModelClient } from "../llm/types.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
@@ -22,6 +23,7 @@ export interface AgentServiceDeps {
   readonly tools: ToolRegistry;
   readonly approval: ApprovalSeam;
   readonly runner: CommandRunner;
+  readonly interaction: InteractionSeam;
   /** Settings of a session that has not changed them. */
   readonly defaults: SessionSettings;
   /** Model requests allowed in one turn before it ends `max_turn_requests`. */
@@ -52,6 +54,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       tools: deps.tools,
       approval: deps.approval,
       runner: deps.runner,
+      interaction: deps.interaction,
       defaults: deps.defaults,
       maxRequests: deps.maxRequestsPerTurn,
       systemPrompt,

@@ -15,6 +15,8 @@ export interface TurnDeps {
   readonly log: SessionLog;
   readonly client: ModelClient;
   readonly tools: ToolRegistry;
+  /** The tool definitions offered in this session. */
+  readonly definitions: readonly ToolDefinition[];
   readonly systemPrompt: string;
   /** The session root (realpath'd), for presenters. */
   readonly cwd: string;
@@ -35,7 +37,7 @@ interface StepOutput {
 
 /** Runs the model/tool loop of a turn whose start, user message and anchor are logged. */
 export async function runTurnLoop(deps: TurnDeps, turnId: string, signal: AbortSignal): Promise<TurnOutcome> {
-  const definitions = deps.tools.definitions();
+  const { definitions } = deps;
   for (let step = 1; ; step++) {
     if (step > deps.maxRequests) return { turnId, reason: "max_turn_requests" };
     if (signal.aborted) return { turnId, reason: "cancelled" };

@@ -11,6 +11,8 @@ import { createCommandRunner } from "../exec/runner.ts";
 import type { CommandRunner } from "../exec/types.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { createModelClient } from "../llm/client.ts";
+import { createInteractionSeam } from "../interaction/seam.ts";
+import type { InteractionProvider } from "../interaction/types.ts";
 import type { ModelInfo } from "../llm/types.ts";
 import type { Logger } from "../log.ts";
 import { PRESETS } from "../permission/knobs.ts";
@@ -35,6 +37,8 @@ export interface ComposeOptions {
   readonly logger: Logger;
   /** Who can answer approval requests, in order. None: every request is denied. */
   readonly answerers: readonly ApprovalAnswerer[];
+  /** Who can answer structured questions, in order. None: questions are not offered. */
+  readonly questioners?: readonly InteractionProvider[];
 }
 
 export function compose(options: ComposeOptions): Composition {
@@ -56,6 +60,10 @@ export function compose(options: ComposeOptions): Composition {
     answerers: options.answerers,
     onError: (error, request) => logger.warn("an approval answerer failed; denied", { kind: request.kind, error }),
   });
+  const interaction = createInteractionSeam({
+    providers: options.questioners ?? [],
+    onError: (error) => logger.warn("a question provider failed; treated as declined", { error }),
+  });
   const defaults: SessionSettings = {
     model: catalog.default.id,
     effort: config.effort,
@@ -68,6 +76,7 @@ export function compose(options: ComposeOptions): Composition {
     tools,
     approval,
     runner,
+    interaction,
     defaults,
     maxRequestsPerTurn: config.maxTurnRequests,
     configDir: config.configDir,

@@ -43,7 +43,10 @@ export function createToolRegistry(
 
   return {
     names,
-    definitions: () => definitions,
+    definitions(ctx) {
+      if (ctx === undefined || tools.every((tool) => tool.available === undefined)) return definitions;
+      return definitions.filter((_, index) => tools[index]?.available?.(ctx) ?? true);
+    },
     presentCall(name, rawArguments, ctx) {
       const tool = byName.get(name);
       const parsed = parseArguments(rawArguments);

@@ -2,6 +2,7 @@
 import type * as v from "valibot";
 import type { ApprovalSeam } from "../approval/types.ts";
 import type { CommandRunner } from "../exec/types.ts";
+import type { InteractionSeam } from "../interaction/types.ts";
 import type { Knobs } from "../permission/knobs.ts";
 import type { ToolDefinition } from "../llm/types.ts";
 import type { RenderIntent } from "./intent.ts";
@@ -25,6 +26,7 @@ export interface ToolContext {
   readonly knobs: Knobs;
   readonly approval: ApprovalSeam;
   readonly runner: CommandRunner;
+  readonly interaction: InteractionSeam;
   /** Live progress (e.g. command output) for subscribers; never logged chunk by chunk. */
   readonly progress: (chunk: string) => void;
 }
@@ -38,6 +40,8 @@ export interface Tool<Schema extends v.GenericSchema = v.GenericSchema, Details 
   readonly description: string;
   readonly input: Schema;
   execute(input: v.InferOutput<Schema>, ctx: ToolContext): Promise<ToolResult<Details>>;
+  /** Whether the tool is offered to the model in this session; always when absent. */
+  available?(ctx: AvailabilityContext): boolean;
   /** How the call shows before it runs. Must not throw or touch the disk. */
   presentCall?(input: v.InferOutput<Schema>, ctx: PresentContext): RenderIntent;
   /** How the call shows once it has a result. */
@@ -46,6 +50,12 @@ export interface Tool<Schema extends v.GenericSchema = v.GenericSchema, Details 
     result: ToolResult<Details>,
     ctx: PresentContext,
   ): RenderIntent;
+}
+
+/** What a tool may consult to decide whether it is offered in a session. */
+export interface AvailabilityContext {
+  readonly sessionId: string;
+  readonly interaction: InteractionSeam;
 }
 
 export interface PresentContext {
@@ -63,8 +73,11 @@ export interface ExecutedCall {
 
 export interface ToolRegistry {
   readonly names: readonly string[];
-  /** JSON Schema definitions generated from the same valibot schemas that validate inputs. */
-  definitions(): readonly ToolDefinition[];
+  /**
+   * JSON Schema definitions generated from the same valibot schemas that validate inputs,
+   * without the tools that are not available in the given session.
+   */
+  definitions(ctx?: AvailabilityContext): readonly ToolDefinition[];
   /**
    * The call's render intent from its raw JSON arguments; unknown tools and invalid inputs
    * get the generic fallback. Never throws.

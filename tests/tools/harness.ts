@@ -3,6 +3,7 @@ import { afterEach, beforeEach } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { createInteractionSeam } from "../../src/interaction/seam.ts";
 import { createApprovalSeam } from "../../src/approval/seam.ts";
 import type {
   ApprovalAnswerer,
@@ -91,6 +92,7 @@ export function toolContext(cwd: string, options: ContextOptions = {}): ToolCont
     knobs: options.knobs ?? PRESETS["workspace-write"],
     approval: createApprovalSeam({ answerers: options.answerers ?? [] }),
     runner: forbiddenRunner,
+    interaction: createInteractionSeam({ providers: [] }),
     progress: () => {},
   };
 }
