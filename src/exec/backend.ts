@@ -77,6 +77,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   const bwrap = options.bwrapPath ?? locateBwrap(options.path);
   const probe = await probeBwrap({
     bwrap,
+    configured: options.bwrapPath !== undefined,
     home: options.home,
     stateDir: options.stateDir,
     path: options.path,

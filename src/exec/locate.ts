@@ -26,13 +26,14 @@ export function resolveShell(path: string | undefined): string {
 
 /**
  * Why an executable that wraps every command must not be used, or undefined when it may:
- * it has to belong to root and be writable by nobody else (a user-writable `bwrap` on PATH
- * would let anything that can write there replace the sandbox).
+ * it has to belong to root (or to `alsoOwner`, for one the user configured by name) and be
+ * writable by nobody else (a writable `bwrap` on PATH would let anything that can write
+ * there replace the sandbox).
  */
-export function untrustedReason(file: string): string | undefined {
+export function untrustedReason(file: string, alsoOwner?: number): string | undefined {
   try {
     const stat = statSync(file);
-    if (stat.uid !== 0) return `${file} is not owned by root`;
+    if (stat.uid !== 0 && stat.uid !== alsoOwner) return `${file} is not owned by root`;
     if ((stat.mode & 0o022) !== 0) return `${file} is writable by group or others`;
     return undefined;
   } catch (error) {
@@ -40,7 +41,8 @@ export function untrustedReason(file: string): string | undefined {
   }
 }
 
-function isExecutableFile(file: string): boolean {
+/** True for an existing regular file the current user may execute. */
+export function isExecutableFile(file: string): boolean {
   try {
     if (!statSync(file).isFile()) return false;
     accessSync(file, constants.X_OK);

@@ -9,13 +9,15 @@ import { join } from "node:path";
 import type { BwrapFeatures } from "./bwrap.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { credentialMasks, workspaceGuards } from "./guards.ts";
-import { findExecutable, untrustedReason } from "./locate.ts";
+import { findExecutable, isExecutableFile, untrustedReason } from "./locate.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
 import type { SandboxStatus } from "./types.ts";
 
 export interface BwrapProbeInput {
   /** The located bwrap, or undefined when none was found. */
   readonly bwrap: string | undefined;
+  /** The bwrap was configured by name, so the user's own file is trusted too. */
+  readonly configured: boolean;
   readonly home: string;
   readonly stateDir: string;
   readonly path: string | undefined;
@@ -38,8 +40,10 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
   const fail = (reason: string, fix: string): BwrapProbeResult => ({
     status: { backend: "bwrap", ok: false, reason, fix },
   });
-  if (input.bwrap === undefined) return fail("bubblewrap (bwrap) is not installed", INSTALL_FIX);
-  const untrusted = untrustedReason(input.bwrap);
+  if (input.bwrap === undefined || !isExecutableFile(input.bwrap)) {
+    return fail("bubblewrap (bwrap) is not installed", INSTALL_FIX);
+  }
+  const untrusted = untrustedReason(input.bwrap, input.configured ? process.getuid?.() : undefined);
   if (untrusted !== undefined) return fail(`refusing to use ${input.bwrap}: ${untrusted}`, INSTALL_FIX);
   const version = await runQuiet([input.bwrap, "--version"], input.timeoutMs);
   if (version.code !== 0) return { status: { backend: "bwrap", ok: false, ...explainBwrapFailure(version) } };

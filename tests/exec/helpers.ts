@@ -49,13 +49,28 @@ export function sleepToken(): string {
   return `1000.${Math.floor(Math.random() * 1e9)}`;
 }
 
-/** Pids whose command line contains `token`. */
+/**
+ * Shell text that sets `$T` to `token` and, via `ready`, waits until `count`
+ * `sleep $T` processes exist (forked and exec'd), so "ready" means they really run. The
+ * token never appears literally in the script, so the shell's own argv does not count.
+ */
+export function sleepScript(token: string): { setup: string; ready(count: number): string } {
+  const [whole, fraction] = token.split(".");
+  return {
+    setup: `T=${whole}.""${fraction}`,
+    ready: (count) =>
+      `until [ "$(cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' ' | grep -o "slee[p] $T" | wc -l)" -ge ${count} ]; do :; done`,
+  };
+}
+
+/** Pids of `sleep <token>` processes (not the shells whose command text mentions it). */
 export function pidsWith(token: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(token)) pids.push(Number(entry));
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (argv[0]?.endsWith("sleep") === true && argv[1] === token) pids.push(Number(entry));
     } catch {
       // The process ended while we looked.
     }

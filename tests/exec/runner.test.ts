@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { InvalidInputError } from "../../src/errors.ts";
 import { RunnerDisposedError } from "../../src/exec/errors.ts";
 import type { CommandRequest } from "../../src/exec/types.ts";
-import { killAll, makeRunner, outputWatcher, pidsWith, run, sleepToken, tempDir } from "./helpers.ts";
+import { killAll, makeRunner, outputWatcher, pidsWith, run, sleepScript, sleepToken, tempDir } from "./helpers.ts";
 
 const tokens: string[] = [];
 const token = () => {
@@ -138,7 +138,9 @@ describe("ending commands", () => {
     const t = token();
     const abort = new AbortController();
     const watch = outputWatcher("ready");
-    const done = run(runner, dir.path, `(sleep ${t} &); sleep ${t} & bash -c 'sleep ${t}' & echo ready; wait`, {
+    const sh = sleepScript(t);
+    const script = `${sh.setup}; (sleep $T &); sleep $T & bash -c "sleep $T" & ${sh.ready(3)}; echo ready; wait`;
+    const done = run(runner, dir.path, script, {
       ...full,
       signal: abort.signal,
       onOutput: watch.onOutput,

@@ -6,8 +6,7 @@
 import { afterAll, describe, expect } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { killAll, makeRunner, outputWatcher, pidsWith, run, sleepToken, tempDir } from "./helpers.ts";
-import { baseEnv } from "./helpers.ts";
+import { baseEnv, killAll, makeRunner, outputWatcher, pidsWith, run, sleepScript, sleepToken, tempDir } from "./helpers.ts";
 import { sandboxTest } from "./sandbox-support.ts";
 
 const tokens: string[] = [];
@@ -106,7 +105,8 @@ describe("processes", () => {
     const t = token();
     const abort = new AbortController();
     const watch = outputWatcher("ready");
-    const script = `(sleep ${t} &); setsid sleep ${t} & nohup sleep ${t} >/dev/null 2>&1 & echo ready; wait`;
+    const sh = sleepScript(t);
+    const script = `${sh.setup}; (sleep $T &); setsid sleep $T & nohup sleep $T >/dev/null 2>&1 & ${sh.ready(3)}; echo ready; wait`;
     const done = run(runner, dir.path, script, { signal: abort.signal, onOutput: watch.onOutput });
     await watch.seen;
     expect(pidsWith(t).length).toBeGreaterThanOrEqual(3);
