@@ -113,7 +113,8 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     },
     send,
     async prompt(content, signal) {
-      if (inFlight !== undefined || disposed !== undefined) {
+      if (disposed !== undefined) throw new ConflictError(`session ${sessionId} is closed`, { sessionId });
+      if (inFlight !== undefined) {
         throw new ConflictError(`a prompt is already running in session ${sessionId}`, { sessionId });
       }
       const controller = new AbortController();
