@@ -1,0 +1,191 @@
+/**
+ * `bash`: runs one shell command through the harness's command runner, in the sandbox of the
+ * session's mode. Leaving the sandbox always goes through the approval seam: on the model's
+ * request (`escalate`), or because no sandbox backend works here; nobody answering is a no.
+ */
+import * as v from "valibot";
+import type { ApprovalKind } from "../approval/types.ts";
+import { DshError } from "../errors.ts";
+import type { CommandResult } from "../exec/types.ts";
+import type { SandboxMode } from "../permission/knobs.ts";
+import type { TerminalIntent } from "./intent.ts";
+import type { Tool, ToolContext, ToolResult } from "./types.ts";
+
+export const BashInput = v.object({
+  command: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.description("The shell command, run with bash -c in the session's working directory."),
+  ),
+  timeout_ms: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.description("Time limit in milliseconds (default 120000, clamped to 1000..600000)."),
+    ),
+  ),
+  escalate: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        "Ask the user to run this command outside the sandbox (e.g. it needs the network or " +
+          "writes outside the workspace). Give a justification.",
+      ),
+    ),
+  ),
+  justification: v.optional(
+    v.pipe(v.string(), v.description("Why the command must run outside the sandbox; shown to the user.")),
+  ),
+});
+export type BashInput = v.InferOutput<typeof BashInput>;
+
+/** What the presenter needs; `ran` is false when the command was refused before it started. */
+export interface BashDetails {
+  readonly ran: boolean;
+  readonly sandboxed: boolean;
+  readonly cwd: string;
+  /** The capped output shown in the terminal card (without the status line). */
+  readonly output: string;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  readonly cancelled: boolean;
+  readonly droppedBytes: number;
+  readonly durationMs: number;
+}
+
+const TITLE_CHARS = 160;
+
+/** Creates the `bash` tool. */
+export function createBashTool(): Tool<typeof BashInput, BashDetails> {
+  return {
+    name: "bash",
+    description:
+      "Run a shell command (bash -c) in the session's working directory and return its exit " +
+      "code and combined stdout/stderr. Commands run in a sandbox: under workspace-write they " +
+      "may write only inside the working directory and /tmp (private to the command); .git/hooks, " +
+      ".git/config and .dsh stay read-only; there is no network. stdin is empty. Long output " +
+      "keeps its beginning and end. Set escalate: true with a justification to ask the user to " +
+      "run a command outside the sandbox.",
+    input: BashInput,
+    execute: (input, ctx) => executeBash(input, ctx),
+    presentCall: (input, ctx) => terminalIntent(input.command, ctx.cwd),
+    presentResult: (input, result, ctx) => ({
+      ...terminalIntent(input.command, result.details?.cwd ?? ctx.cwd),
+      output: result.details?.output ?? result.output,
+      exit: { code: result.details?.exitCode ?? null, signal: result.details?.signal ?? null },
+    }),
+  };
+}
+
+async function executeBash(input: BashInput, ctx: ToolContext): Promise<ToolResult<BashDetails>> {
+  const mode = await chooseMode(input, ctx);
+  if (mode.type === "refused") return refused(ctx.cwd, mode.message);
+  let result: CommandResult;
+  try {
+    result = await ctx.runner.run(
+      { command: input.command, cwd: ctx.cwd, workspace: ctx.cwd, sandbox: mode.sandbox, timeoutMs: input.timeout_ms },
+      { signal: ctx.signal, onOutput: ctx.progress },
+    );
+  } catch (error) {
+    if (error instanceof DshError) return refused(ctx.cwd, `${error.message}\nThe command was not run.`);
+    throw error;
+  }
+  const sandboxed = mode.sandbox !== "danger-full-access";
+  const details: BashDetails = {
+    ran: true,
+    sandboxed,
+    cwd: ctx.cwd,
+    output: result.output,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: result.timedOut,
+    cancelled: result.cancelled,
+    droppedBytes: result.droppedBytes,
+    durationMs: result.durationMs,
+  };
+  const hint = sandboxed && ctx.knobs.approvalPolicy === "on-request" && looksBlocked(result.output)
+    ? "\n[this may have been blocked by the sandbox; if the command really needs it, call bash again with escalate: true and a justification]"
+    : "";
+  const body = result.output.length === 0 ? "(no output)" : result.output;
+  return {
+    isError: result.exitCode !== 0,
+    output: `${statusLine(result, mode.sandbox)}\n${body}${hint}`,
+    details,
+  };
+}
+
+type Mode = { type: "run"; sandbox: SandboxMode } | { type: "refused"; message: string };
+
+/** Decides where the command runs, asking the user when it would leave the sandbox. */
+async function chooseMode(input: BashInput, ctx: ToolContext): Promise<Mode> {
+  const preset = ctx.knobs.sandboxMode;
+  if (preset === "danger-full-access") return { type: "run", sandbox: preset };
+  if (input.escalate === true) {
+    const reason = input.justification?.trim() || "(the model gave no justification)";
+    const allowed = await ask(ctx, input, "escalate", "outside the sandbox", `The model asks to run this command outside the sandbox: ${reason}`);
+    return allowed
+      ? { type: "run", sandbox: "danger-full-access" }
+      : { type: "refused", message: "The user did not allow running this command outside the sandbox, so it was not run. Try a way that works inside the sandbox, or explain to the user what you need." };
+  }
+  const status = await ctx.runner.sandbox();
+  if (status.ok) return { type: "run", sandbox: preset };
+  const why = `${status.reason ?? "the sandbox backend does not work"}${status.fix === undefined ? "" : ` (fix: ${status.fix})`}`;
+  const allowed = await ask(ctx, input, "unsandboxed", "without a sandbox", `No sandbox is available on this machine: ${why}. The command would run with your full permissions.`);
+  return allowed
+    ? { type: "run", sandbox: "danger-full-access" }
+    : { type: "refused", message: `No sandbox is available on this machine: ${why}. The command was not run, because running it unsandboxed needs the user's approval and it was not given.` };
+}
+
+async function ask(ctx: ToolContext, input: BashInput, kind: ApprovalKind, where: string, reason: string): Promise<boolean> {
+  if (ctx.knobs.approvalPolicy === "never") return false;
+  const decision = await ctx.approval.request(
+    {
+      sessionId: ctx.sessionId,
+      toolCallId: ctx.toolCallId,
+      kind,
+      title: `Run \`${oneLine(input.command)}\` ${where}`,
+      reason,
+      intent: terminalIntent(input.command, ctx.cwd),
+      rawInput: input,
+    },
+    ctx.signal,
+  );
+  return decision === "allow";
+}
+
+function refused(cwd: string, message: string): ToolResult<BashDetails> {
+  return {
+    isError: true,
+    output: message,
+    details: { ran: false, sandboxed: false, cwd, output: message, exitCode: null, signal: null, timedOut: false, cancelled: false, droppedBytes: 0, durationMs: 0 },
+  };
+}
+
+function statusLine(result: CommandResult, sandbox: SandboxMode): string {
+  const where = sandbox === "danger-full-access" ? "unsandboxed" : `sandbox: ${sandbox}`;
+  const took = `${(result.durationMs / 1000).toFixed(1)} s`;
+  let what: string;
+  if (result.cancelled) what = "cancelled; the command and its children were killed";
+  else if (result.timedOut) what = "timed out; the command and its children were killed";
+  else if (result.outputLimited === true) what = "output limit reached; the command and its children were killed";
+  else if (result.signal !== null) what = `killed by ${result.signal}`;
+  else what = `exit code ${result.exitCode}`;
+  return `[${what}; ${where}; ${took}]`;
+}
+
+const BLOCKED = /Read-only file system|Network is unreachable|Could not resolve host|Temporary failure in name resolution|EROFS|ENETUNREACH/;
+
+function looksBlocked(output: string): boolean {
+  return BLOCKED.test(output);
+}
+
+function terminalIntent(command: string, cwd: string): TerminalIntent {
+  return { type: "terminal", title: oneLine(command), command, cwd, output: "" };
+}
+
+function oneLine(command: string): string {
+  const line = command.replace(/\s+/g, " ").trim();
+  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
+}
