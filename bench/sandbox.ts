@@ -46,7 +46,9 @@ try {
   console.log(`backend: ${status.backend}, runs: ${runs} each`);
   console.log(`median sandboxed (workspace-write): ${s.toFixed(1)} ms`);
   console.log(`median unsandboxed:                 ${p.toFixed(1)} ms`);
-  console.log(`overhead:                           ${(s - p).toFixed(1)} ms (${(s / p).toFixed(2)}x)`);
+  console.log(
+    `overhead:                           ${(s - p).toFixed(1)} ms (${(s / p).toFixed(2)}x)`,
+  );
 } finally {
   await runner[Symbol.asyncDispose]();
   rmSync(dir, { recursive: true, force: true });

@@ -62,10 +62,16 @@ function chooseKind(preference: SandboxPreference, platform: NodeJS.Platform) {
 function noBackendReason(options: BackendOptions): { reason: string; fix: string } {
   const fullAccess = "choose the danger-full-access preset to run commands unsandboxed on purpose";
   if (options.preference === "none") {
-    return { reason: "sandboxing is turned off (DSH_SANDBOX=none)", fix: `unset DSH_SANDBOX or set it to auto, or ${fullAccess}` };
+    return {
+      reason: "sandboxing is turned off (DSH_SANDBOX=none)",
+      fix: `unset DSH_SANDBOX or set it to auto, or ${fullAccess}`,
+    };
   }
   if (options.preference === "auto") {
-    return { reason: `dsh has no sandbox backend for ${options.platform} yet`, fix: `run dsh in a VM or container and ${fullAccess}` };
+    return {
+      reason: `dsh has no sandbox backend for ${options.platform} yet`,
+      fix: `run dsh in a VM or container and ${fullAccess}`,
+    };
   }
   return {
     reason: `the ${options.preference} backend does not exist on ${options.platform}`,
@@ -84,12 +90,14 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     timeoutMs: options.probeTimeoutMs,
   });
   const features = probe.features;
-  if (bwrap === undefined || features === undefined || !probe.status.ok) return unavailable(probe.status);
+  if (bwrap === undefined || features === undefined || !probe.status.ok)
+    return unavailable(probe.status);
   const privateRoots = ["/tmp", "/dev", "/proc"];
   return {
     status: probe.status,
     wrap(input, argv) {
-      const guards = input.mode === "workspace-write" ? workspaceGuards(input.workspace, options.stateDir) : [];
+      const guards =
+        input.mode === "workspace-write" ? workspaceGuards(input.workspace, options.stateDir) : [];
       const masks = credentialMasks(options.home);
       const plan = { ...input, guards, masks, network: false };
       return { argv: [bwrap, ...bwrapArgs(plan, features, argv)], guards };
@@ -115,7 +123,13 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
     status,
     wrap(input, argv) {
       const tempDirs = [realOr("/tmp"), realOr("/var/tmp")];
-      const plan = { ...input, tempDirs, stateDir: realOr(options.stateDir), secrets, network: false };
+      const plan = {
+        ...input,
+        tempDirs,
+        stateDir: realOr(options.stateDir),
+        secrets,
+        network: false,
+      };
       return { argv: seatbeltArgs(plan, argv), guards: [] };
     },
     hidden(path) {

@@ -84,7 +84,9 @@ function emptyReadOnlyDir(path: string): string[] {
 /** Paths travel as separate arguments, but NUL or newline in one is never legitimate. */
 function checked(path: string): string {
   if (/[\0\n]/.test(path)) {
-    throw new InvalidInputError(`path contains a NUL or newline character: ${JSON.stringify(path)}`);
+    throw new InvalidInputError(
+      `path contains a NUL or newline character: ${JSON.stringify(path)}`,
+    );
   }
   return path;
 }

@@ -138,7 +138,8 @@ export function scrubEnv(
       allowSecret.has(name) ||
       allowedPatterns.some((re) => re.test(name)) ||
       included.some((re) => re.test(name));
-    const secret = NEVER.has(name.toUpperCase()) || (!allowSecret.has(name) && looksSecret(name, value));
+    const secret =
+      NEVER.has(name.toUpperCase()) || (!allowSecret.has(name) && looksSecret(name, value));
     const runtimeDir = sandboxed && name === "XDG_RUNTIME_DIR";
     if (!listed || secret || runtimeDir) {
       if (!SET_BY_DSH.has(name)) removed.push(name);

@@ -19,7 +19,8 @@ export function createMountPointSweeper(logger: Logger): MountPointSweeper {
   return {
     hold(guards) {
       const held = guards.filter(
-        (guard) => guard.type === "block-dir" || guard.type === "block-file" || created.has(guard.path),
+        (guard) =>
+          guard.type === "block-dir" || guard.type === "block-file" || created.has(guard.path),
       );
       for (const guard of held) created.set(guard.path, (created.get(guard.path) ?? 0) + 1);
       let released = false;
@@ -35,7 +36,9 @@ export function createMountPointSweeper(logger: Logger): MountPointSweeper {
           created.delete(guard.path);
           removeIfEmpty(guard.path, logger);
         }
-        return guards.filter((guard) => guard.type === "forbid").flatMap((guard) => removeForbidden(guard.path, logger));
+        return guards
+          .filter((guard) => guard.type === "forbid")
+          .flatMap((guard) => removeForbidden(guard.path, logger));
       };
     },
   };
@@ -62,6 +65,8 @@ function removeForbidden(path: string, logger: Logger): string[] {
     return [`[dsh removed ${path}: sandboxed commands may not create it]`];
   } catch (error) {
     logger.warn("could not remove a path a sandboxed command created", { path, error });
-    return [`[dsh could not remove ${path}, which a sandboxed command created: check it before using git]`];
+    return [
+      `[dsh could not remove ${path}, which a sandboxed command created: check it before using git]`,
+    ];
   }
 }

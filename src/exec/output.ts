@@ -68,7 +68,9 @@ export function createOutputCollector(
         emit(stream.push(decoder.decode(shown, { stream: true })));
         if (live >= limits.liveBytes) {
           emit(stream.push(decoder.decode()) + stream.end());
-          emit("\n[... live output stops here; the end of the output follows when the command ends ...]\n");
+          emit(
+            "\n[... live output stops here; the end of the output follows when the command ends ...]\n",
+          );
         }
       }
       return total;

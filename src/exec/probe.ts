@@ -44,9 +44,11 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
     return fail("bubblewrap (bwrap) is not installed", INSTALL_FIX);
   }
   const untrusted = untrustedReason(input.bwrap, input.configured ? process.getuid?.() : undefined);
-  if (untrusted !== undefined) return fail(`refusing to use ${input.bwrap}: ${untrusted}`, INSTALL_FIX);
+  if (untrusted !== undefined)
+    return fail(`refusing to use ${input.bwrap}: ${untrusted}`, INSTALL_FIX);
   const version = await runQuiet([input.bwrap, "--version"], input.timeoutMs);
-  if (version.code !== 0) return { status: { backend: "bwrap", ok: false, ...explainBwrapFailure(version) } };
+  if (version.code !== 0)
+    return { status: { backend: "bwrap", ok: false, ...explainBwrapFailure(version) } };
   const features = { disableUserns: atLeast(version.stdout, [0, 8]) };
   const scratch = mkdtempSync(join(tmpdir(), "dsh-probe-"));
   try {
@@ -58,9 +60,14 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
       masks: credentialMasks(input.home),
       network: false,
     };
-    const truePath = findExecutable("true", ["/bin/true", "/usr/bin/true"], input.path) ?? "/bin/true";
-    const run = await runQuiet([input.bwrap, ...bwrapArgs(plan, features, [truePath])], input.timeoutMs);
-    if (run.code !== 0) return { status: { backend: "bwrap", ok: false, ...explainBwrapFailure(run) } };
+    const truePath =
+      findExecutable("true", ["/bin/true", "/usr/bin/true"], input.path) ?? "/bin/true";
+    const run = await runQuiet(
+      [input.bwrap, ...bwrapArgs(plan, features, [truePath])],
+      input.timeoutMs,
+    );
+    if (run.code !== 0)
+      return { status: { backend: "bwrap", ok: false, ...explainBwrapFailure(run) } };
     return { status: { backend: "bwrap", ok: true }, features };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -70,9 +77,17 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
 /** Runs a trivial command under `sandbox-exec`. Never throws. */
 export async function probeSeatbelt(timeoutMs: number): Promise<SandboxStatus> {
   if (findExecutable("sandbox-exec", [SANDBOX_EXEC], undefined) === undefined) {
-    return { backend: "seatbelt", ok: false, reason: `${SANDBOX_EXEC} is missing`, fix: "dsh needs macOS's sandbox-exec" };
+    return {
+      backend: "seatbelt",
+      ok: false,
+      reason: `${SANDBOX_EXEC} is missing`,
+      fix: "dsh needs macOS's sandbox-exec",
+    };
   }
-  const run = await runQuiet([SANDBOX_EXEC, "-p", "(version 1)(allow default)", "/usr/bin/true"], timeoutMs);
+  const run = await runQuiet(
+    [SANDBOX_EXEC, "-p", "(version 1)(allow default)", "/usr/bin/true"],
+    timeoutMs,
+  );
   if (run.code === 0) return { backend: "seatbelt", ok: true };
   return {
     backend: "seatbelt",
@@ -95,7 +110,10 @@ interface QuietRun {
 export function explainBwrapFailure(run: QuietRun): { reason: string; fix: string } {
   const said = firstLine(run.stderr);
   if (run.timedOut) {
-    return { reason: "the sandbox probe did not finish within its time limit", fix: "check the machine's load and run `dsh doctor` again" };
+    return {
+      reason: "the sandbox probe did not finish within its time limit",
+      fix: "check the machine's load and run `dsh doctor` again",
+    };
   }
   if (/setting up uid map|RTM_NEWADDR|uid_map/i.test(run.stderr)) {
     return {
@@ -105,7 +123,11 @@ export function explainBwrapFailure(run: QuietRun): { reason: string; fix: strin
         "or set the sysctl kernel.apparmor_restrict_unprivileged_userns=0",
     };
   }
-  if (/No permissions to create|Creating new namespace failed|ENOSPC|max_user_namespaces|Operation not permitted.*namespace/i.test(run.stderr)) {
+  if (
+    /No permissions to create|Creating new namespace failed|ENOSPC|max_user_namespaces/i.test(
+      run.stderr,
+    )
+  ) {
     return {
       reason: `user namespaces are disabled or exhausted (${said})`,
       fix:
@@ -126,7 +148,9 @@ export function explainBwrapFailure(run: QuietRun): { reason: string; fix: strin
   }
   return {
     reason: `bwrap failed: ${said || `exit status ${run.code}`}`,
-    fix: "run `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all true` to see why; " + INSTALL_FIX,
+    fix:
+      "run `bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all true` to see why; " +
+      INSTALL_FIX,
   };
 }
 

@@ -15,7 +15,13 @@ import { resolveShell } from "./locate.ts";
 import { createMountPointSweeper } from "./mount-points.ts";
 import { spawnCommand } from "./spawn.ts";
 import type { SpawnLimits } from "./spawn.ts";
-import type { CommandRequest, CommandResult, CommandRunner, RunOptions, SandboxStatus } from "./types.ts";
+import type {
+  CommandRequest,
+  CommandResult,
+  CommandRunner,
+  RunOptions,
+  SandboxStatus,
+} from "./types.ts";
 import { realDirectory } from "./workspace.ts";
 
 export interface RunnerLimits extends SpawnLimits {
@@ -50,7 +56,10 @@ export interface CommandRunnerDeps {
   readonly logger: Logger;
   readonly limits?: Partial<RunnerLimits>;
   /** The `[env]` config table: names to pass through, secrets allowed on purpose. */
-  readonly envConfig?: { readonly include?: readonly string[]; readonly allowSecret?: readonly string[] };
+  readonly envConfig?: {
+    readonly include?: readonly string[];
+    readonly allowSecret?: readonly string[];
+  };
   /** A specific bwrap to use instead of searching for one. */
   readonly bwrapPath?: string;
 }
@@ -118,7 +127,9 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     });
     if (!reportedScrub && scrubbed.removed.length > 0) {
       reportedScrub = true;
-      deps.logger.info("commands do not get these environment variables", { names: scrubbed.removed });
+      deps.logger.info("commands do not get these environment variables", {
+        names: scrubbed.removed,
+      });
     }
     try {
       const result = await spawnCommand({
@@ -132,7 +143,9 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         logger: deps.logger,
       });
       const notes = release();
-      return notes.length === 0 ? result : { ...result, output: `${result.output}\n${notes.join("\n")}` };
+      return notes.length === 0
+        ? result
+        : { ...result, output: `${result.output}\n${notes.join("\n")}` };
     } catch (error) {
       release();
       throw error;

@@ -9,7 +9,8 @@ const ESCAPES =
 // C0 controls except tab, LF and CR; DEL; C1 controls.
 const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 // An escape sequence still open at the end of a chunk: wait for its end.
-const OPEN_ESCAPE = /(?:\u001b(?:\[[0-?]*[ -/]*|[\]PX^_][^\u0007\u001b]*\u001b?|[ -/]*)?|\u009b[0-?]*[ -/]*)$/;
+const OPEN_ESCAPE =
+  /(?:\u001b(?:\[[0-?]*[ -/]*|[\]PX^_][^\u0007\u001b]*\u001b?|[ -/]*)?|\u009b[0-?]*[ -/]*)$/;
 
 /** Removes escape sequences and control characters, keeping tab, LF and CR. */
 export function stripControls(text: string): string {

@@ -55,7 +55,8 @@ export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
   };
   const lines = [BASE];
   const writable = plan.tempDirs.map((dir, i) => `(subpath ${param(`TEMP_${i}`, dir)})`);
-  if (plan.mode === "workspace-write") writable.push(`(subpath ${param("WORKSPACE", plan.workspace)})`);
+  if (plan.mode === "workspace-write")
+    writable.push(`(subpath ${param("WORKSPACE", plan.workspace)})`);
   lines.push(`(allow file-write* ${writable.join(" ")})`);
   if (plan.mode === "workspace-write") {
     // Later rules win: carve the protected paths back out of the writable workspace.

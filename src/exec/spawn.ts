@@ -94,7 +94,9 @@ function result(
   return {
     exitCode,
     signal,
-    output: limited ? `${output.text}\n[output limit reached: the command was killed]` : output.text,
+    output: limited
+      ? `${output.text}\n[output limit reached: the command was killed]`
+      : output.text,
     droppedBytes: output.droppedBytes,
     timedOut: reason === "timeout",
     cancelled: reason === "cancel",

@@ -12,7 +12,9 @@ export function realDirectory(path: string, label: string): string {
     throw new InvalidInputError(`${label} contains a NUL or newline character`, { [label]: path });
   }
   if (!isAbsolute(path)) {
-    throw new InvalidInputError(`${label} must be an absolute path, got ${JSON.stringify(path)}`, { [label]: path });
+    throw new InvalidInputError(`${label} must be an absolute path, got ${JSON.stringify(path)}`, {
+      [label]: path,
+    });
   }
   let real: string;
   try {

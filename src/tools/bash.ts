@@ -35,7 +35,10 @@ export const BashInput = v.object({
     ),
   ),
   justification: v.optional(
-    v.pipe(v.string(), v.description("Why the command must run outside the sandbox; shown to the user.")),
+    v.pipe(
+      v.string(),
+      v.description("Why the command must run outside the sandbox; shown to the user."),
+    ),
   ),
 });
 export type BashInput = v.InferOutput<typeof BashInput>;
@@ -85,12 +88,18 @@ async function executeBash(input: BashInput, ctx: ToolContext): Promise<ToolResu
   let result: CommandResult;
   try {
     result = await ctx.runner.run(
-      { command: input.command, cwd: ctx.cwd, workspace: ctx.cwd, sandbox: mode.sandbox, timeoutMs: input.timeout_ms },
+      {
+        command: input.command,
+        cwd: ctx.cwd,
+        workspace: ctx.cwd,
+        sandbox: mode.sandbox,
+        timeoutMs: input.timeout_ms,
+      },
       { signal: ctx.signal, onOutput: ctx.progress },
     );
   } catch (error) {
-    if (error instanceof DshError) return refused(ctx.cwd, `${error.message}\nThe command was not run.`);
-    throw error;
+    if (!(error instanceof DshError)) throw error;
+    return refused(ctx.cwd, `${error.message}\nThe command was not run.`);
   }
   const sandboxed = mode.sandbox !== "danger-full-access";
   const details: BashDetails = {
@@ -105,9 +114,8 @@ async function executeBash(input: BashInput, ctx: ToolContext): Promise<ToolResu
     droppedBytes: result.droppedBytes,
     durationMs: result.durationMs,
   };
-  const hint = sandboxed && ctx.knobs.approvalPolicy === "on-request" && looksBlocked(result.output)
-    ? "\n[this may have been blocked by the sandbox; if the command really needs it, call bash again with escalate: true and a justification]"
-    : "";
+  const offerEscalation = sandboxed && ctx.knobs.approvalPolicy === "on-request";
+  const hint = offerEscalation && BLOCKED.test(result.output) ? ESCALATION_HINT : "";
   const body = result.output.length === 0 ? "(no output)" : result.output;
   return {
     isError: result.exitCode !== 0,
@@ -118,27 +126,63 @@ async function executeBash(input: BashInput, ctx: ToolContext): Promise<ToolResu
 
 type Mode = { type: "run"; sandbox: SandboxMode } | { type: "refused"; message: string };
 
+const UNSANDBOXED: Mode = { type: "run", sandbox: "danger-full-access" };
+const ESCALATION_DENIED =
+  "The user did not allow running this command outside the sandbox, so it was not run. " +
+  "Try a way that works inside the sandbox, or explain to the user what you need.";
+const NO_SANDBOX_REFUSED =
+  "The command was not run, because running it unsandboxed needs the user's approval and it " +
+  "was not given.";
+const ESCALATION_HINT =
+  "\n[this may have been blocked by the sandbox; if the command really needs it, call bash " +
+  "again with escalate: true and a justification]";
+const BLOCKED = new RegExp(
+  [
+    "Read-only file system",
+    "Network is unreachable",
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "EROFS",
+    "ENETUNREACH",
+  ].join("|"),
+);
+
 /** Decides where the command runs, asking the user when it would leave the sandbox. */
 async function chooseMode(input: BashInput, ctx: ToolContext): Promise<Mode> {
   const preset = ctx.knobs.sandboxMode;
   if (preset === "danger-full-access") return { type: "run", sandbox: preset };
   if (input.escalate === true) {
     const reason = input.justification?.trim() || "(the model gave no justification)";
-    const allowed = await ask(ctx, input, "escalate", "outside the sandbox", `The model asks to run this command outside the sandbox: ${reason}`);
-    return allowed
-      ? { type: "run", sandbox: "danger-full-access" }
-      : { type: "refused", message: "The user did not allow running this command outside the sandbox, so it was not run. Try a way that works inside the sandbox, or explain to the user what you need." };
+    const allowed = await ask(
+      ctx,
+      input,
+      "escalate",
+      "outside the sandbox",
+      `The model asks to run this command outside the sandbox: ${reason}`,
+    );
+    return allowed ? UNSANDBOXED : { type: "refused", message: ESCALATION_DENIED };
   }
   const status = await ctx.runner.sandbox();
   if (status.ok) return { type: "run", sandbox: preset };
-  const why = `${status.reason ?? "the sandbox backend does not work"}${status.fix === undefined ? "" : ` (fix: ${status.fix})`}`;
-  const allowed = await ask(ctx, input, "unsandboxed", "without a sandbox", `No sandbox is available on this machine: ${why}. The command would run with your full permissions.`);
-  return allowed
-    ? { type: "run", sandbox: "danger-full-access" }
-    : { type: "refused", message: `No sandbox is available on this machine: ${why}. The command was not run, because running it unsandboxed needs the user's approval and it was not given.` };
+  const fix = status.fix === undefined ? "" : ` (fix: ${status.fix})`;
+  const why = `No sandbox is available on this machine: ${status.reason ?? "unknown reason"}${fix}.`;
+  const allowed = await ask(
+    ctx,
+    input,
+    "unsandboxed",
+    "without a sandbox",
+    `${why} The command would run with your full permissions.`,
+  );
+  return allowed ? UNSANDBOXED : { type: "refused", message: `${why} ${NO_SANDBOX_REFUSED}` };
 }
 
-async function ask(ctx: ToolContext, input: BashInput, kind: ApprovalKind, where: string, reason: string): Promise<boolean> {
+async function ask(
+  ctx: ToolContext,
+  input: BashInput,
+  kind: ApprovalKind,
+  where: string,
+  reason: string,
+): Promise<boolean> {
   if (ctx.knobs.approvalPolicy === "never") return false;
   const decision = await ctx.approval.request(
     {
@@ -159,7 +203,18 @@ function refused(cwd: string, message: string): ToolResult<BashDetails> {
   return {
     isError: true,
     output: message,
-    details: { ran: false, sandboxed: false, cwd, output: message, exitCode: null, signal: null, timedOut: false, cancelled: false, droppedBytes: 0, durationMs: 0 },
+    details: {
+      ran: false,
+      sandboxed: false,
+      cwd,
+      output: message,
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      cancelled: false,
+      droppedBytes: 0,
+      durationMs: 0,
+    },
   };
 }
 
@@ -169,16 +224,11 @@ function statusLine(result: CommandResult, sandbox: SandboxMode): string {
   let what: string;
   if (result.cancelled) what = "cancelled; the command and its children were killed";
   else if (result.timedOut) what = "timed out; the command and its children were killed";
-  else if (result.outputLimited === true) what = "output limit reached; the command and its children were killed";
+  else if (result.outputLimited === true)
+    what = "output limit reached; the command and its children were killed";
   else if (result.signal !== null) what = `killed by ${result.signal}`;
   else what = `exit code ${result.exitCode}`;
   return `[${what}; ${where}; ${took}]`;
-}
-
-const BLOCKED = /Read-only file system|Network is unreachable|Could not resolve host|Temporary failure in name resolution|EROFS|ENETUNREACH/;
-
-function looksBlocked(output: string): boolean {
-  return BLOCKED.test(output);
 }
 
 function terminalIntent(command: string, cwd: string): TerminalIntent {

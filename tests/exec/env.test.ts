@@ -66,13 +66,24 @@ describe("the environment scrub", () => {
   });
 
   test("an unsandboxed child keeps XDG_RUNTIME_DIR and the parent's TMPDIR", () => {
-    const { env } = scrubEnv({ ...planted, TMPDIR: "/var/tmp/u" }, { backend: "none", home: "/h", cwd: "/c" });
-    expect([env.XDG_RUNTIME_DIR, env.TMPDIR, env.DSH_SANDBOX]).toEqual(["/run/user/1000", "/var/tmp/u", "none"]);
+    const { env } = scrubEnv(
+      { ...planted, TMPDIR: "/var/tmp/u" },
+      { backend: "none", home: "/h", cwd: "/c" },
+    );
+    expect([env.XDG_RUNTIME_DIR, env.TMPDIR, env.DSH_SANDBOX]).toEqual([
+      "/run/user/1000",
+      "/var/tmp/u",
+      "none",
+    ]);
   });
 
   test("include passes names and globs through, but never a credential-shaped one", () => {
     const { env } = scrub({ include: ["MY_*", "NPM_TOKEN", "GITHUB_TOKEN"] });
-    expect([env.MY_TOOL_HOME, env.NPM_TOKEN, env.GITHUB_TOKEN]).toEqual(["/opt/tool", undefined, undefined]);
+    expect([env.MY_TOOL_HOME, env.NPM_TOKEN, env.GITHUB_TOKEN]).toEqual([
+      "/opt/tool",
+      undefined,
+      undefined,
+    ]);
   });
 
   test("allowSecret passes exactly the names listed, URL userinfo included", () => {
@@ -90,9 +101,17 @@ describe("the environment scrub", () => {
   });
 
   test("a value with URL userinfo is dropped whatever its name", () => {
-    const parent = { HTTPS_PROXY: "http://user:pw@proxy:3128", NO_PROXY: "localhost", GIT_URL: "https://tok@host/r" };
+    const parent = {
+      HTTPS_PROXY: "http://user:pw@proxy:3128",
+      NO_PROXY: "localhost",
+      GIT_URL: "https://tok@host/r",
+    };
     const { env } = scrubEnv(parent, { backend: "none", home: "/h", cwd: "/c", include: ["*"] });
-    expect([env.HTTPS_PROXY, env.NO_PROXY, env.GIT_URL]).toEqual([undefined, "localhost", undefined]);
+    expect([env.HTTPS_PROXY, env.NO_PROXY, env.GIT_URL]).toEqual([
+      undefined,
+      "localhost",
+      undefined,
+    ]);
   });
 
   test("EnvConfig reads the [env] table with defaults", () => {

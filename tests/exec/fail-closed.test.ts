@@ -35,7 +35,9 @@ describe("no working backend", () => {
       reason: "sandboxing is turned off (DSH_SANDBOX=none)",
       fix: "unset DSH_SANDBOX or set it to auto, or choose the danger-full-access preset to run commands unsandboxed on purpose",
     });
-    const full = await run(runner, dir.path, "echo $DSH_SANDBOX > ran", { sandbox: "danger-full-access" });
+    const full = await run(runner, dir.path, "echo $DSH_SANDBOX > ran", {
+      sandbox: "danger-full-access",
+    });
     expect([full.exitCode, readFileSync(join(dir.path, "ran"), "utf8")]).toEqual([0, "none\n"]);
   });
 
@@ -50,25 +52,36 @@ describe("no working backend", () => {
     using dir = tempDir();
     const bwrap = script(dir.path, "bwrap", 'exec /usr/bin/bwrap "$@"', 0o777);
     const status = await refused(makeRunner({ bwrapPath: bwrap }), dir.path);
-    expect(status?.reason).toBe(`refusing to use ${bwrap}: ${bwrap} is writable by group or others`);
+    expect(status?.reason).toBe(
+      `refusing to use ${bwrap}: ${bwrap} is writable by group or others`,
+    );
   });
 
   test.concurrent("a probe that hangs is cut off and reported", async () => {
     using dir = tempDir();
     const bwrap = script(dir.path, "bwrap", "exec sleep 30");
-    const status = await refused(makeRunner({ bwrapPath: bwrap, limits: { probeTimeoutMs: 200 } }), dir.path);
+    const status = await refused(
+      makeRunner({ bwrapPath: bwrap, limits: { probeTimeoutMs: 200 } }),
+      dir.path,
+    );
     expect(status?.reason).toBe("the sandbox probe did not finish within its time limit");
   });
 
-  sandboxTest("user namespaces blocked (nested bwrap --disable-userns): cause and fix", async () => {
-    using dir = tempDir();
-    const outer =
-      "exec /usr/bin/bwrap --unshare-user --disable-userns --ro-bind / / --dev /dev --proc /proc " +
-      '--bind /tmp /tmp -- /usr/bin/bwrap "$@"';
-    const status = await refused(makeRunner({ bwrapPath: script(dir.path, "bwrap", outer) }), dir.path);
-    expect(status?.reason).toStartWith("user namespaces are disabled or exhausted (bwrap: ");
-    expect(status?.fix).toContain("user.max_user_namespaces");
-  });
+  sandboxTest(
+    "user namespaces blocked (nested bwrap --disable-userns): cause and fix",
+    async () => {
+      using dir = tempDir();
+      const outer =
+        "exec /usr/bin/bwrap --unshare-user --disable-userns --ro-bind / / --dev /dev --proc /proc " +
+        '--bind /tmp /tmp -- /usr/bin/bwrap "$@"';
+      const status = await refused(
+        makeRunner({ bwrapPath: script(dir.path, "bwrap", outer) }),
+        dir.path,
+      );
+      expect(status?.reason).toStartWith("user namespaces are disabled or exhausted (bwrap: ");
+      expect(status?.fix).toContain("user.max_user_namespaces");
+    },
+  );
 });
 
 describe("the probe", () => {
@@ -79,7 +92,10 @@ describe("the probe", () => {
     const runner = makeRunner({ bwrapPath: bwrap });
     expect(existsSync(log)).toBe(false);
     const [a, b] = await Promise.all([runner.sandbox(), runner.sandbox()]);
-    expect([a, b]).toEqual([{ backend: "bwrap", ok: true }, { backend: "bwrap", ok: true }]);
+    expect([a, b]).toEqual([
+      { backend: "bwrap", ok: true },
+      { backend: "bwrap", ok: true },
+    ]);
     expect((await run(runner, dir.path, "echo ok")).output).toBe("ok\n");
     const calls = readFileSync(log, "utf8").trim().split("\n");
     expect(calls.length).toBe(3);

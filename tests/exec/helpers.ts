@@ -5,7 +5,12 @@ import { join } from "node:path";
 import { silentLogger } from "../../src/log.ts";
 import { createCommandRunner } from "../../src/exec/runner.ts";
 import type { CommandRunnerDeps } from "../../src/exec/runner.ts";
-import type { CommandRequest, CommandResult, CommandRunner, RunOptions } from "../../src/exec/types.ts";
+import type {
+  CommandRequest,
+  CommandResult,
+  CommandRunner,
+  RunOptions,
+} from "../../src/exec/types.ts";
 
 /** A realpath'd temp dir removed on dispose. */
 export function tempDir(prefix = "dsh-exec-", parent = tmpdir()): { path: string } & Disposable {
@@ -90,7 +95,10 @@ export function killAll(token: string): void {
 }
 
 /** Resolves when `text` has appeared in the accumulated live output. */
-export function outputWatcher(text: string): { onOutput: (chunk: string) => void; seen: Promise<void> } {
+export function outputWatcher(text: string): {
+  onOutput: (chunk: string) => void;
+  seen: Promise<void>;
+} {
   const { promise, resolve } = Promise.withResolvers<void>();
   let all = "";
   return {

@@ -56,12 +56,17 @@ describe("the output collector", () => {
   test("never cuts a UTF-8 character into a replacement character at the cut", () => {
     const collector = createOutputCollector({ headBytes: 5, tailBytes: 5, liveBytes: 0 });
     collector.push(bytes(`ab${"é".repeat(20)}cd`));
-    expect(collector.finish()).toEqual({ text: "abé\n[... 36 bytes omitted ...]\nécd", droppedBytes: 36 });
+    expect(collector.finish()).toEqual({
+      text: "abé\n[... 36 bytes omitted ...]\nécd",
+      droppedBytes: 36,
+    });
   });
 
   test("live text stops at the live limit with one notice, the final text stays whole", () => {
     const live: string[] = [];
-    const collector = createOutputCollector({ headBytes: 64, tailBytes: 64, liveBytes: 8 }, (t) => live.push(t));
+    const collector = createOutputCollector({ headBytes: 64, tailBytes: 64, liveBytes: 8 }, (t) =>
+      live.push(t),
+    );
     collector.push(bytes("0123456789abcdef"));
     collector.push(bytes("more"));
     expect(live.join("")).toBe(

@@ -18,11 +18,14 @@ sandboxTest("SIGKILL of the parent leaves no sandboxed descendant alive (case 23
   expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
   const sh = sleepScript(t);
   const command = `${sh.setup}; { sleep $T & (setsid sleep $T &); } 3>fifo; ${sh.ready(2)}; echo ready; wait`;
-  const helper = Bun.spawn(["bun", join(import.meta.dir, "fixtures/hold-command.ts"), dir.path, command], {
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "inherit",
-  });
+  const helper = Bun.spawn(
+    ["bun", join(import.meta.dir, "fixtures/hold-command.ts"), dir.path, command],
+    {
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
   const reader = await open(fifo, "r");
   let seen = "";
   for await (const chunk of helper.stdout) {

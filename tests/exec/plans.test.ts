@@ -34,33 +34,94 @@ describe("the bwrap argument plan", () => {
       argv,
     );
     expect(args).toEqual([
-      "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-      "--unshare-cgroup-try", "--unshare-net", "--disable-userns",
-      "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-      "--bind", "/tmp/ws", "/tmp/ws",
-      "--bind", "/tmp/ws/.git", "/tmp/ws/.git",
-      "--ro-bind", "/tmp/ws/.git/hooks", "/tmp/ws/.git/hooks",
-      "--ro-bind", "/dev/null", "/tmp/ws/.git/config",
-      "--perms", "0555", "--tmpfs", "/tmp/ws/.dsh", "--remount-ro", "/tmp/ws/.dsh",
-      "--perms", "0555", "--tmpfs", "/home/u/.ssh", "--remount-ro", "/home/u/.ssh",
-      "--ro-bind", "/dev/null", "/home/u/.netrc",
-      "--chdir", "/tmp/ws/sub", "--", ...argv,
+      "--unshare-user",
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--unshare-uts",
+      "--unshare-cgroup-try",
+      "--unshare-net",
+      "--disable-userns",
+      "--die-with-parent",
+      "--new-session",
+      "--cap-drop",
+      "ALL",
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--tmpfs",
+      "/tmp",
+      "--bind",
+      "/tmp/ws",
+      "/tmp/ws",
+      "--bind",
+      "/tmp/ws/.git",
+      "/tmp/ws/.git",
+      "--ro-bind",
+      "/tmp/ws/.git/hooks",
+      "/tmp/ws/.git/hooks",
+      "--ro-bind",
+      "/dev/null",
+      "/tmp/ws/.git/config",
+      "--perms",
+      "0555",
+      "--tmpfs",
+      "/tmp/ws/.dsh",
+      "--remount-ro",
+      "/tmp/ws/.dsh",
+      "--perms",
+      "0555",
+      "--tmpfs",
+      "/home/u/.ssh",
+      "--remount-ro",
+      "/home/u/.ssh",
+      "--ro-bind",
+      "/dev/null",
+      "/home/u/.netrc",
+      "--chdir",
+      "/tmp/ws/sub",
+      "--",
+      ...argv,
     ]);
   });
 
   test("read-only binds the workspace read-only and ignores the guards", () => {
     const args = bwrapArgs(
-      { mode: "read-only", workspace: "/w", cwd: "/w", guards: [{ type: "pin", path: "/w/.git" }], masks: [], network: false },
+      {
+        mode: "read-only",
+        workspace: "/w",
+        cwd: "/w",
+        guards: [{ type: "pin", path: "/w/.git" }],
+        masks: [],
+        network: false,
+      },
       { disableUserns: false },
       argv,
     );
-    expect(args.slice(args.indexOf("/tmp") + 1)).toEqual(["--ro-bind", "/w", "/w", "--chdir", "/w", "--", ...argv]);
+    expect(args.slice(args.indexOf("/tmp") + 1)).toEqual([
+      "--ro-bind",
+      "/w",
+      "/w",
+      "--chdir",
+      "/w",
+      "--",
+      ...argv,
+    ]);
     expect(args).not.toContain("--disable-userns");
   });
 
   test("refuses a path with a newline instead of passing it to bwrap", () => {
-    const plan = { mode: "read-only" as const, workspace: "/w\n--bind", cwd: "/w", guards: [], masks: [], network: false };
+    const plan = {
+      mode: "read-only" as const,
+      workspace: "/w\n--bind",
+      cwd: "/w",
+      guards: [],
+      masks: [],
+      network: false,
+    };
     expect(() => bwrapArgs(plan, { disableUserns: true }, argv)).toThrow(InvalidInputError);
   });
 });
@@ -133,12 +194,16 @@ describe("the macOS sandbox-exec profile", () => {
   test("denies by default, writes only temp and workspace, carves out protected paths and secrets", () => {
     const { profile, params } = seatbeltProfile(plan);
     expect(profile.startsWith("(version 1)\n(deny default)\n")).toBe(true);
-    expect(profile).toContain('(allow file-write* (subpath (param "TEMP_0")) (subpath (param "WORKSPACE")))');
+    expect(profile).toContain(
+      '(allow file-write* (subpath (param "TEMP_0")) (subpath (param "WORKSPACE")))',
+    );
     expect(profile).toContain(
       '(deny file-write* (literal (param "GIT")) (subpath (param "GIT_HOOKS")) (literal (param "GIT_CONFIG")) ' +
         '(literal (param "GIT_COMMONDIR")) (subpath (param "DSH_PROJECT")) (subpath (param "DSH_STATE")))',
     );
-    expect(profile).toContain('(deny file-read* file-write* (subpath (param "SECRET_0")) (literal (param "SECRET_1")))');
+    expect(profile).toContain(
+      '(deny file-read* file-write* (subpath (param "SECRET_0")) (literal (param "SECRET_1")))',
+    );
     expect(profile).not.toContain("network");
     expect(profile).not.toContain("/Users");
     expect(params).toEqual([
@@ -160,23 +225,40 @@ describe("the macOS sandbox-exec profile", () => {
     const profile = args[2] ?? "";
     expect(profile).toContain('(allow file-write* (subpath (param "TEMP_0")))');
     expect(profile).not.toContain("WORKSPACE");
-    expect(args).toEqual(["/usr/bin/sandbox-exec", "-p", profile, "-D", "TEMP_0=/private/tmp", "--", ...argv]);
+    expect(args).toEqual([
+      "/usr/bin/sandbox-exec",
+      "-p",
+      profile,
+      "-D",
+      "TEMP_0=/private/tmp",
+      "--",
+      ...argv,
+    ]);
   });
 });
 
 describe("explaining a failed bwrap probe", () => {
-  const explain = (stderr: string) => explainBwrapFailure({ code: 1, stdout: "", stderr, timedOut: false }).reason;
+  const explain = (stderr: string) =>
+    explainBwrapFailure({ code: 1, stdout: "", stderr, timedOut: false }).reason;
 
   test("names the cause an administrator can fix", () => {
-    expect(explain("bwrap: No permissions to create new namespace, likely because the kernel does not allow")).toStartWith(
-      "user namespaces are disabled",
-    );
-    expect(explain("bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)")).toStartWith(
-      "user namespaces are disabled",
-    );
+    expect(
+      explain(
+        "bwrap: No permissions to create new namespace, likely because the kernel does not allow",
+      ),
+    ).toStartWith("user namespaces are disabled");
+    expect(
+      explain(
+        "bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)",
+      ),
+    ).toStartWith("user namespaces are disabled");
     expect(explain("bwrap: setting up uid map: Permission denied")).toStartWith("AppArmor forbids");
-    expect(explain("bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted")).toStartWith("AppArmor forbids");
-    expect(explain("bwrap: Failed to make / slave: Permission denied")).toStartWith("the container or host forbids");
+    expect(explain("bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted")).toStartWith(
+      "AppArmor forbids",
+    );
+    expect(explain("bwrap: Failed to make / slave: Permission denied")).toStartWith(
+      "the container or host forbids",
+    );
     expect(explain("bwrap: something new")).toBe("bwrap failed: bwrap: something new");
   });
 });

@@ -8,7 +8,16 @@ import { join } from "node:path";
 import { InvalidInputError } from "../../src/errors.ts";
 import { RunnerDisposedError } from "../../src/exec/errors.ts";
 import type { CommandRequest } from "../../src/exec/types.ts";
-import { killAll, makeRunner, outputWatcher, pidsWith, run, sleepScript, sleepToken, tempDir } from "./helpers.ts";
+import {
+  killAll,
+  makeRunner,
+  outputWatcher,
+  pidsWith,
+  run,
+  sleepScript,
+  sleepToken,
+  tempDir,
+} from "./helpers.ts";
 
 const tokens: string[] = [];
 const token = () => {
@@ -27,15 +36,27 @@ describe("output", () => {
   test.concurrent("stdout and stderr arrive merged, in the order they were written", async () => {
     using dir = tempDir();
     const result = await run(runner, dir.path, "echo 1; echo 2 >&2; echo 3; echo 4 >&2", full);
-    expect(result).toMatchObject({ exitCode: 0, signal: null, output: "1\n2\n3\n4\n", droppedBytes: 0 });
+    expect(result).toMatchObject({
+      exitCode: 0,
+      signal: null,
+      output: "1\n2\n3\n4\n",
+      droppedBytes: 0,
+    });
   });
 
   test.concurrent("a long output keeps head and tail around a marker (case 24)", async () => {
     using dir = tempDir();
-    const result = await run(runner, dir.path, "head -c 300000 /dev/zero | tr '\\0' x; echo; echo end", full);
+    const result = await run(
+      runner,
+      dir.path,
+      "head -c 300000 /dev/zero | tr '\\0' x; echo; echo end",
+      full,
+    );
     const dropped = 300005 - 2 * 32 * 1024;
     expect(result.droppedBytes).toBe(dropped);
-    expect(result.output).toBe(`${"x".repeat(32768)}\n[... ${dropped} bytes omitted ...]\n${"x".repeat(32763)}\nend\n`);
+    expect(result.output).toBe(
+      `${"x".repeat(32768)}\n[... ${dropped} bytes omitted ...]\n${"x".repeat(32763)}\nend\n`,
+    );
   });
 
   test.concurrent("an endless output is killed at the hard ceiling with bounded output (case 24)", async () => {
@@ -52,17 +73,32 @@ describe("output", () => {
 
   test.concurrent("binary garbage, ANSI, NUL and invalid UTF-8 come out as clean text (case 25)", async () => {
     using dir = tempDir();
-    const garbage = await run(runner, dir.path, "head -c 200000 /dev/urandom; echo; echo after", full);
+    const garbage = await run(
+      runner,
+      dir.path,
+      "head -c 200000 /dev/urandom; echo; echo after",
+      full,
+    );
     expect(garbage.exitCode).toBe(0);
     expect(garbage.output).toEndWith("\nafter\n");
     expect(garbage.output).not.toMatch(/[\u0000\u001b]/);
-    const text = await run(runner, dir.path, "printf '\\033[31mred\\033[0m \\0nul \\377\\376\\n50%%\\r100%%\\n'", full);
+    const text = await run(
+      runner,
+      dir.path,
+      "printf '\\033[31mred\\033[0m \\0nul \\377\\376\\n50%%\\r100%%\\n'",
+      full,
+    );
     expect(text.output).toBe("red nul \ufffd\ufffd\n100%\n");
   });
 
   test.concurrent("a huge single line is capped like any output", async () => {
     using dir = tempDir();
-    const result = await run(runner, dir.path, "head -c 3000000 /dev/zero | tr '\\0' a; echo; echo end", full);
+    const result = await run(
+      runner,
+      dir.path,
+      "head -c 3000000 /dev/zero | tr '\\0' a; echo; echo end",
+      full,
+    );
     expect(result.output.length).toBeLessThan(66_000);
     expect(result.output).toStartWith("aaaa");
     expect(result.output).toEndWith("aaa\nend\n");
@@ -111,7 +147,12 @@ describe("ending commands", () => {
     using dir = tempDir();
     const t = token();
     const result = await run(runner, dir.path, `sleep ${t}`, { ...full, timeoutMs: 1000 });
-    expect(result).toMatchObject({ timedOut: true, cancelled: false, exitCode: null, signal: "SIGTERM" });
+    expect(result).toMatchObject({
+      timedOut: true,
+      cancelled: false,
+      exitCode: null,
+      signal: "SIGTERM",
+    });
     expect(result.durationMs).toBeLessThan(3000);
     expect(pidsWith(t)).toEqual([]);
   });
@@ -120,7 +161,10 @@ describe("ending commands", () => {
     using dir = tempDir();
     const t = token();
     const quick = makeRunner({ limits: { minTimeoutMs: 100, killGraceMs: 200 } });
-    const result = await run(quick, dir.path, `trap '' TERM; sleep ${t}; echo survived`, { ...full, timeoutMs: 100 });
+    const result = await run(quick, dir.path, `trap '' TERM; sleep ${t}; echo survived`, {
+      ...full,
+      timeoutMs: 100,
+    });
     expect(result).toMatchObject({ timedOut: true, signal: "SIGKILL", output: "" });
     expect(pidsWith(t)).toEqual([]);
   });
@@ -183,7 +227,10 @@ describe("ending commands", () => {
     const t = token();
     const own = makeRunner();
     const watch = outputWatcher("ready");
-    const done = run(own, dir.path, `sleep ${t} & echo ready; wait`, { ...full, onOutput: watch.onOutput });
+    const done = run(own, dir.path, `sleep ${t} & echo ready; wait`, {
+      ...full,
+      onOutput: watch.onOutput,
+    });
     await watch.seen;
     await own[Symbol.asyncDispose]();
     expect(await done).toMatchObject({ cancelled: true });

@@ -22,7 +22,11 @@ const read = (path: string) => readFileSync(path, "utf8");
 describe("workspace-write", () => {
   sandboxTest("writes inside the workspace succeed (case 1)", async () => {
     using dir = tempDir();
-    const result = await run(runner, dir.path, "echo x > a && mkdir -p sub/deep && echo y > sub/deep/b");
+    const result = await run(
+      runner,
+      dir.path,
+      "echo x > a && mkdir -p sub/deep && echo y > sub/deep/b",
+    );
     expect(result.exitCode).toBe(0);
     expect([read(join(dir.path, "a")), read(join(dir.path, "sub/deep/b"))]).toEqual(["x\n", "y\n"]);
   });
@@ -62,27 +66,34 @@ describe("workspace-write", () => {
     expect(existsSync(join(dir.path, "h"))).toBe(false);
   });
 
-  sandboxTest("no capabilities: remount, bind mount and umount fail, even as root (case 7)", async () => {
-    using dir = tempDir();
-    const etc = markers.path("/etc");
-    const script = [
-      "grep CapEff /proc/self/status",
-      `mount -o remount,rw / && echo x > ${etc}`,
-      "mount --bind /tmp /mnt && echo bound",
-      "umount /tmp && echo unmounted",
-      "echo done",
-    ].join("; ");
-    const result = await run(runner, dir.path, script);
-    expect(result.output).toStartWith("CapEff:\t0000000000000000\n");
-    expect(result.output).not.toMatch(/bound|unmounted/);
-    expect(result.output).toEndWith("done\n");
-    expect(existsSync(etc)).toBe(false);
-  });
+  sandboxTest(
+    "no capabilities: remount, bind mount and umount fail, even as root (case 7)",
+    async () => {
+      using dir = tempDir();
+      const etc = markers.path("/etc");
+      const script = [
+        "grep CapEff /proc/self/status",
+        `mount -o remount,rw / && echo x > ${etc}`,
+        "mount --bind /tmp /mnt && echo bound",
+        "umount /tmp && echo unmounted",
+        "echo done",
+      ].join("; ");
+      const result = await run(runner, dir.path, script);
+      expect(result.output).toStartWith("CapEff:\t0000000000000000\n");
+      expect(result.output).not.toMatch(/bound|unmounted/);
+      expect(result.output).toEndWith("done\n");
+      expect(existsSync(etc)).toBe(false);
+    },
+  );
 
   sandboxTest("a nested user namespace cannot gain write access to the host (case 8)", async () => {
     using dir = tempDir();
     const etc = markers.path("/etc");
-    const result = await run(runner, dir.path, `unshare -Ur sh -c 'mount -o remount,rw / ; echo x > ${etc}'`);
+    const result = await run(
+      runner,
+      dir.path,
+      `unshare -Ur sh -c 'mount -o remount,rw / ; echo x > ${etc}'`,
+    );
     expect(result.exitCode).not.toBe(0);
     expect(existsSync(etc)).toBe(false);
   });
@@ -92,7 +103,11 @@ describe("workspace-write", () => {
     const a = markers.path("/etc");
     const b = markers.path("/etc");
     const up = "../".repeat(dir.path.split("/").length);
-    const result = await run(runner, dir.path, `echo x > /proc/1/root${a}; echo x > /proc/self/cwd/${up}${b.slice(1)}`);
+    const result = await run(
+      runner,
+      dir.path,
+      `echo x > /proc/1/root${a}; echo x > /proc/self/cwd/${up}${b.slice(1)}`,
+    );
     expect(result.exitCode).not.toBe(0);
     expect([existsSync(a), existsSync(b)]).toEqual([false, false]);
   });
@@ -105,39 +120,64 @@ describe("protected paths under workspace-write", () => {
     mkdirSync(join(dir.path, ".dsh"));
     writeFileSync(join(dir.path, ".git/config"), "orig");
     writeFileSync(join(dir.path, ".dsh/config"), "orig");
-    const script = "echo x > .git/hooks/pre-commit; echo x > .git/config; echo x > .dsh/config; echo x > .git/HEAD";
+    const script =
+      "echo x > .git/hooks/pre-commit; echo x > .git/config; echo x > .dsh/config; echo x > .git/HEAD";
     const result = await run(runner, dir.path, script);
     expect(result.output.match(/Read-only file system/g)?.length).toBe(3);
     expect(existsSync(join(dir.path, ".git/hooks/pre-commit"))).toBe(false);
-    expect([read(join(dir.path, ".git/config")), read(join(dir.path, ".dsh/config"))]).toEqual(["orig", "orig"]);
+    expect([read(join(dir.path, ".git/config")), read(join(dir.path, ".dsh/config"))]).toEqual([
+      "orig",
+      "orig",
+    ]);
     expect(read(join(dir.path, ".git/HEAD"))).toBe("x\n");
   });
 
-  sandboxTest("missing .git and .dsh cannot be created, and leave nothing behind (case 10)", async () => {
-    using dir = tempDir();
-    const script = "mkdir -p .git/hooks; echo x > .git/hooks/pre-commit; printf 'gitdir: evil' > .git; mkdir -p .dsh; echo x > .dsh/config; ls -A";
-    const result = await run(runner, dir.path, script);
-    expect(result.output).toContain("Read-only file system");
-    expect(existsSync(join(dir.path, ".git"))).toBe(false);
-    expect(existsSync(join(dir.path, ".dsh"))).toBe(false);
-  });
+  sandboxTest(
+    "missing .git and .dsh cannot be created, and leave nothing behind (case 10)",
+    async () => {
+      using dir = tempDir();
+      const script =
+        "mkdir -p .git/hooks; echo x > .git/hooks/pre-commit; printf 'gitdir: evil' > .git; mkdir -p .dsh; echo x > .dsh/config; ls -A";
+      const result = await run(runner, dir.path, script);
+      expect(result.output).toContain("Read-only file system");
+      expect(existsSync(join(dir.path, ".git"))).toBe(false);
+      expect(existsSync(join(dir.path, ".dsh"))).toBe(false);
+    },
+  );
 
-  sandboxTest("a repository without hooks or config: neither can be created (case 10)", async () => {
-    using dir = tempDir();
-    mkdirSync(join(dir.path, ".git"));
-    const result = await run(runner, dir.path, "mkdir .git/hooks; echo x > .git/hooks/post-checkout; echo x > .git/config");
-    expect(result.exitCode).not.toBe(0);
-    expect([existsSync(join(dir.path, ".git/hooks")), existsSync(join(dir.path, ".git/config"))]).toEqual([false, false]);
-  });
+  sandboxTest(
+    "a repository without hooks or config: neither can be created (case 10)",
+    async () => {
+      using dir = tempDir();
+      mkdirSync(join(dir.path, ".git"));
+      const result = await run(
+        runner,
+        dir.path,
+        "mkdir .git/hooks; echo x > .git/hooks/post-checkout; echo x > .git/config",
+      );
+      expect(result.exitCode).not.toBe(0);
+      expect([
+        existsSync(join(dir.path, ".git/hooks")),
+        existsSync(join(dir.path, ".git/config")),
+      ]).toEqual([false, false]);
+    },
+  );
 
-  sandboxTest("a .git/commondir redirecting git's config is removed after the command (case 10)", async () => {
-    using dir = tempDir();
-    mkdirSync(join(dir.path, ".git/hooks"), { recursive: true });
-    const result = await run(runner, dir.path, "mkdir -p evil/hooks && echo ../evil > .git/commondir && echo wrote");
-    expect(result.output).toContain("wrote\n");
-    expect(result.output).toContain(`[dsh removed ${join(dir.path, ".git/commondir")}`);
-    expect(existsSync(join(dir.path, ".git/commondir"))).toBe(false);
-  });
+  sandboxTest(
+    "a .git/commondir redirecting git's config is removed after the command (case 10)",
+    async () => {
+      using dir = tempDir();
+      mkdirSync(join(dir.path, ".git/hooks"), { recursive: true });
+      const result = await run(
+        runner,
+        dir.path,
+        "mkdir -p evil/hooks && echo ../evil > .git/commondir && echo wrote",
+      );
+      expect(result.output).toContain("wrote\n");
+      expect(result.output).toContain(`[dsh removed ${join(dir.path, ".git/commondir")}`);
+      expect(existsSync(join(dir.path, ".git/commondir"))).toBe(false);
+    },
+  );
 
   sandboxTest("protected paths cannot be moved away and replaced (case 11)", async () => {
     using dir = tempDir();
@@ -153,7 +193,9 @@ describe("protected paths under workspace-write", () => {
     const result = await run(runner, dir.path, script);
     expect(result.output).toContain("Device or resource busy");
     expect(result.output).toEndWith("done\n");
-    const host = ["g2", ".git/h2", ".git/c2", ".git/hooks/pre-commit", "d2"].map((p) => existsSync(join(dir.path, p)));
+    const host = ["g2", ".git/h2", ".git/c2", ".git/hooks/pre-commit", "d2"].map((p) =>
+      existsSync(join(dir.path, p)),
+    );
     expect(host).toEqual([false, false, false, false, false]);
     expect(read(join(dir.path, ".git/config"))).toBe("orig");
   });
@@ -171,8 +213,15 @@ describe("protected paths under workspace-write", () => {
 describe("read-only", () => {
   sandboxTest("nothing in the workspace can be written, /tmp still can (case 3)", async () => {
     using dir = tempDir();
-    const result = await run(runner, dir.path, "echo x > a; touch /tmp/scratch && echo tmp-ok", { sandbox: "read-only" });
-    expect(result.output).toBe(`/bin/bash: line 1: a: Read-only file system\ntmp-ok\n`.replace("/bin/bash", result.output.split(":")[0] ?? ""));
+    const result = await run(runner, dir.path, "echo x > a; touch /tmp/scratch && echo tmp-ok", {
+      sandbox: "read-only",
+    });
+    expect(result.output).toBe(
+      `/bin/bash: line 1: a: Read-only file system\ntmp-ok\n`.replace(
+        "/bin/bash",
+        result.output.split(":")[0] ?? "",
+      ),
+    );
     expect(existsSync(join(dir.path, "a"))).toBe(false);
   });
 });
@@ -190,7 +239,8 @@ describe("credential stores (case 18)", () => {
       writeFileSync(join(fakeHome, ".aws/credentials"), "PLANTED-AWS");
       writeFileSync(join(fakeHome, ".netrc"), "PLANTED-NETRC");
       const own = makeRunner({ home: fakeHome });
-      const script = "cat ~/.ssh/id_rsa ~/.aws/credentials ~/.netrc; ls -A ~/.ssh; echo x > ~/.ssh/authorized_keys; echo end";
+      const script =
+        "cat ~/.ssh/id_rsa ~/.aws/credentials ~/.netrc; ls -A ~/.ssh; echo x > ~/.ssh/authorized_keys; echo end";
       const result = await run(own, dir.path, script, { sandbox });
       expect(result.output).not.toContain("PLANTED");
       expect(result.output).toEndWith("end\n");
@@ -200,19 +250,25 @@ describe("credential stores (case 18)", () => {
 });
 
 describe("working directory (case 28)", () => {
-  sandboxTest("a cwd the sandbox cannot see, or a home-wide workspace, is refused before spawn", async () => {
-    using dir = tempDir();
-    using other = tempDir();
-    const outside = runner.run(
-      { command: "touch ran", cwd: other.path, workspace: dir.path, sandbox: "workspace-write" },
-      { signal: new AbortController().signal },
-    );
-    await expect(outside).rejects.toThrow(/outside the sandbox's view/);
-    const broad = runner.run(
-      { command: "touch ran", cwd: home, workspace: home, sandbox: "workspace-write" },
-      { signal: new AbortController().signal },
-    );
-    await expect(broad).rejects.toBeInstanceOf(InvalidInputError);
-    expect([existsSync(join(other.path, "ran")), existsSync(join(home, "ran"))]).toEqual([false, false]);
-  });
+  sandboxTest(
+    "a cwd the sandbox cannot see, or a home-wide workspace, is refused before spawn",
+    async () => {
+      using dir = tempDir();
+      using other = tempDir();
+      const outside = runner.run(
+        { command: "touch ran", cwd: other.path, workspace: dir.path, sandbox: "workspace-write" },
+        { signal: new AbortController().signal },
+      );
+      await expect(outside).rejects.toThrow(/outside the sandbox's view/);
+      const broad = runner.run(
+        { command: "touch ran", cwd: home, workspace: home, sandbox: "workspace-write" },
+        { signal: new AbortController().signal },
+      );
+      await expect(broad).rejects.toBeInstanceOf(InvalidInputError);
+      expect([existsSync(join(other.path, "ran")), existsSync(join(home, "ran"))]).toEqual([
+        false,
+        false,
+      ]);
+    },
+  );
 });

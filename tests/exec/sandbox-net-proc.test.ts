@@ -6,7 +6,17 @@
 import { afterAll, describe, expect } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { baseEnv, killAll, makeRunner, outputWatcher, pidsWith, run, sleepScript, sleepToken, tempDir } from "./helpers.ts";
+import {
+  baseEnv,
+  killAll,
+  makeRunner,
+  outputWatcher,
+  pidsWith,
+  run,
+  sleepScript,
+  sleepToken,
+  tempDir,
+} from "./helpers.ts";
 import { sandboxTest } from "./sandbox-support.ts";
 
 const tokens: string[] = [];
@@ -42,7 +52,9 @@ describe("network is off", () => {
     const script = [
       "(echo x > /dev/udp/1.1.1.1/53) && echo udp-sent",
       python("import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)"),
-      python("import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)"),
+      python(
+        "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)",
+      ),
       python('import socket; socket.create_connection(("2606:4700:4700::1111", 80), timeout=3)'),
     ].join("; ");
     const result = await run(runner, dir.path, script);
@@ -74,19 +86,26 @@ describe("network is off", () => {
     expect(requests).toBe(1);
   });
 
-  sandboxTest("a Unix socket under the workspace stays reachable; SSH_AUTH_SOCK is gone (case 15)", async () => {
-    using dir = tempDir();
-    const socket = join(dir.path, "sock");
-    await using server = Bun.serve({ unix: socket, fetch: () => new Response("over unix") });
-    const own = makeRunner({ env: baseEnv({ SSH_AUTH_SOCK: socket }) });
-    const connect =
-      'import socket; s = socket.socket(socket.AF_UNIX); s.connect("sock"); ' +
-      's.sendall(b"GET / HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n"); print(s.recv(200).split(b"\\r\\n")[0].decode())';
-    const result = await run(own, dir.path, `echo "agent=\${SSH_AUTH_SOCK-unset}"; ${python(connect)}`);
-    // Documented: filesystem sockets inside the writable workspace are reachable.
-    expect(result.output).toBe("agent=unset\nHTTP/1.1 200 OK\n");
-    expect(server.url.protocol).toBe("unix:");
-  });
+  sandboxTest(
+    "a Unix socket under the workspace stays reachable; SSH_AUTH_SOCK is gone (case 15)",
+    async () => {
+      using dir = tempDir();
+      const socket = join(dir.path, "sock");
+      await using server = Bun.serve({ unix: socket, fetch: () => new Response("over unix") });
+      const own = makeRunner({ env: baseEnv({ SSH_AUTH_SOCK: socket }) });
+      const connect =
+        'import socket; s = socket.socket(socket.AF_UNIX); s.connect("sock"); ' +
+        's.sendall(b"GET / HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n"); print(s.recv(200).split(b"\\r\\n")[0].decode())';
+      const result = await run(
+        own,
+        dir.path,
+        `echo "agent=\${SSH_AUTH_SOCK-unset}"; ${python(connect)}`,
+      );
+      // Documented: filesystem sockets inside the writable workspace are reachable.
+      expect(result.output).toBe("agent=unset\nHTTP/1.1 200 OK\n");
+      expect(server.url.protocol).toBe("unix:");
+    },
+  );
 });
 
 describe("processes", () => {
@@ -100,37 +119,52 @@ describe("processes", () => {
     expect(result.output).toEndWith("pid1=bwrap\n");
   });
 
-  sandboxTest("cancel leaves no process behind, setsid and double forks included (case 22)", async () => {
-    using dir = tempDir();
-    const t = token();
-    const abort = new AbortController();
-    const watch = outputWatcher("ready");
-    const sh = sleepScript(t);
-    const script = `${sh.setup}; (sleep $T &); setsid sleep $T & nohup sleep $T >/dev/null 2>&1 & ${sh.ready(3)}; echo ready; wait`;
-    const done = run(runner, dir.path, script, { signal: abort.signal, onOutput: watch.onOutput });
-    await watch.seen;
-    expect(pidsWith(t).length).toBeGreaterThanOrEqual(3);
-    abort.abort();
-    expect(await done).toMatchObject({ cancelled: true });
-    expect(pidsWith(t)).toEqual([]);
-  });
+  sandboxTest(
+    "cancel leaves no process behind, setsid and double forks included (case 22)",
+    async () => {
+      using dir = tempDir();
+      const t = token();
+      const abort = new AbortController();
+      const watch = outputWatcher("ready");
+      const sh = sleepScript(t);
+      const script = `${sh.setup}; (sleep $T &); setsid sleep $T & nohup sleep $T >/dev/null 2>&1 & ${sh.ready(3)}; echo ready; wait`;
+      const done = run(runner, dir.path, script, {
+        signal: abort.signal,
+        onOutput: watch.onOutput,
+      });
+      await watch.seen;
+      expect(pidsWith(t).length).toBeGreaterThanOrEqual(3);
+      abort.abort();
+      expect(await done).toMatchObject({ cancelled: true });
+      expect(pidsWith(t)).toEqual([]);
+    },
+  );
 
-  sandboxTest("a timeout and a normal exit leave no process behind either (cases 21, 22)", async () => {
-    using dir = tempDir();
-    const t = token();
-    const timedOut = await run(runner, dir.path, `setsid sleep ${t} & sleep ${t}`, { timeoutMs: 1000 });
-    expect(timedOut).toMatchObject({ timedOut: true });
-    expect(timedOut.durationMs).toBeLessThan(3000);
-    const exited = await run(runner, dir.path, `setsid sleep ${t} & echo started`);
-    expect(exited).toMatchObject({ exitCode: 0, output: "started\n" });
-    expect(pidsWith(t)).toEqual([]);
-  });
+  sandboxTest(
+    "a timeout and a normal exit leave no process behind either (cases 21, 22)",
+    async () => {
+      using dir = tempDir();
+      const t = token();
+      const timedOut = await run(runner, dir.path, `setsid sleep ${t} & sleep ${t}`, {
+        timeoutMs: 1000,
+      });
+      expect(timedOut).toMatchObject({ timedOut: true });
+      expect(timedOut.durationMs).toBeLessThan(3000);
+      const exited = await run(runner, dir.path, `setsid sleep ${t} & echo started`);
+      expect(exited).toMatchObject({ exitCode: 0, output: "started\n" });
+      expect(pidsWith(t)).toEqual([]);
+    },
+  );
 
   sandboxTest("bwrap-looking text in the command is only shell text (case 27)", async () => {
     using dir = tempDir();
     const target = join(dir.path, "made-by-bwrap");
-    const result = await run(runner, dir.path, `--bind / ${target} -- true; echo "rc=$?" '$(id)' "a\nb"`);
-    expect(result.output).toEndWith('rc=127 $(id) a\nb\n');
+    const result = await run(
+      runner,
+      dir.path,
+      `--bind / ${target} -- true; echo "rc=$?" '$(id)' "a\nb"`,
+    );
+    expect(result.output).toEndWith("rc=127 $(id) a\nb\n");
     expect(existsSync(target)).toBe(false);
   });
 });
@@ -151,10 +185,26 @@ describe("environment", () => {
     };
     const own = makeRunner({ env: baseEnv(planted), home: "/home/someone" });
     const result = await run(own, dir.path, "env");
-    expect(result.output).not.toMatch(/planted|API_KEY|SECRET|TOKEN|password|DATABASE_URL|SSH_AUTH_SOCK/i);
-    const names = result.output.trim().split("\n").map((line) => line.split("=")[0]).sort();
+    expect(result.output).not.toMatch(
+      /planted|API_KEY|SECRET|TOKEN|password|DATABASE_URL|SSH_AUTH_SOCK/i,
+    );
+    const names = result.output
+      .trim()
+      .split("\n")
+      .map((line) => line.split("=")[0])
+      .sort();
     expect(names).toEqual([
-      "DSH_SANDBOX", "GIT_PAGER", "HOME", "LANG", "PAGER", "PATH", "PWD", "SHLVL", "TERM", "TMPDIR", "_",
+      "DSH_SANDBOX",
+      "GIT_PAGER",
+      "HOME",
+      "LANG",
+      "PAGER",
+      "PATH",
+      "PWD",
+      "SHLVL",
+      "TERM",
+      "TMPDIR",
+      "_",
     ]);
     expect(result.output).toContain("DSH_SANDBOX=bwrap\n");
   });

@@ -8,7 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
 import { createApprovalSeam } from "../../src/approval/seam.ts";
-import type { ApprovalAnswerer, ApprovalDecision, ApprovalRequest } from "../../src/approval/types.ts";
+import type {
+  ApprovalAnswerer,
+  ApprovalDecision,
+  ApprovalRequest,
+} from "../../src/approval/types.ts";
 import { createCommandRunner } from "../../src/exec/runner.ts";
 import type { CommandRunner } from "../../src/exec/types.ts";
 import { createInteractionSeam } from "../../src/interaction/seam.ts";
@@ -87,7 +91,9 @@ describe("running commands", () => {
       progress: (chunk) => chunks.push(chunk),
     });
     expect(result.isError).toBe(true);
-    expect(result.output).toMatch(/^\[exit code 2; sandbox: workspace-write; \d+\.\d s\]\nbwrap\nscrubbed\n$/);
+    expect(result.output).toMatch(
+      /^\[exit code 2; sandbox: workspace-write; \d+\.\d s\]\nbwrap\nscrubbed\n$/,
+    );
     expect(chunks.join("")).toBe("bwrap\nscrubbed\n");
     expect(readFileSync(join(dir.path, "a"), "utf8")).toBe("hi\n");
     expect(intent).toEqual({
@@ -102,7 +108,10 @@ describe("running commands", () => {
 
   sandboxTest("read-only blocks writes and suggests escalation", async () => {
     using dir = workspace();
-    const { result } = await call(dir.path, { args: { command: "touch a" }, knobs: PRESETS["read-only"] });
+    const { result } = await call(dir.path, {
+      args: { command: "touch a" },
+      knobs: PRESETS["read-only"],
+    });
     expect(result.output).toContain("Read-only file system");
     expect(result.output).toEndWith("call bash again with escalate: true and a justification]");
     expect(existsSync(join(dir.path, "a"))).toBe(false);
@@ -127,7 +136,9 @@ describe("running commands", () => {
       args: { command: "sleep 30", timeout_ms: 1000 },
       knobs: PRESETS["danger-full-access"],
     });
-    expect(result.output).toStartWith("[timed out; the command and its children were killed; unsandboxed;");
+    expect(result.output).toStartWith(
+      "[timed out; the command and its children were killed; unsandboxed;",
+    );
     expect(intent).toMatchObject({ type: "terminal", exit: { code: null, signal: "SIGTERM" } });
   });
 
@@ -141,12 +152,17 @@ describe("running commands", () => {
       progress: (chunk) => chunk.includes("ready") && abort.abort(),
     });
     expect(result.isError).toBe(true);
-    expect(result.output).toMatch(/^\[cancelled; the command and its children were killed; unsandboxed; \d+\.\d s\]\nready\n$/);
+    expect(result.output).toMatch(
+      /^\[cancelled; the command and its children were killed; unsandboxed; \d+\.\d s\]\nready\n$/,
+    );
   });
 
   test("the model sees exactly the four arguments of interface.md", () => {
     const [definition] = registry.definitions();
-    const Shape = v.object({ properties: v.record(v.string(), v.unknown()), required: v.array(v.string()) });
+    const Shape = v.object({
+      properties: v.record(v.string(), v.unknown()),
+      required: v.array(v.string()),
+    });
     const parameters = v.parse(Shape, definition?.parameters);
     expect([definition?.name, Object.keys(parameters.properties), parameters.required]).toEqual([
       "bash",
@@ -165,7 +181,9 @@ describe("escalation (case 30)", () => {
       answerers: [asked],
     });
     expect(result.isError).toBe(true);
-    expect(result.output).toStartWith("The user did not allow running this command outside the sandbox, so it was not run.");
+    expect(result.output).toStartWith(
+      "The user did not allow running this command outside the sandbox, so it was not run.",
+    );
     expect(existsSync(join(dir.path, "ran"))).toBe(false);
     expect(asked.requests).toEqual([
       {
@@ -174,7 +192,13 @@ describe("escalation (case 30)", () => {
         kind: "escalate",
         title: "Run `touch ran` outside the sandbox",
         reason: "The model asks to run this command outside the sandbox: needs the network",
-        intent: { type: "terminal", title: "touch ran", command: "touch ran", cwd: dir.path, output: "" },
+        intent: {
+          type: "terminal",
+          title: "touch ran",
+          command: "touch ran",
+          cwd: dir.path,
+          output: "",
+        },
         rawInput: { command: "touch ran", escalate: true, justification: "needs the network" },
       },
     ]);
@@ -208,7 +232,11 @@ describe("escalation (case 30)", () => {
       knobs: { sandboxMode: "workspace-write", approvalPolicy: "never" },
       answerers: [asked],
     });
-    expect([result.isError, asked.requests.length, existsSync(join(dir.path, "ran"))]).toEqual([true, 0, false]);
+    expect([result.isError, asked.requests.length, existsSync(join(dir.path, "ran"))]).toEqual([
+      true,
+      0,
+      false,
+    ]);
   });
 });
 
@@ -230,16 +258,34 @@ describe("no working sandbox (case 29)", () => {
   test.concurrent("interactive: each command asks, and runs unsandboxed only when allowed", async () => {
     using dir = workspace();
     const asked = answering("allow");
-    const { result } = await call(dir.path, { args: { command: "echo $DSH_SANDBOX" }, runner: noSandbox, answerers: [asked] });
+    const { result } = await call(dir.path, {
+      args: { command: "echo $DSH_SANDBOX" },
+      runner: noSandbox,
+      answerers: [asked],
+    });
     expect(result.output).toMatch(/^\[exit code 0; unsandboxed; \d+\.\d s\]\nnone\n$/);
-    expect(asked.requests.map((r) => [r.kind, r.title])).toEqual([["unsandboxed", "Run `echo $DSH_SANDBOX` without a sandbox"]]);
-    expect(asked.requests[0]?.reason).toStartWith("No sandbox is available on this machine: sandboxing is turned off");
+    expect(asked.requests.map((r) => [r.kind, r.title])).toEqual([
+      ["unsandboxed", "Run `echo $DSH_SANDBOX` without a sandbox"],
+    ]);
+    expect(asked.requests[0]?.reason).toStartWith(
+      "No sandbox is available on this machine: sandboxing is turned off",
+    );
   });
 });
 
 describe("presenting", () => {
   test("a call shows as a terminal with the command on one trimmed line", () => {
-    const intent = registry.presentCall("bash", JSON.stringify({ command: "  make \\\n  test  " }), { cwd: "/w" });
-    expect(intent).toEqual({ type: "terminal", title: "make \\ test", command: "  make \\\n  test  ", cwd: "/w", output: "" });
+    const intent = registry.presentCall(
+      "bash",
+      JSON.stringify({ command: "  make \\\n  test  " }),
+      { cwd: "/w" },
+    );
+    expect(intent).toEqual({
+      type: "terminal",
+      title: "make \\ test",
+      command: "  make \\\n  test  ",
+      cwd: "/w",
+      output: "",
+    });
   });
 });
