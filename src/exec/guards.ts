@@ -26,7 +26,11 @@ export interface Mask {
   readonly path: string;
 }
 
-const SECRET_DIRS = [
+/**
+ * Credential stores under HOME (sandbox.md §3.2 item 7), relative to it: directories whose
+ * tree is hidden, and single files. The one list for the sandbox and the file tools.
+ */
+export const CREDENTIAL_DIRS: readonly string[] = [
   ".ssh",
   ".aws",
   ".config/gcloud",
@@ -36,7 +40,12 @@ const SECRET_DIRS = [
   ".gnupg",
   ".password-store",
 ];
-const SECRET_FILES = [".netrc", ".npmrc", ".pypirc", ".git-credentials"];
+export const CREDENTIAL_FILES: readonly string[] = [
+  ".netrc",
+  ".npmrc",
+  ".pypirc",
+  ".git-credentials",
+];
 
 /** True when `path` is `root` or lies below it, comparing whole path segments. */
 export function isWithin(root: string, path: string): boolean {
@@ -77,7 +86,7 @@ export function workspaceGuards(workspace: string, stateDir: string): Guard[] {
 /** Credential stores under `home` that exist (a mount needs an existing mount point). */
 export function credentialMasks(home: string): Mask[] {
   const masks: Mask[] = [];
-  for (const name of [...SECRET_DIRS, ...SECRET_FILES]) {
+  for (const name of [...CREDENTIAL_DIRS, ...CREDENTIAL_FILES]) {
     const path = join(home, name);
     const stat = statOrUndefined(path);
     if (stat?.isDirectory()) masks.push({ type: "dir", path });
@@ -89,8 +98,8 @@ export function credentialMasks(home: string): Mask[] {
 /** Credential store paths under `home`, existing or not (for rule-based sandboxes). */
 export function credentialPaths(home: string): Mask[] {
   return [
-    ...SECRET_DIRS.map((name) => ({ type: "dir" as const, path: join(home, name) })),
-    ...SECRET_FILES.map((name) => ({ type: "file" as const, path: join(home, name) })),
+    ...CREDENTIAL_DIRS.map((name) => ({ type: "dir" as const, path: join(home, name) })),
+    ...CREDENTIAL_FILES.map((name) => ({ type: "file" as const, path: join(home, name) })),
   ];
 }
 

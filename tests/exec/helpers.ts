@@ -1,4 +1,5 @@
 /** Shared setup for the command runner suites: temp dirs, runners, process lookups. */
+import { afterAll } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,6 +53,19 @@ export function run(
 /** A token no other process on the machine has in its argv (a fractional sleep duration). */
 export function sleepToken(): string {
   return `1000.${Math.floor(Math.random() * 1e9)}`;
+}
+
+/** Hands out sleep tokens and kills their stragglers after the file's tests. */
+export function trackedSleepTokens(): () => string {
+  const tokens: string[] = [];
+  afterAll(() => {
+    for (const token of tokens) killAll(token);
+  });
+  return () => {
+    const token = sleepToken();
+    tokens.push(token);
+    return token;
+  };
 }
 
 /**

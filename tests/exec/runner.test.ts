@@ -2,7 +2,7 @@
  * The runner's process handling, unsandboxed (`danger-full-access`): output order, caps and
  * sanitising, stdin, timeouts, cancel and dispose killing whole process groups.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InvalidInputError } from "../../src/errors.ts";
@@ -15,19 +15,11 @@ import {
   pidsWith,
   run,
   sleepScript,
-  sleepToken,
+  trackedSleepTokens,
   tempDir,
 } from "./helpers.ts";
 
-const tokens: string[] = [];
-const token = () => {
-  const t = sleepToken();
-  tokens.push(t);
-  return t;
-};
-afterAll(() => {
-  for (const t of tokens) killAll(t);
-});
+const token = trackedSleepTokens();
 
 const full: Partial<CommandRequest> = { sandbox: "danger-full-access" };
 const runner = makeRunner({ limits: { hardLimitBytes: 4 * 1024 * 1024, killGraceMs: 300 } });

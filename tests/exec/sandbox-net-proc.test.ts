@@ -3,31 +3,22 @@
  * sandbox. Where a "fails" could pass for the wrong reason, the same command is also run
  * unsandboxed to show it would have worked.
  */
-import { afterAll, describe, expect } from "bun:test";
+import { describe, expect } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
   baseEnv,
-  killAll,
   makeRunner,
   outputWatcher,
   pidsWith,
   run,
   sleepScript,
-  sleepToken,
+  trackedSleepTokens,
   tempDir,
 } from "./helpers.ts";
 import { sandboxTest } from "./sandbox-support.ts";
 
-const tokens: string[] = [];
-const token = () => {
-  const t = sleepToken();
-  tokens.push(t);
-  return t;
-};
-afterAll(() => {
-  for (const t of tokens) killAll(t);
-});
+const token = trackedSleepTokens();
 
 const runner = makeRunner();
 const python = (code: string) => `python3 -c '${code}' 2>&1 | tail -n 1`;
