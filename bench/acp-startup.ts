@@ -59,44 +59,54 @@ function start(command: string[]) {
 
 const initialize = { protocolVersion: 1, clientCapabilities: { _meta: { terminal_output: true } } };
 
-async function measure(label: string, command: string[]) {
-  const init: number[] = [];
-  const exit: number[] = [];
-  const rss: number[] = [];
-  const sessionNew: number[] = [];
-  for (let run = 0; run < RUNS + 3; run++) {
-    const started = performance.now();
-    const agent = start(command);
-    await agent.request("initialize", initialize);
-    const initMs = performance.now() - started;
-    for (let i = 0; i < 5; i++) {
-      const t = performance.now();
-      const line = await agent.request("session/new", { cwd: root, mcpServers: [] });
-      if (!line.includes("sessionId")) throw new Error(`session/new failed: ${line}`);
-      if (run >= 3) sessionNew.push(performance.now() - t);
-    }
-    await Bun.sleep(200); // idle: let startup garbage settle before reading RSS
-    const status = readFileSync(`/proc/${agent.proc.pid}/status`, "utf8");
-    const kb = Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0);
-    const eof = performance.now();
-    agent.proc.stdin.end();
-    if ((await agent.proc.exited) !== 0) throw new Error(`${label} did not exit 0`);
-    if (run < 3) continue;
-    init.push(initMs);
-    exit.push(performance.now() - eof);
-    rss.push(kb / 1024);
+interface Figures {
+  init: number[];
+  sessionNew: number[];
+  exit: number[];
+  rss: number[];
+}
+
+/** One spawn: initialize, five session/new, idle, RSS, stdin EOF, exit. */
+async function once(label: string, command: string[], into: Figures | undefined): Promise<void> {
+  const started = performance.now();
+  const agent = start(command);
+  await agent.request("initialize", initialize);
+  into?.init.push(performance.now() - started);
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    const line = await agent.request("session/new", { cwd: root, mcpServers: [] });
+    if (!line.includes("sessionId")) throw new Error(`session/new failed: ${line}`);
+    into?.sessionNew.push(performance.now() - t);
   }
-  report(`${label}: spawn → initialize response`, init);
-  report(`${label}: session/new round trip`, sessionNew);
-  report(`${label}: stdin EOF → exit`, exit);
-  console.log(`${label}: idle RSS after 5 sessions: median ${median(rss).toFixed(1)} MB`);
-  return median(init);
+  await Bun.sleep(200); // idle: let startup garbage settle before reading RSS
+  const status = readFileSync(`/proc/${agent.proc.pid}/status`, "utf8");
+  into?.rss.push(Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024);
+  const eof = performance.now();
+  agent.proc.stdin.end();
+  if ((await agent.proc.exited) !== 0) throw new Error(`${label} did not exit 0`);
+  into?.exit.push(performance.now() - eof);
+}
+
+function print(label: string, f: Figures): void {
+  report(`${label}: spawn → initialize response`, f.init);
+  report(`${label}: session/new round trip`, f.sessionNew);
+  report(`${label}: stdin EOF → exit`, f.exit);
+  console.log(`${label}: idle RSS after 5 sessions: median ${median(f.rss).toFixed(1)} MB`);
 }
 
 try {
-  const base = await measure("minimal SDK agent", [minimal]);
-  const dsh = await measure("dsh acp", [binaryPath, "acp"]);
-  console.log(`dsh / minimal initialize ratio: ${(dsh / base).toFixed(2)} (target ≤ 1.25)`);
+  const agents = [
+    { label: "minimal SDK agent", command: [minimal] },
+    { label: "dsh acp", command: [binaryPath, "acp"] },
+  ];
+  const figures = agents.map((): Figures => ({ init: [], sessionNew: [], exit: [], rss: [] }));
+  // Interleaved, so load from elsewhere on the machine hits both alike.
+  for (let run = 0; run < RUNS + 3; run++) {
+    for (const [i, agent] of agents.entries()) await once(agent.label, agent.command, run < 3 ? undefined : figures[i]);
+  }
+  agents.forEach((agent, i) => print(agent.label, figures[i] ?? { init: [], sessionNew: [], exit: [], rss: [] }));
+  const ratio = median(figures[1]?.init ?? []) / median(figures[0]?.init ?? []);
+  console.log(`dsh / minimal initialize ratio: ${ratio.toFixed(2)} (target ≤ 1.25)`);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }
