@@ -5,10 +5,9 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/types.ts";
 import type { Logger } from "../log.ts";
-import { initializeResponse, presentOptionsOf } from "./capabilities.ts";
+import { type ClientOptions, clientOptionsOf, initializeResponse } from "./capabilities.ts";
 import type { AcpModel } from "./config-options.ts";
 import { toRequestError, turnError } from "./errors.ts";
-import type { PresentOptions } from "./present.ts";
 import { userContentOf } from "./prompt-content.ts";
 import { createSessionHandlers } from "./session-handlers.ts";
 import type { SessionTable } from "./sessions.ts";
@@ -20,9 +19,9 @@ export interface AgentAppDeps {
   readonly version: string;
   readonly logger: Logger;
   readonly table: SessionTable;
-  /** Receives the client's presentation options once `initialize` arrives. */
-  readonly setPresent: (options: PresentOptions) => void;
-  readonly present: () => PresentOptions;
+  /** Receives what the client supports once `initialize` arrives. */
+  readonly setClientOptions: (options: ClientOptions) => void;
+  readonly clientOptions: () => ClientOptions;
 }
 
 /** Builds the agent app for one connection. */
@@ -34,7 +33,7 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
   return acp
     .agent({ name: "dsh" })
     .onRequest(m.initialize, ({ params }) => {
-      deps.setPresent(presentOptionsOf(params.clientCapabilities));
+      deps.setClientOptions(clientOptionsOf(params.clientCapabilities));
       logger.info("client connected", {
         client: params.clientInfo?.name,
         clientVersion: params.clientInfo?.version,

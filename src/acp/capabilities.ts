@@ -16,7 +16,16 @@ export function initializeResponse(version: string): acp.InitializeResponse {
   };
 }
 
-/** How to present to this client. Only an explicit `true` turns Zed's terminal cards on. */
-export function presentOptionsOf(capabilities: acp.ClientCapabilities | undefined): PresentOptions {
-  return { terminalOutput: capabilities?._meta?.terminal_output === true };
+/** What the bridge may use of this client, read once from `initialize`. */
+export interface ClientOptions extends PresentOptions {
+  /** `elicitation.form` present and non-null: questions may be asked as forms. */
+  readonly elicitForm: boolean;
+}
+
+/** Only an explicit `true` turns Zed's terminal cards on; `{}` alone advertises no form mode. */
+export function clientOptionsOf(capabilities: acp.ClientCapabilities | undefined): ClientOptions {
+  return {
+    terminalOutput: capabilities?._meta?.terminal_output === true,
+    elicitForm: capabilities?.elicitation?.form != null,
+  };
 }

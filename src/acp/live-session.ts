@@ -10,9 +10,9 @@ import type { ApprovalDecision, ApprovalRequest } from "../approval/types.ts";
 import { ConflictError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { decisionOf, permissionParams } from "./approval.ts";
-import type { PresentOptions } from "./present.ts";
+import type { ClientOptions } from "./capabilities.ts";
 import { titleOf } from "./title.ts";
-import type { AcpPermissionTarget } from "./types.ts";
+import type { AcpFormTarget, AcpPermissionTarget } from "./types.ts";
 import { createUpdateMapper } from "./update-mapper.ts";
 import { createWaiters } from "./waiters.ts";
 
@@ -20,11 +20,12 @@ export interface LiveSessionDeps {
   readonly handle: AgentHandle;
   /** The connection's way to the client. */
   readonly client: acp.AgentContext;
-  readonly present: PresentOptions;
+  /** What the client supports. */
+  readonly options: ClientOptions;
   readonly logger: Logger;
 }
 
-export interface LiveSession extends AcpPermissionTarget, AsyncDisposable {
+export interface LiveSession extends AcpPermissionTarget, AcpFormTarget, AsyncDisposable {
   readonly id: string;
   readonly handle: AgentHandle;
   /** Whether a prompt is in flight. */
@@ -46,7 +47,7 @@ export interface LiveSession extends AcpPermissionTarget, AsyncDisposable {
 export function openLiveSession(deps: LiveSessionDeps): LiveSession {
   const { handle, client, logger } = deps;
   const sessionId = handle.sessionId;
-  const mapper = createUpdateMapper(deps.present);
+  const mapper = createUpdateMapper(deps.options);
   const turns = createWaiters<string>();
   const calls = createWaiters<string>();
   let titled = handle.history().some((e) => e.type === "user_message");
@@ -142,7 +143,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
       try {
         const response = await client.request(
           acp.methods.client.session.requestPermission,
-          permissionParams(request, deps.present),
+          permissionParams(request, deps.options),
           { cancellationSignal: signal, stopWaitingOnCancel: true },
         );
         return decisionOf(response);
@@ -150,6 +151,15 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
         logger.info("a permission request ended without an answer; denied", { sessionId, error });
         return "deny" satisfies ApprovalDecision;
       }
+    },
+    canElicitForm: deps.options.elicitForm,
+    async elicit(params, signal) {
+      // Like a permission prompt, a tool call's form belongs on a call the client already shows.
+      if ("toolCallId" in params && typeof params.toolCallId === "string") await calls.wait(params.toolCallId, signal);
+      return client.request(acp.methods.client.elicitation.create, params, {
+        cancellationSignal: signal,
+        stopWaitingOnCancel: true,
+      });
     },
     [Symbol.asyncDispose]() {
       disposed ??= (async () => {

@@ -5,21 +5,22 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import { createAgentApp } from "./agent-app.ts";
-import type { PresentOptions } from "./present.ts";
+import type { ClientOptions } from "./capabilities.ts";
 import { createSessionTable } from "./sessions.ts";
 import type { RunAcpDeps } from "./types.ts";
 
 /** Runs the bridge; resolves once the connection is closed and every session is disposed. */
 export async function runAcpServer(deps: RunAcpDeps): Promise<void> {
   const { logger } = deps;
-  let present: PresentOptions = { terminalOutput: false };
-  const table = createSessionTable({ logger, present: () => present, approvals: deps.approvals });
+  let client: ClientOptions = { terminalOutput: false, elicitForm: false };
+  const clientOptions = () => client;
+  const table = createSessionTable({ logger, clientOptions, approvals: deps.approvals, questions: deps.questions });
   const app = createAgentApp({
     ...deps,
     table,
-    present: () => present,
-    setPresent: (options) => {
-      present = options;
+    clientOptions,
+    setClientOptions: (options) => {
+      client = options;
     },
   });
   const output = trackWrites(deps.output);

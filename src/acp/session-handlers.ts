@@ -10,7 +10,7 @@ import type { Logger } from "../log.ts";
 import { type AcpModel, configChange, configOptions } from "./config-options.ts";
 import { checkAbsolute, checkCwd } from "./cwd.ts";
 import type { LiveSession } from "./live-session.ts";
-import type { PresentOptions } from "./present.ts";
+import type { ClientOptions } from "./capabilities.ts";
 import { replayUpdates } from "./replay.ts";
 import type { SessionTable } from "./sessions.ts";
 
@@ -18,7 +18,7 @@ export interface SessionHandlerDeps {
   readonly service: AgentService;
   readonly models: () => readonly AcpModel[];
   readonly table: SessionTable;
-  readonly present: () => PresentOptions;
+  readonly clientOptions: () => ClientOptions;
   readonly logger: Logger;
 }
 
@@ -41,7 +41,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       const existing = table.get(sessionId);
       if (existing !== undefined) await checkReusable(existing, cwd);
       const session = existing ?? (await table.open(() => service.resume(sessionId, { cwd }), client));
-      if (replay) await session.send(replayUpdates(session.handle.history(), deps.present()));
+      if (replay) await session.send(replayUpdates(session.handle.history(), deps.clientOptions()));
       return { configOptions: optionsOf(session) };
     });
   };

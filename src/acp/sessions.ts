@@ -8,14 +8,15 @@ import type { AgentHandle } from "../agent/types.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { type LiveSession, openLiveSession } from "./live-session.ts";
-import type { PresentOptions } from "./present.ts";
-import type { AcpApprovalRegistry } from "./types.ts";
+import type { ClientOptions } from "./capabilities.ts";
+import type { AcpApprovalRegistry, AcpFormRegistry } from "./types.ts";
 
 export interface SessionTableDeps {
   readonly logger: Logger;
-  /** How this client wants things shown (known once `initialize` was answered). */
-  readonly present: () => PresentOptions;
+  /** What this client supports (known once `initialize` was answered). */
+  readonly clientOptions: () => ClientOptions;
   readonly approvals?: AcpApprovalRegistry;
+  readonly questions?: AcpFormRegistry;
 }
 
 export interface SessionTable {
@@ -85,8 +86,13 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
             void track(Promise.resolve(handle[Symbol.asyncDispose]()));
             throw new ConflictError("dsh is shutting down");
           }
-          const session = openLiveSession({ handle, client, present: deps.present(), logger: deps.logger });
-          const unregister = deps.approvals?.register(handle.sessionId, session) ?? noop;
+          const session = openLiveSession({ handle, client, options: deps.clientOptions(), logger: deps.logger });
+          const unregisterApprovals = deps.approvals?.register(handle.sessionId, session) ?? noop;
+          const unregisterQuestions = deps.questions?.register(handle.sessionId, session) ?? noop;
+          const unregister = () => {
+            unregisterApprovals();
+            unregisterQuestions();
+          };
           live.set(handle.sessionId, { session, unregister });
           return session;
         })(),

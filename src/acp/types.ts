@@ -1,4 +1,5 @@
 /** The ACP bridge's public surface: what the composition hands it and what it exposes. */
+import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/types.ts";
 import type { ApprovalDecision, ApprovalRequest } from "../approval/types.ts";
 import type { Logger } from "../log.ts";
@@ -19,6 +20,8 @@ export interface RunAcpDeps {
   readonly output: WritableStream<Uint8Array>;
   /** Where live sessions register so approval requests reach their client. */
   readonly approvals?: AcpApprovalRegistry;
+  /** Where live sessions register so questions (form elicitation) reach their client. */
+  readonly questions?: AcpFormRegistry;
   /**
    * Shuts the bridge down when aborted (SIGINT/SIGTERM): running prompts are cancelled and
    * answered, then the connection closes and every handle is disposed.
@@ -35,4 +38,20 @@ export interface AcpPermissionTarget {
 export interface AcpApprovalRegistry {
   /** Routes approval requests for `sessionId` to `target` until the returned function runs. */
   register(sessionId: string, target: AcpPermissionTarget): () => void;
+}
+
+/** A live session's way of showing its client a form (`elicitation/create`). */
+export interface AcpFormTarget {
+  /** The client advertised `elicitation.form` at initialize. */
+  readonly canElicitForm: boolean;
+  /**
+   * Sends `elicitation/create` once the tool call it names is on the client; aborting
+   * `signal` cancels the request (the promise then rejects).
+   */
+  elicit(params: acp.CreateElicitationRequest, signal: AbortSignal): Promise<acp.CreateElicitationResponse>;
+}
+
+/** Sessions live on an ACP connection register here while they are open. */
+export interface AcpFormRegistry {
+  register(sessionId: string, target: AcpFormTarget): () => void;
 }

@@ -5,7 +5,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import { runAcpServer } from "../../src/acp/server.ts";
-import type { AcpApprovalRegistry, AcpModel } from "../../src/acp/types.ts";
+import type { AcpApprovalRegistry, AcpFormRegistry, AcpModel } from "../../src/acp/types.ts";
 import type { AgentService } from "../../src/agent/types.ts";
 import { type Logger, silentLogger } from "../../src/log.ts";
 import { createAcpValidator } from "./acp-schema.ts";
@@ -14,6 +14,9 @@ export interface AcpHarnessOptions {
   readonly service: AgentService;
   readonly models: () => readonly AcpModel[];
   readonly approvals?: AcpApprovalRegistry;
+  readonly questions?: AcpFormRegistry;
+  /** How the client answers `elicitation/create`; cancels by default. */
+  readonly onElicit?: (params: acp.CreateElicitationRequest) => acp.CreateElicitationResponse;
   /** How the client answers permission requests; rejects by default. */
   readonly onPermission?: (
     params: acp.RequestPermissionRequest,
@@ -101,6 +104,7 @@ export function startAcpHarness(options: AcpHarnessOptions): AcpHarness {
       },
     }),
     approvals: options.approvals,
+    questions: options.questions,
     signal: options.signal,
   });
 
@@ -122,6 +126,9 @@ export function startAcpHarness(options: AcpHarnessOptions): AcpHarness {
       if (options.onPermission !== undefined) return options.onPermission(params, signal);
       return { outcome: { outcome: "selected", optionId: "reject" } };
     })
+    .onRequest(acp.methods.client.elicitation.create, ({ params }) =>
+      options.onElicit?.(params) ?? { action: "cancel" },
+    )
     .connect(
       acp.ndJsonStream(
         new WritableStream({

@@ -88,7 +88,8 @@ function knownKeys(node: unknown, value: { readonly [key: string]: unknown }, in
     const r = resolve(variant);
     const tags = Object.entries(r?.properties ?? {}).filter(([, p]) => v.is(v.object({ const: v.string() }), p));
     const matches = tags.every(([key, p]) => v.is(v.object({ const: v.literal(String(value[key])) }), p));
-    if (tags.length > 0 && matches) knownKeys(variant, value, into);
+    // A tagged variant counts only when the value carries its tag; untagged ones (scopes) always.
+    if (tags.length === 0 || matches) knownKeys(variant, value, into);
   }
   return into;
 }
