@@ -8,6 +8,7 @@ import { SandboxUnavailableError } from "./errors.ts";
 import { credentialMasks, credentialPaths, isWithin, workspaceGuards } from "./guards.ts";
 import type { Guard } from "./guards.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
+import { seccompFd } from "./seccomp.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
 import type { SandboxStatus } from "./types.ts";
 
@@ -21,10 +22,18 @@ export interface WrapInput {
   readonly cwd: string;
 }
 
+export interface Wrapped {
+  readonly argv: string[];
+  readonly guards: readonly Guard[];
+  /** Parent fds the child gets as fd 3, 4, ...; `close` them once the command ended. */
+  readonly fds: readonly number[];
+  close(): void;
+}
+
 export interface Backend {
   readonly status: SandboxStatus;
   /** The argv to spawn and the guards it set up; only when `status.ok`. */
-  wrap(input: WrapInput, argv: readonly string[]): { argv: string[]; guards: readonly Guard[] };
+  wrap(input: WrapInput, argv: readonly string[]): Wrapped;
   /** Why `path` is not visible inside the sandbox, or undefined when it is. */
   hidden(path: string, workspace: string): string | undefined;
 }
@@ -89,9 +98,10 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     path: options.path,
     timeoutMs: options.probeTimeoutMs,
   });
-  const features = probe.features;
-  if (bwrap === undefined || features === undefined || !probe.status.ok)
+  const { features, program } = probe;
+  if (bwrap === undefined || features === undefined || !probe.status.ok) {
     return unavailable(probe.status);
+  }
   const privateRoots = ["/tmp", "/dev", "/proc"];
   return {
     status: probe.status,
@@ -100,7 +110,10 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         input.mode === "workspace-write" ? workspaceGuards(input.workspace, options.stateDir) : [];
       const masks = credentialMasks(options.home);
       const plan = { ...input, guards, masks, network: false };
-      return { argv: [bwrap, ...bwrapArgs(plan, features, argv)], guards };
+      const filter = program === undefined ? undefined : seccompFd(program);
+      const wrapped = [bwrap, ...bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, argv)];
+      const close = () => filter?.close();
+      return { argv: wrapped, guards, fds: filter === undefined ? [] : [filter.fd], close };
     },
     hidden(path, workspace) {
       if (isWithin(workspace, path)) return undefined;
@@ -130,7 +143,7 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
         secrets,
         network: false,
       };
-      return { argv: seatbeltArgs(plan, argv), guards: [] };
+      return { argv: seatbeltArgs(plan, argv), guards: [], fds: [], close: () => {} };
     },
     hidden(path) {
       return secrets.some((mask) => isWithin(mask.path, path))

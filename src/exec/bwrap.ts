@@ -23,6 +23,8 @@ export interface SandboxPlan {
 export interface BwrapFeatures {
   /** bwrap >= 0.8: `--disable-userns` stops the command from creating user namespaces. */
   readonly disableUserns: boolean;
+  /** The fd (in the child) carrying a seccomp program, when there is one. */
+  readonly seccompFd?: number;
 }
 
 /** Where bwrap is looked for before PATH. */
@@ -53,6 +55,7 @@ export function bwrapArgs(
     if (mask.type === "dir") args.push(...emptyReadOnlyDir(path));
     else args.push("--ro-bind", "/dev/null", path);
   }
+  if (features.seccompFd !== undefined) args.push("--seccomp", String(features.seccompFd));
   args.push("--chdir", checked(plan.cwd), "--", ...argv);
   return args;
 }
@@ -78,7 +81,7 @@ function guardArgs(guard: Guard): string[] {
 }
 
 function emptyReadOnlyDir(path: string): string[] {
-  return ["--perms", "0555", "--tmpfs", path, "--remount-ro", path];
+  return ["--tmpfs", path, "--remount-ro", path];
 }
 
 /** Paths travel as separate arguments, but NUL or newline in one is never legitimate. */

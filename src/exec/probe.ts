@@ -10,6 +10,7 @@ import type { BwrapFeatures } from "./bwrap.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { credentialMasks, workspaceGuards } from "./guards.ts";
 import { findExecutable, isExecutableFile, untrustedReason } from "./locate.ts";
+import { seccompFd, seccompProgram } from "./seccomp.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
 import type { SandboxStatus } from "./types.ts";
 
@@ -28,6 +29,8 @@ export interface BwrapProbeResult {
   readonly status: SandboxStatus;
   /** Present when the probe passed. */
   readonly features?: BwrapFeatures;
+  /** The seccomp program, when the probe passed with it. */
+  readonly program?: Uint8Array;
 }
 
 const INSTALL_FIX =
@@ -62,12 +65,23 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
     };
     const truePath =
       findExecutable("true", ["/bin/true", "/usr/bin/true"], input.path) ?? "/bin/true";
-    const run = await runQuiet(
-      [input.bwrap, ...bwrapArgs(plan, features, [truePath])],
-      input.timeoutMs,
-    );
-    if (run.code !== 0)
+    const attempt = async (program: Uint8Array | undefined) => {
+      const filter = program === undefined ? undefined : seccompFd(program);
+      try {
+        const args = bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, [truePath]);
+        return await runQuiet([input.bwrap ?? "bwrap", ...args], input.timeoutMs, filter?.fd);
+      } finally {
+        filter?.close();
+      }
+    };
+    const program = seccompProgram(process.arch);
+    const filtered = program === undefined ? undefined : await attempt(program);
+    if (filtered?.code === 0) return { status: { backend: "bwrap", ok: true }, features, program };
+    // A kernel without seccomp filters still gets the namespaces.
+    const run = await attempt(undefined);
+    if (run.code !== 0) {
       return { status: { backend: "bwrap", ok: false, ...explainBwrapFailure(run) } };
+    }
     return { status: { backend: "bwrap", ok: true }, features };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -154,12 +168,14 @@ export function explainBwrapFailure(run: QuietRun): { reason: string; fix: strin
   };
 }
 
-async function runQuiet(argv: readonly string[], timeoutMs: number): Promise<QuietRun> {
+async function runQuiet(
+  argv: readonly string[],
+  timeoutMs: number,
+  fd3?: number,
+): Promise<QuietRun> {
   try {
     const proc = Bun.spawn([...argv], {
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
+      stdio: ["ignore", "pipe", "pipe", ...(fd3 === undefined ? [] : [fd3])],
       timeout: timeoutMs,
       killSignal: "SIGKILL",
     });

@@ -106,6 +106,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     let argv = [shell, "-c", 'exec "$0" -c -- "$1" 2>&1', shell, request.command];
     let backendName: "bwrap" | "seatbelt" | "none" = "none";
     let release: () => string[] = () => [];
+    let extraFds: readonly number[] = [];
     if (request.sandbox !== "danger-full-access") {
       const opened = await openOnce();
       if (!opened.status.ok) throw new SandboxUnavailableError(opened.status);
@@ -116,8 +117,13 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       }
       const wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd }, argv);
       argv = wrapped.argv;
+      extraFds = wrapped.fds;
       backendName = opened.status.backend === "seatbelt" ? "seatbelt" : "bwrap";
-      release = sweeper.hold(wrapped.guards);
+      const sweep = sweeper.hold(wrapped.guards);
+      release = () => {
+        wrapped.close();
+        return sweep();
+      };
     }
     const scrubbed = scrubEnv(deps.env, {
       ...deps.envConfig,
@@ -136,6 +142,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         argv,
         cwd,
         env: scrubbed.env,
+        extraFds,
         timeoutMs: clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits),
         limits,
         signal,

@@ -20,6 +20,8 @@ export interface SpawnSpec {
   readonly argv: readonly string[];
   readonly cwd: string;
   readonly env: Record<string, string>;
+  /** Parent fds handed to the child as fd 3, 4, ... */
+  readonly extraFds?: readonly number[];
   readonly timeoutMs: number;
   readonly limits: SpawnLimits;
   readonly signal: AbortSignal;
@@ -37,9 +39,7 @@ export async function spawnCommand(spec: SpawnSpec): Promise<CommandResult> {
   const proc = Bun.spawn([...spec.argv], {
     cwd: spec.cwd,
     env: spec.env,
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
+    stdio: ["ignore", "pipe", "pipe", ...(spec.extraFds ?? [])],
     detached: true,
   });
   let reason: StopReason | undefined;

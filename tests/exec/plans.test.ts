@@ -5,6 +5,7 @@ import { bwrapArgs } from "../../src/exec/bwrap.ts";
 import { credentialMasks, workspaceGuards } from "../../src/exec/guards.ts";
 import { explainBwrapFailure } from "../../src/exec/probe.ts";
 import { seatbeltArgs, seatbeltProfile } from "../../src/exec/seatbelt.ts";
+import { seccompProgram } from "../../src/exec/seccomp.ts";
 import { InvalidInputError } from "../../src/errors.ts";
 import { tempDir } from "./helpers.ts";
 
@@ -30,7 +31,7 @@ describe("the bwrap argument plan", () => {
         ],
         network: false,
       },
-      { disableUserns: true },
+      { disableUserns: true, seccompFd: 3 },
       argv,
     );
     expect(args).toEqual([
@@ -66,14 +67,10 @@ describe("the bwrap argument plan", () => {
       "--ro-bind",
       "/dev/null",
       "/tmp/ws/.git/config",
-      "--perms",
-      "0555",
       "--tmpfs",
       "/tmp/ws/.dsh",
       "--remount-ro",
       "/tmp/ws/.dsh",
-      "--perms",
-      "0555",
       "--tmpfs",
       "/home/u/.ssh",
       "--remount-ro",
@@ -81,6 +78,8 @@ describe("the bwrap argument plan", () => {
       "--ro-bind",
       "/dev/null",
       "/home/u/.netrc",
+      "--seccomp",
+      "3",
       "--chdir",
       "/tmp/ws/sub",
       "--",
@@ -123,6 +122,40 @@ describe("the bwrap argument plan", () => {
       network: false,
     };
     expect(() => bwrapArgs(plan, { disableUserns: true }, argv)).toThrow(InvalidInputError);
+  });
+});
+
+describe("the seccomp program", () => {
+  const instructions = (bytes: Uint8Array) => {
+    const view = new DataView(bytes.buffer);
+    return Array.from({ length: bytes.length / 8 }, (_, i) => [
+      view.getUint16(i * 8, true),
+      view.getUint8(i * 8 + 2),
+      view.getUint8(i * 8 + 3),
+      view.getUint32(i * 8 + 4, true),
+    ]);
+  };
+
+  test("checks the arch, refuses x32, jumps each denied call to EPERM, allows the rest", () => {
+    const code = instructions(seccompProgram("x64") ?? new Uint8Array());
+    const last = code.length - 1;
+    expect(code.slice(0, 4)).toEqual([
+      [0x20, 0, 0, 4],
+      [0x15, 0, last - 2, 0xc000003e],
+      [0x20, 0, 0, 0],
+      [0x45, last - 4, 0, 0x40000000],
+    ]);
+    expect(code[4]).toEqual([0x15, last - 1 - 5, 0, 101]);
+    expect(code.slice(-3)).toEqual([
+      [0x06, 0, 0, 0x7fff0000],
+      [0x06, 0, 0, 0x00050001],
+      [0x06, 0, 0, 0x80000000],
+    ]);
+  });
+
+  test("has a table for arm64 and none for an unknown architecture", () => {
+    expect(instructions(seccompProgram("arm64") ?? new Uint8Array())[1]?.[3]).toBe(0xc00000b7);
+    expect(seccompProgram("mips")).toBeUndefined();
   });
 });
 

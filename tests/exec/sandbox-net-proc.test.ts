@@ -160,6 +160,46 @@ describe("processes", () => {
   });
 });
 
+describe("system call filter", () => {
+  const probe = [
+    "python3 - <<'PY'",
+    "import ctypes, os, platform",
+    "libc = ctypes.CDLL(None, use_errno=True)",
+    'x64 = platform.machine() == "x86_64"',
+    "calls = {",
+    '  "ptrace": (101 if x64 else 117, 0, 0, 0, 0),',
+    '  "keyctl": (250 if x64 else 219, 0, -3, 0),',
+    '  "io_uring_setup": (425, 1, ctypes.create_string_buffer(120)),',
+    '  "unshare": (272 if x64 else 97, 0x20000),',
+    "}",
+    "for name, args in calls.items():",
+    "    r = libc.syscall(*args)",
+    '    print(name, os.strerror(ctypes.get_errno()) if r < 0 else "ok")',
+    "PY",
+    "grep '^Seccomp:' /proc/self/status",
+  ].join("\n");
+
+  sandboxTest(
+    "ptrace, keyrings, io_uring and unshare get EPERM (sandbox.md §3.2 item 8)",
+    async () => {
+      using dir = tempDir();
+      const inside = await run(runner, dir.path, probe);
+      expect(inside.output).toBe(
+        [
+          "ptrace Operation not permitted",
+          "keyctl Operation not permitted",
+          "io_uring_setup Operation not permitted",
+          "unshare Operation not permitted",
+          "Seccomp:\t2",
+          "",
+        ].join("\n"),
+      );
+      const outside = await run(runner, dir.path, probe, { sandbox: "danger-full-access" });
+      expect(outside.output).toStartWith("ptrace ok\n");
+    },
+  );
+});
+
 describe("environment", () => {
   sandboxTest("planted secrets never reach the sandboxed command (cases 19, 20)", async () => {
     using dir = tempDir();

@@ -1,0 +1,96 @@
+/**
+ * A classic-BPF seccomp filter for bwrap's `--seccomp FD` (sandbox.md §3.2 item 8), built
+ * here so no native helper is needed. Defence in depth behind the namespaces: it kills a
+ * process making system calls through a foreign ABI (i386 `int 0x80`, x32), and answers
+ * EPERM to calls a build or test never needs but an escape often does (ptrace, io_uring,
+ * keyrings, bpf, perf, userfaultfd, mounting, namespace changes).
+ *
+ * Sockets are not filtered: the sandbox's private network namespace already cuts every
+ * route out, and test suites legitimately serve on the sandbox's own loopback.
+ */
+import { randomUUID } from "node:crypto";
+import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+interface ArchTable {
+  /** AUDIT_ARCH_* of the native ABI. */
+  readonly audit: number;
+  /** Syscall numbers with this bit set belong to another ABI (x32 on x86_64). */
+  readonly foreignBit?: number;
+  readonly denied: readonly number[];
+}
+
+// Numbers from the kernel's syscall tables; the new mount API (428-433, 442) and io_uring
+// (425-427) share numbers across architectures.
+const SHARED = [425, 426, 427, 428, 429, 430, 431, 432, 433, 442];
+const ARCHES: Readonly<Record<string, ArchTable>> = {
+  x64: {
+    audit: 0xc000003e,
+    foreignBit: 0x40000000,
+    // ptrace, process_vm_readv/writev, add_key, request_key, keyctl, bpf, perf_event_open,
+    // userfaultfd, mount, umount2, pivot_root, unshare, setns
+    denied: [101, 310, 311, 248, 249, 250, 321, 298, 323, 165, 166, 155, 272, 308, ...SHARED],
+  },
+  arm64: {
+    audit: 0xc00000b7,
+    denied: [117, 270, 271, 217, 218, 219, 280, 241, 282, 40, 39, 41, 97, 268, ...SHARED],
+  },
+};
+
+const LD_W_ABS = 0x20;
+const JEQ_K = 0x15;
+const JSET_K = 0x45;
+const RET_K = 0x06;
+const RET_ALLOW = 0x7fff0000;
+const RET_EPERM = 0x00050000 | 1;
+const RET_KILL_PROCESS = 0x80000000;
+const OFFSET_NR = 0;
+const OFFSET_ARCH = 4;
+
+/** The filter for `arch` (Node's `process.arch`), or undefined where dsh has no table. */
+export function seccompProgram(arch: string): Uint8Array | undefined {
+  const table = ARCHES[arch];
+  if (table === undefined) return undefined;
+  const denied = table.denied.length;
+  const foreign = table.foreignBit === undefined ? 0 : 1;
+  // Layout: load arch, check it, load nr, [x32 check], one jump per denied call, then
+  // ALLOW, EPERM, KILL. Jump offsets count the instructions skipped.
+  const prologue = 3 + foreign;
+  const allowAt = prologue + denied;
+  const killFrom = (at: number) => allowAt + 2 - (at + 1);
+  const epermFrom = (at: number) => allowAt + 1 - (at + 1);
+  const code: [number, number, number, number][] = [
+    [LD_W_ABS, 0, 0, OFFSET_ARCH],
+    [JEQ_K, 0, killFrom(1), table.audit],
+    [LD_W_ABS, 0, 0, OFFSET_NR],
+  ];
+  if (table.foreignBit !== undefined) code.push([JSET_K, killFrom(3), 0, table.foreignBit]);
+  table.denied.forEach((nr, i) => code.push([JEQ_K, epermFrom(prologue + i), 0, nr]));
+  code.push([RET_K, 0, 0, RET_ALLOW], [RET_K, 0, 0, RET_EPERM], [RET_K, 0, 0, RET_KILL_PROCESS]);
+  const bytes = new Uint8Array(code.length * 8);
+  const view = new DataView(bytes.buffer);
+  code.forEach(([op, jt, jf, k], i) => {
+    view.setUint16(i * 8, op, true);
+    view.setUint8(i * 8 + 2, jt);
+    view.setUint8(i * 8 + 3, jf);
+    view.setUint32(i * 8 + 4, k >>> 0, true);
+  });
+  return bytes;
+}
+
+/**
+ * An fd holding `program` at offset 0, for one spawn: a private file, unlinked at once, so
+ * nothing on disk outlives it. `close` after the child has started.
+ */
+export function seccompFd(program: Uint8Array): { fd: number; close(): void } {
+  const path = join(tmpdir(), `dsh-seccomp-${process.pid}-${randomUUID()}`);
+  const fd = openSync(path, "wx+", 0o600);
+  try {
+    // A positional write leaves the offset at 0, where bwrap starts reading.
+    writeSync(fd, program, 0, program.length, 0);
+  } finally {
+    unlinkSync(path);
+  }
+  return { fd, close: () => closeSync(fd) };
+}
