@@ -1,14 +1,14 @@
 #!/usr/bin/env bun
-/** dsh: argv to one command. Each command composes what it needs and returns an exit code. */
+/**
+ * dsh: argv to one command. Each command composes what it needs and returns an exit code.
+ *
+ * Commands are loaded on demand: each evaluates only its own module graph, so `dsh acp` never
+ * pays for the chat's readline and `--version` pays for nothing. The specifiers are string
+ * literals, so `bun build --compile` still bundles every command into the binary.
+ */
 import { version } from "./package.json";
-import { runAcp } from "./src/app/acp.ts";
-import { ConfigError } from "./src/app/config.ts";
 import { HELP, UsageError, parseArgs } from "./src/cli/args.ts";
-import { runChat } from "./src/cli/chat.ts";
-import { runDoctor } from "./src/cli/doctor.ts";
-import { runExec } from "./src/cli/exec.ts";
 import { printError, processIo } from "./src/cli/io.ts";
-import { runSessions } from "./src/cli/sessions.ts";
 import { DshError, errorMessage } from "./src/errors.ts";
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -23,15 +23,15 @@ async function main(argv: readonly string[]): Promise<number> {
         io.stdout.write(HELP);
         return 0;
       case "acp":
-        return await runAcp(io.env, version);
+        return await (await import("./src/app/acp.ts")).runAcp(io.env, version);
       case "exec":
-        return await runExec(io, args, () => Bun.stdin.text());
+        return await (await import("./src/cli/exec.ts")).runExec(io, args, () => Bun.stdin.text());
       case "chat":
-        return await runChat(io, args);
+        return await (await import("./src/cli/chat.ts")).runChat(io, args);
       case "sessions":
-        return await runSessions(io);
+        return await (await import("./src/cli/sessions.ts")).runSessions(io);
       case "doctor":
-        return await runDoctor(io);
+        return await (await import("./src/cli/doctor.ts")).runDoctor(io);
       default: {
         const unhandled: never = args.command;
         throw new UsageError(`unknown command ${String(unhandled)}`);
@@ -42,7 +42,7 @@ async function main(argv: readonly string[]): Promise<number> {
       printError(io, `${error.message}\nRun 'dsh --help' for usage.`);
       return 2;
     }
-    printError(io, error instanceof DshError || error instanceof ConfigError ? error.message : errorMessage(error));
+    printError(io, error instanceof DshError ? error.message : errorMessage(error));
     return 1;
   }
 }

@@ -5,6 +5,7 @@
  */
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { CREDENTIAL_DIRS, CREDENTIAL_FILES } from "../permission/credentials.ts";
 
 /**
  * One protection inside the writable workspace.
@@ -25,27 +26,6 @@ export interface Mask {
   readonly type: "dir" | "file";
   readonly path: string;
 }
-
-/**
- * Credential stores under HOME (sandbox.md §3.2 item 7), relative to it: directories whose
- * tree is hidden, and single files. The one list for the sandbox and the file tools.
- */
-export const CREDENTIAL_DIRS: readonly string[] = [
-  ".ssh",
-  ".aws",
-  ".config/gcloud",
-  ".azure",
-  ".kube",
-  ".docker",
-  ".gnupg",
-  ".password-store",
-];
-export const CREDENTIAL_FILES: readonly string[] = [
-  ".netrc",
-  ".npmrc",
-  ".pypirc",
-  ".git-credentials",
-];
 
 /** True when `path` is `root` or lies below it, comparing whole path segments. */
 export function isWithin(root: string, path: string): boolean {

@@ -4,27 +4,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { CREDENTIAL_DIRS, CREDENTIAL_FILES } from "../permission/credentials.ts";
 import { relativeInside } from "./containment.ts";
-
-/** Directories whose whole tree is denied, relative to `$HOME`. */
-export const CREDENTIAL_DIRS: readonly string[] = [
-  ".ssh",
-  ".aws",
-  ".config/gcloud",
-  ".azure",
-  ".kube",
-  ".docker",
-  ".gnupg",
-  ".password-store",
-];
-
-/** Single files that are denied, relative to `$HOME`. */
-export const CREDENTIAL_FILES: readonly string[] = [
-  ".netrc",
-  ".npmrc",
-  ".pypirc",
-  ".git-credentials",
-];
 
 /**
  * The credential entry an absolute path falls under, or undefined. `homeDirs` holds the home
