@@ -18,6 +18,7 @@ import type { Logger } from "../log.ts";
 import { PRESETS } from "../permission/knobs.ts";
 import { createSessionStore } from "../session/store.ts";
 import type { SessionStore } from "../session/types.ts";
+import { createAskUserQuestionTool } from "../tools/ask-user-question.ts";
 import { createBashTool } from "../tools/bash.ts";
 import { createFileTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
@@ -55,7 +56,11 @@ export function compose(options: ComposeOptions): Composition {
     envConfig: { include: config.env.include, allowSecret: config.env.allow_secret },
     logger,
   });
-  const tools = createToolRegistry([...createFileTools({ homeDir: home }), createBashTool()]);
+  const tools = createToolRegistry([
+    ...createFileTools({ homeDir: home }),
+    createBashTool(),
+    createAskUserQuestionTool(),
+  ]);
   const approval = createApprovalSeam({
     answerers: options.answerers,
     onError: (error, request) => logger.warn("an approval answerer failed; denied", { kind: request.kind, error }),

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { type Composition, compose } from "../../src/app/compose.ts";
 import { loadConfig } from "../../src/app/config.ts";
 import type { ApprovalAnswerer } from "../../src/approval/types.ts";
+import type { InteractionProvider } from "../../src/interaction/types.ts";
 import { silentLogger } from "../../src/log.ts";
 
 export interface TestAgent extends AsyncDisposable {
@@ -22,6 +23,8 @@ export interface TestAgent extends AsyncDisposable {
 export interface TestAgentOptions {
   readonly baseUrl: string;
   readonly answerers?: readonly ApprovalAnswerer[];
+  /** Who can answer structured questions; none by default (the question tool is not offered). */
+  readonly questioners?: readonly InteractionProvider[];
   /** Extra environment (e.g. `DSH_PERMISSION`), over the test defaults. */
   readonly env?: Record<string, string>;
   /** Extra config file text (TOML). */
@@ -50,6 +53,7 @@ export function createTestAgent(options: TestAgentOptions): TestAgent {
     env,
     logger: silentLogger,
     answerers: options.answerers ?? [],
+    questioners: options.questioners ?? [],
   });
   return {
     composition,
