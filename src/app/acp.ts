@@ -3,6 +3,7 @@
  * stdin/stdout. stdout carries nothing but JSON-RPC; logs go to stderr or `DSH_LOG`.
  */
 import { createAcpApprovalAnswerer } from "../acp/approval.ts";
+import { createAcpQuestioner } from "../acp/elicitation.ts";
 import { runAcpServer } from "../acp/server.ts";
 import { createLogger } from "../log.ts";
 import { compose } from "./compose.ts";
@@ -13,7 +14,9 @@ export async function runAcp(env: Readonly<Record<string, string | undefined>>, 
   const config = loadConfig(env);
   const logger = createLogger({ destination: config.log, level: "info" });
   const approvals = createAcpApprovalAnswerer();
-  await using composition = compose({ config, env, logger, answerers: [approvals] });
+  // Sessions register here once the bridge reads `elicitation.form`; until then none can ask.
+  const questions = createAcpQuestioner({ logger });
+  await using composition = compose({ config, env, logger, answerers: [approvals], questioners: [questions] });
 
   const shutdown = new AbortController();
   const stop = () => shutdown.abort();
