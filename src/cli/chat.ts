@@ -1,6 +1,7 @@
 /**
  * `dsh` / `dsh chat`: a readline conversation. Ctrl-C cancels the running turn (or exits when
- * idle), Ctrl-D exits, approvals are y/n questions, `/model` and `/permission` change settings.
+ * idle), Ctrl-D exits, approvals are y/n questions, the model's questions are numbered choices,
+ * `/model` and `/permission` change settings.
  */
 import { createInterface } from "node:readline";
 import type { AgentHandle, SessionSettings } from "../agent/types.ts";
@@ -10,6 +11,7 @@ import type { ParsedArgs } from "./args.ts";
 import { type CliIo, printError } from "./io.ts";
 import { type LineQueue, createLineQueue } from "./line-queue.ts";
 import { describeOutcome } from "./outcome.ts";
+import { createQuestionPrompt } from "./question-prompt.ts";
 import { createLiveRenderer } from "./render.ts";
 import { openTerminalSession } from "./session.ts";
 import { createTerminalAnswerer } from "./terminal-answerer.ts";
@@ -17,7 +19,8 @@ import { createTerminalAnswerer } from "./terminal-answerer.ts";
 export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
   let lines: LineQueue | undefined;
   const answerer = createTerminalAnswerer({ lines: () => lines, out: io.stdout });
-  await using session = await openTerminalSession(io, args.flags, [answerer]);
+  const questioner = createQuestionPrompt({ lines: () => lines, out: io.stdout });
+  await using session = await openTerminalSession(io, args.flags, [answerer], [questioner]);
   const { handle, composition } = session;
 
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: io.stdinIsTTY });

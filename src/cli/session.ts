@@ -4,6 +4,7 @@ import type { AgentHandle } from "../agent/types.ts";
 import { compose, type Composition } from "../app/compose.ts";
 import { loadConfig } from "../app/config.ts";
 import type { ApprovalAnswerer } from "../approval/types.ts";
+import type { InteractionProvider } from "../interaction/types.ts";
 import { createLogger } from "../log.ts";
 import type { Flags } from "./args.ts";
 import type { CliIo } from "./io.ts";
@@ -18,11 +19,12 @@ export async function openTerminalSession(
   io: CliIo,
   flags: Flags,
   answerers: readonly ApprovalAnswerer[],
+  questioners: readonly InteractionProvider[] = [],
 ): Promise<TerminalSession> {
   const config = loadConfig(io.env, { model: flags.model, permission: flags.permission });
   // In the terminal only warnings and errors go to stderr, to keep the chat readable.
   const logger = createLogger({ destination: config.log, level: config.log === "stderr" ? "warn" : "info" });
-  const composition = compose({ config, env: io.env, logger, answerers });
+  const composition = compose({ config, env: io.env, logger, answerers, questioners });
   const cwd = resolve(io.cwd, flags.cwd ?? ".");
   try {
     const handle = flags.resume
