@@ -19,7 +19,7 @@ export interface AcpQuestionTarget {
   /** The client advertised `elicitation.form` at initialize. */
   readonly canElicitForm: boolean;
   /** Sends `elicitation/create`; aborting `signal` must cancel the request. */
-  elicit(params: acp.CreateElicitationRequest, signal: AbortSignal): Promise<acp.CreateElicitationResponse>;
+  elicit(params: QuestionFormRequest, signal: AbortSignal): Promise<acp.CreateElicitationResponse>;
 }
 
 /** Sessions live on an ACP connection register here while they are open. */
@@ -40,6 +40,12 @@ export interface QuestionForm {
   readonly requestedSchema: acp.ElicitationSchema;
 }
 
+/** The full `elicitation/create` params: the form, scoped to a session and its tool call. */
+export interface QuestionFormRequest extends QuestionForm {
+  readonly sessionId: string;
+  readonly toolCallId: string;
+}
+
 /** Creates the provider; the composition hands the same object to the ACP bridge. */
 export function createAcpQuestioner(deps: AcpQuestionerDeps = {}): InteractionProvider & AcpQuestionRegistry {
   const targets = new Map<string, AcpQuestionTarget>();
@@ -57,7 +63,7 @@ export function createAcpQuestioner(deps: AcpQuestionerDeps = {}): InteractionPr
         return { outcome: "unavailable", reason: "the client cannot show forms" };
       }
       if (signal.aborted) return { outcome: "cancelled" };
-      const params: acp.CreateElicitationRequest = {
+      const params: QuestionFormRequest = {
         ...questionsToForm(request.questions),
         sessionId: request.sessionId,
         toolCallId: request.toolCallId,

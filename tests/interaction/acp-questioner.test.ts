@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk";
 import {
   type AcpQuestionTarget,
+  type QuestionFormRequest,
   canElicitForm,
   createAcpQuestioner,
   elicitOver,
@@ -15,10 +16,10 @@ const request: QuestionRequest = { sessionId: "s-1", toolCallId: "call-1", quest
 
 /** A target that records each form and answers with `answer`. */
 function target(
-  answer: (params: acp.CreateElicitationRequest, signal: AbortSignal) => Promise<acp.CreateElicitationResponse>,
+  answer: (params: QuestionFormRequest, signal: AbortSignal) => Promise<acp.CreateElicitationResponse>,
   canElicit = true,
-): AcpQuestionTarget & { readonly asked: acp.CreateElicitationRequest[] } {
-  const asked: acp.CreateElicitationRequest[] = [];
+): AcpQuestionTarget & { readonly asked: QuestionFormRequest[] } {
+  const asked: QuestionFormRequest[] = [];
   return {
     asked,
     canElicitForm: canElicit,
