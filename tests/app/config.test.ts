@@ -1,0 +1,82 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, DEFAULT_BASE_URL, loadConfig } from "../../src/app/config.ts";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "dsh-config-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+let files = 0;
+function withFile(toml: string): string {
+  const path = join(dir, `config-${files++}.toml`);
+  writeFileSync(path, toml);
+  return path;
+}
+
+describe("loadConfig", () => {
+  test("defaults: DeepSeek, workspace-write, auto sandbox, XDG paths under HOME", () => {
+    const config = loadConfig({ HOME: "/home/u" });
+    expect(config).toMatchObject({
+      home: "/home/u/.local/share/dsh",
+      configPath: "/home/u/.config/dsh/config.toml",
+      baseUrl: DEFAULT_BASE_URL,
+      apiKey: undefined,
+      model: undefined,
+      permission: "workspace-write",
+      sandbox: "auto",
+      log: "stderr",
+      maxTurnRequests: 100,
+    });
+  });
+
+  test("XDG variables move the state and config dirs", () => {
+    const config = loadConfig({ HOME: "/home/u", XDG_DATA_HOME: "/data", XDG_CONFIG_HOME: "/cfg" });
+    expect([config.home, config.configPath]).toEqual(["/data/dsh", "/cfg/dsh/config.toml"]);
+  });
+
+  test("flags beat the environment, which beats the file", () => {
+    const DSH_CONFIG = withFile('model = "from-file"\npermission = "read-only"\nbase_url = "http://file.test"\n');
+    const fileOnly = loadConfig({ HOME: dir, DSH_CONFIG });
+    expect([fileOnly.model, fileOnly.permission, fileOnly.baseUrl]).toEqual(["from-file", "read-only", "http://file.test"]);
+    const env = { HOME: dir, DSH_CONFIG, DSH_MODEL: "from-env", DSH_PERMISSION: "danger-full-access" };
+    const fromEnv = loadConfig(env);
+    expect([fromEnv.model, fromEnv.permission]).toEqual(["from-env", "danger-full-access"]);
+    const fromFlags = loadConfig(env, { model: "from-flag", permission: "workspace-write" });
+    expect([fromFlags.model, fromFlags.permission]).toEqual(["from-flag", "workspace-write"]);
+  });
+
+  test("DSH_API_KEY wins over DEEPSEEK_API_KEY, which is the fallback", () => {
+    expect(loadConfig({ HOME: dir, DEEPSEEK_API_KEY: "b" }).apiKey).toBe("b");
+    expect(loadConfig({ HOME: dir, DSH_API_KEY: "a", DEEPSEEK_API_KEY: "b" }).apiKey).toBe("a");
+    expect(loadConfig({ HOME: dir, DSH_API_KEY: " ", DEEPSEEK_API_KEY: "b" }).apiKey).toBe("b");
+  });
+
+  test("reads models and env tables", () => {
+    const DSH_CONFIG = withFile(
+      '[[models]]\nid = "local"\nname = "Local"\nbase_url = "http://127.0.0.1:1/v1"\n\n[env]\ninclude = ["A_*"]\nallow_secret = ["NPM_TOKEN"]\n',
+    );
+    const config = loadConfig({ HOME: dir, DSH_CONFIG });
+    expect(config.models.map((m) => m.id)).toEqual(["local"]);
+    expect(config.env).toEqual({ include: ["A_*"], allow_secret: ["NPM_TOKEN"] });
+  });
+
+  test("bad input is a ConfigError naming the file and the key", () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ DSH_CONFIG: withFile("modle = 'typo'\n") }, "modle"],
+      [{ DSH_CONFIG: withFile("permission = 'yolo'\n") }, "permission"],
+      [{ DSH_CONFIG: withFile("this is not toml =\n") }, "not valid TOML"],
+      [{ DSH_CONFIG: join(dir, "missing.toml") }, "config file not found"],
+      [{ DSH_PERMISSION: "everything" }, "unknown permission preset"],
+      [{ DSH_SANDBOX: "docker" }, "unknown DSH_SANDBOX"],
+    ];
+    for (const [env, fragment] of cases) {
+      const load = () => loadConfig({ HOME: dir, ...env });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(fragment);
+    }
+  });
+});

@@ -1,0 +1,106 @@
+/** `dsh chat` through the compiled binary with piped stdin: turns, approvals, commands, cancel. */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureBinary } from "../support/binary.ts";
+import { type ModelServer, startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
+import { watchOutput } from "../support/process-output.ts";
+
+let binary: string;
+let server: ModelServer;
+let root: string;
+
+beforeAll(async () => {
+  binary = await ensureBinary();
+  server = await startModelServer();
+  root = realpathSync(mkdtempSync(join(tmpdir(), "dsh-chat-")));
+});
+
+afterAll(async () => {
+  expect(server.failures).toEqual([]);
+  await server[Symbol.asyncDispose]();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function startChat(name: string) {
+  const base = join(root, name);
+  const cwd = join(base, "project");
+  mkdirSync(cwd, { recursive: true });
+  mkdirSync(join(base, "user"), { recursive: true });
+  writeFileSync(join(base, "config.toml"), '[[models]]\nid = "second-model"\nname = "Second"\n');
+  const proc = Bun.spawn([binary, "chat"], {
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: join(base, "user"),
+      DSH_HOME: join(base, "home"),
+      DSH_CONFIG: join(base, "config.toml"),
+      DSH_BASE_URL: server.url,
+      DSH_API_KEY: "test-key",
+    },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stdout = watchOutput(proc.stdout);
+  const stderr = watchOutput(proc.stderr);
+  const say = async (line: string) => {
+    proc.stdin.write(`${line}\n`);
+    await proc.stdin.flush();
+  };
+  return { proc, cwd, base, stdout, stderr, say };
+}
+
+test("a conversation: two turns, a model switch, then EOF exits 0", async () => {
+  const chat = startChat("conversation");
+  server.script(textTurn("first reply"));
+  await chat.say("hello");
+  await chat.stdout.waitFor("first reply");
+  await chat.say("/model second-model");
+  await chat.stdout.waitFor("model: second-model");
+  server.script(textTurn("second reply"));
+  await chat.say("and again");
+  await chat.stdout.waitFor("second reply");
+  chat.proc.stdin.end();
+  expect(await chat.proc.exited).toBe(0);
+  expect(server.requests.at(-1)?.body.model).toBe("second-model");
+  const roles = (server.requests.at(-1)?.body.messages as { role: string }[]).map((m) => m.role);
+  expect(roles).toEqual(["system", "user", "assistant", "user"]);
+});
+
+test("an approval answered y lets a write outside the project happen; n refuses it", async () => {
+  const chat = startChat("approval");
+  const outside = join(chat.base, "outside.txt");
+  const refused = join(chat.base, "refused.txt");
+  server.script(toolTurn([{ id: "w1", name: "write_file", args: { path: outside, content: "yes\n" } }]), textTurn("wrote it"));
+  await chat.say("write outside");
+  await chat.stdout.waitFor("Allow? [y/N]");
+  await chat.say("y");
+  await chat.stdout.waitFor("wrote it");
+  expect(readFileSync(outside, "utf8")).toBe("yes\n");
+
+  server.script(toolTurn([{ id: "w2", name: "write_file", args: { path: refused, content: "no\n" } }]), textTurn("could not"));
+  await chat.say("write again");
+  await chat.stdout.waitFor(`Write ${refused}`);
+  await chat.stdout.waitFor("Allow? [y/N] ");
+  await chat.say("n");
+  await chat.stdout.waitFor("could not");
+  chat.proc.stdin.end();
+  expect(await chat.proc.exited).toBe(0);
+  expect(existsSync(refused)).toBe(false);
+});
+
+test("SIGINT cancels the running turn and the chat goes on", async () => {
+  const chat = startChat("cancel");
+  server.script({ respond: { stream: [{ text: "thinking about it" }, { until: new Promise(() => {}) }] } });
+  await chat.say("long task");
+  await chat.stdout.waitFor("thinking about it");
+  chat.proc.kill("SIGINT");
+  await chat.stderr.waitFor("dsh: cancelled");
+  server.script(textTurn("still here"));
+  await chat.say("are you there?");
+  await chat.stdout.waitFor("still here");
+  chat.proc.stdin.end();
+  expect(await chat.proc.exited).toBe(0);
+});
