@@ -36,6 +36,7 @@ export async function runAcp(env: Readonly<Record<string, string | undefined>>, 
     input: Bun.stdin.stream(),
     output,
     approvals,
+    questions,
     signal: shutdown.signal,
   });
   logger.info("acp connection closed");
