@@ -65,6 +65,7 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
         case "tool_progress":
           return;
         case "tool_result":
+          for (const line of outputPreview(event.intent)) activity(dim(`  │ ${line}`));
           activity(event.isError ? red(`  ✗ ${firstLine(event.output)}`) : dim(`  ✓ ${resultSummary(event.intent)}`));
           return;
         case "turn_end":
@@ -102,7 +103,21 @@ function resultSummary(intent: RenderIntent): string {
   }
 }
 
-function firstLine(text: string): string {
-  const line = text.split("\n", 1)[0] ?? "";
+const PREVIEW_LINES = 6;
+
+/** The last lines of a command's output, so the terminal shows what happened without flooding. */
+function outputPreview(intent: RenderIntent): string[] {
+  if (intent.type !== "terminal") return [];
+  const lines = intent.output.replace(/\n+$/, "").split("\n");
+  if (lines.length === 1 && lines[0] === "") return [];
+  const shown = lines.slice(-PREVIEW_LINES).map(cut);
+  return lines.length > PREVIEW_LINES ? [`… ${lines.length - PREVIEW_LINES} more lines`, ...shown] : shown;
+}
+
+function cut(line: string): string {
   return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+function firstLine(text: string): string {
+  return cut(text.split("\n", 1)[0] ?? "");
 }
