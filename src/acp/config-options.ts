@@ -3,11 +3,11 @@
  * response carries the full list; a change is validated here and applied by the handle.
  */
 import type * as acp from "@agentclientprotocol/sdk";
-import * as v from "valibot";
 import type { SessionSettings } from "../agent/types.ts";
 import { InvalidInputError } from "../errors.ts";
 import type { Effort } from "../llm/types.ts";
-import { PRESETS, PresetId, presetOf } from "../permission/knobs.ts";
+import { PRESETS, presetOf } from "../permission/knobs.ts";
+import { type PresetChoice, parsePreset, presetChoices } from "../permission/service.ts";
 
 /** A model the `model` select offers. */
 export interface AcpModel {
@@ -20,15 +20,15 @@ export interface AcpModel {
   readonly thinking?: "deepseek" | "reasoning_effort" | "none";
 }
 
-const PRESET_CHOICES: readonly { value: PresetId; name: string; description: string }[] = [
-  { value: "read-only", name: "Read only", description: "Commands may read anything and write nothing but temp" },
-  {
-    value: "workspace-write",
+const PRESET_LABELS: Readonly<Record<PresetChoice, { name: string; description: string }>> = {
+  "read-only": { name: "Read only", description: "Commands may read anything and write nothing but temp" },
+  "workspace-write": {
     name: "Workspace write",
     description: "Writes only under the session folder and temp, no network; asks before anything else",
   },
-  { value: "danger-full-access", name: "Full access", description: "No sandbox, never asks" },
-];
+  "danger-full-access": { name: "Full access", description: "No sandbox, never asks" },
+  custom: { name: "Custom", description: "Knobs that match no preset" },
+};
 
 const EFFORTS: readonly { value: Effort; name: string }[] = [
   { value: "off", name: "Off" },
@@ -39,19 +39,14 @@ const EFFORTS: readonly { value: Effort; name: string }[] = [
 
 /** The full option list for `settings`, in display order. */
 export function configOptions(settings: SessionSettings, models: readonly AcpModel[]): acp.SessionConfigOption[] {
-  const preset = presetOf(settings.knobs);
-  const presetChoices: acp.SessionConfigSelectOption[] = PRESET_CHOICES.map((c) => ({ ...c }));
-  if (preset === "custom") {
-    presetChoices.push({ value: "custom", name: "Custom", description: "Knobs that match no preset" });
-  }
   const options: acp.SessionConfigOption[] = [
     {
       type: "select",
       id: "permission",
       name: "Permission",
       category: "mode",
-      currentValue: preset,
-      options: presetChoices,
+      currentValue: presetOf(settings.knobs),
+      options: presetChoices(settings.knobs).map((value) => ({ value, ...PRESET_LABELS[value] })),
     },
     {
       type: "select",
@@ -93,11 +88,12 @@ export function configChange(
   const offered = configOptions(settings, models).find((o) => o.id === configId);
   if (offered === undefined) throw new InvalidInputError(`unknown config option: ${configId}`, { configId });
   switch (configId) {
-    case "permission": {
-      if (v.is(PresetId, value)) return { knobs: PRESETS[value] };
-      break;
-    }
+    case "permission":
+      return { knobs: PRESETS[parsePreset(value)] };
     case "model":
+      // The current model may be one this process's catalog does not know (a DSH_MODEL of
+      // another run): offered, so choosing it again is no change rather than an error.
+      if (value === settings.model) return {};
       if (modelChoices(settings.model, models).some((m) => m.value === value)) return { model: value };
       break;
     case "effort": {
