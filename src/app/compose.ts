@@ -15,7 +15,6 @@ import { createInteractionSeam } from "../interaction/seam.ts";
 import type { InteractionProvider } from "../interaction/types.ts";
 import type { ModelInfo } from "../llm/types.ts";
 import type { Logger } from "../log.ts";
-import { PRESETS } from "../permission/knobs.ts";
 import { createSessionStore } from "../session/store.ts";
 import type { SessionStore } from "../session/types.ts";
 import { createAskUserQuestionTool } from "../tools/ask-user-question.ts";
@@ -72,7 +71,7 @@ export function compose(options: ComposeOptions): Composition {
   const defaults: SessionSettings = {
     model: catalog.default.id,
     effort: config.effort,
-    knobs: PRESETS[config.permission],
+    knobs: config.knobs,
   };
   const service = createAgentService({
     store,

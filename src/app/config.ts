@@ -10,7 +10,7 @@ import { DshError } from "../errors.ts";
 import { EnvConfig } from "../exec/env.ts";
 import { UserModelConfig } from "../llm/catalog.ts";
 import type { Effort } from "../llm/types.ts";
-import { PresetId } from "../permission/knobs.ts";
+import { ApprovalPolicy, type Knobs, PRESETS, PresetId, SandboxMode } from "../permission/knobs.ts";
 
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
 
@@ -23,6 +23,9 @@ export const ConfigFile = v.strictObject({
   model: v.optional(v.string()),
   base_url: v.optional(v.pipe(v.string(), v.url())),
   permission: v.optional(PresetId),
+  /** Refines the file's preset; knobs that match no preset show as `custom`. */
+  sandbox_mode: v.optional(SandboxMode),
+  approval_policy: v.optional(ApprovalPolicy),
   sandbox: v.optional(SandboxChoice),
   effort: v.optional(EffortChoice),
   log: v.optional(v.string()),
@@ -43,7 +46,13 @@ export interface Config {
   /** The default model id; undefined means the catalog's default. */
   readonly model: string | undefined;
   readonly effort: Effort;
+  /** The preset named by `--permission`, `DSH_PERMISSION` or the file (else the default). */
   readonly permission: PresetId;
+  /**
+   * The permission knobs of new sessions: those of `permission`, refined by the file's
+   * `sandbox_mode` / `approval_policy` unless a flag or the environment named the preset.
+   */
+  readonly knobs: Knobs;
   readonly sandbox: SandboxChoice;
   readonly log: string;
   readonly maxTurnRequests: number;
@@ -69,10 +78,19 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, fl
   const file = readConfigFile(configPath, nonEmpty(env.DSH_CONFIG) !== undefined);
   const dataHome = nonEmpty(env.XDG_DATA_HOME) ?? join(home, ".local", "share");
 
-  const permission = flags.permission ?? nonEmpty(env.DSH_PERMISSION) ?? file.permission ?? "workspace-write";
+  const named = flags.permission ?? nonEmpty(env.DSH_PERMISSION);
+  const permission = named ?? file.permission ?? "workspace-write";
   if (!v.is(PresetId, permission)) {
-    throw new ConfigError(`unknown permission preset "${permission}" (read-only, workspace-write, danger-full-access)`);
+    throw new ConfigError(`unknown permission preset "${permission}" (${PresetId.options.join(", ")})`);
   }
+  // A preset named by a flag or the environment wins whole over the file's knobs.
+  const knobs: Knobs =
+    named === undefined
+      ? {
+          sandboxMode: file.sandbox_mode ?? PRESETS[permission].sandboxMode,
+          approvalPolicy: file.approval_policy ?? PRESETS[permission].approvalPolicy,
+        }
+      : PRESETS[permission];
   const sandbox = nonEmpty(env.DSH_SANDBOX) ?? file.sandbox ?? "auto";
   if (!v.is(SandboxChoice, sandbox)) {
     throw new ConfigError(`unknown DSH_SANDBOX "${sandbox}" (auto, bwrap, seatbelt, none)`);
@@ -87,6 +105,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, fl
     model: flags.model ?? nonEmpty(env.DSH_MODEL) ?? file.model,
     effort: file.effort ?? "high",
     permission,
+    knobs,
     sandbox,
     log: logDestination(nonEmpty(env.DSH_LOG) ?? file.log ?? "stderr"),
     maxTurnRequests: file.max_turn_requests ?? 100,

@@ -1,7 +1,9 @@
 /**
  * When a file write needs the user's approval (interface.md, "Permission presets"): under
  * `on-request`, any write in a read-only session and any write outside the session root asks;
- * under `never` nothing asks. Protected paths never get this far (see `checkWrite`).
+ * under `never` nothing asks, so such a write is turned down (only custom knobs pair a sandbox
+ * mode with `never`; under `danger-full-access` no write needs approval). Protected paths
+ * never get this far (see `checkWrite`).
  */
 import * as path from "node:path";
 import type { DiffIntent } from "./intent.ts";
@@ -23,17 +25,21 @@ export async function authorizeWrite(
   // The sandboxed shell can plant links in the workspace: one leading out is never followed
   // unasked.
   const escapesViaSymlink = target.place === "outside" && isInside(target.root, target.path);
-  if (ctx.knobs.approvalPolicy === "never") {
-    if (escapesViaSymlink) {
-      throw new PathRefusedError(
-        `${target.path} resolves through a symlink to ${target.real}, outside ${target.root}; ` +
-          "dsh does not follow it silently (name the real path if that is the file you mean)",
-      );
-    }
-    return undefined;
+  if (ctx.knobs.approvalPolicy === "never" && escapesViaSymlink) {
+    throw new PathRefusedError(
+      `${target.path} resolves through a symlink to ${target.real}, outside ${target.root}; ` +
+        "dsh does not follow it silently (name the real path if that is the file you mean)",
+    );
   }
   const reason = askReason(target, ctx);
   if (reason === undefined) return undefined;
+  // Custom knobs (a sandbox with `never`): what would ask is turned down unasked, as in bash.
+  if (ctx.knobs.approvalPolicy === "never") {
+    return {
+      isError: true,
+      output: `writing ${target.real} needs approval (${reason}), which the approval policy never gives; nothing was written`,
+    };
+  }
   const decision = await ctx.approval.request(
     {
       sessionId: ctx.sessionId,
