@@ -142,8 +142,15 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     configure(change) {
       const valid = validateSettingsChange(change, deps.catalog);
       if (running) {
-        for (const event of settingsEvents(settings(), valid)) log.append(event);
+        const events = settingsEvents(settings(), valid);
+        for (const event of events) log.append(event);
         pending = {};
+        // Durable at once: a crash later in the turn keeps the change.
+        if (events.length > 0) {
+          log.flush().catch((error: unknown) => {
+            deps.logger.error("could not flush a settings change", { sessionId: log.header.id, error });
+          });
+        }
       } else {
         pending = { ...pending, ...valid };
       }
