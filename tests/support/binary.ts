@@ -37,9 +37,11 @@ function isFresh(): boolean {
   } catch {
     return false;
   }
-  const sources = new Bun.Glob("{index.ts,package.json,src/**/*.ts}");
-  for (const file of sources.scanSync({ cwd: root })) {
-    if (statSync(join(root, file)).mtimeMs > binaryTime) return false;
+  // One glob per pattern: Bun.Glob does not expand a `**` inside braces.
+  for (const pattern of ["index.ts", "package.json", "bun.lock", "src/**/*.ts"]) {
+    for (const file of new Bun.Glob(pattern).scanSync({ cwd: root })) {
+      if (statSync(join(root, file)).mtimeMs > binaryTime) return false;
+    }
   }
   return true;
 }
