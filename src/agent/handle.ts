@@ -8,7 +8,7 @@ import type { CommandRunner } from "../exec/types.ts";
 import type { Logger } from "../log.ts";
 import type { InteractionSeam } from "../interaction/types.ts";
 import type { ModelClient, ModelInfo } from "../llm/types.ts";
-import type { NewSessionEvent } from "../session/events.ts";
+import type { NewSessionEvent, SessionEvent } from "../session/events.ts";
 import { foldSettings } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
 import type { ToolRegistry } from "../tools/types.ts";
@@ -58,7 +58,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       log.append({ type: "turn_start", turnId });
       log.append({ type: "user_message", turnId, content: [...content] });
       log.append({ type: "prompt_submit", turnId });
-      for (const event of settingsEvents(durable(), pending)) log.append(event);
+      for (const event of settingsEvents(durable(), pending, unrecordedSettings(log.events))) log.append(event);
       pending = {};
       publish({ type: "turn_start", turnId, content });
       outcome = await runTurnLoop(
@@ -170,22 +170,39 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   };
 }
 
+const SETTINGS_EVENT_TYPES = ["model", "effort", "sandbox_mode", "approval_policy"] as const;
+type SettingsEventType = (typeof SETTINGS_EVENT_TYPES)[number];
+
 function hasContent(content: readonly UserContent[]): boolean {
   return content.some((block) => block.type !== "text" || block.text.trim() !== "");
 }
 
-/** The log events that move `from` to `from` overlaid with `change`, one per changed knob. */
-function settingsEvents(from: SessionSettings, change: Partial<SessionSettings>): NewSessionEvent[] {
+/**
+ * The settings types a log has never recorded. A session's first turn records them all, so a
+ * resumed session keeps its own settings whatever the defaults of the process reopening it.
+ */
+function unrecordedSettings(events: readonly SessionEvent[]): ReadonlySet<SettingsEventType> {
+  return new Set(SETTINGS_EVENT_TYPES.filter((type) => !events.some((event) => event.type === type)));
+}
+
+/**
+ * The log events that move `from` to `from` overlaid with `change`: one per changed setting,
+ * and one for each type in `record` even when unchanged.
+ */
+function settingsEvents(
+  from: SessionSettings,
+  change: Partial<SessionSettings>,
+  record: ReadonlySet<SettingsEventType> = new Set(),
+): NewSessionEvent[] {
+  const to: SessionSettings = { ...from, ...change };
   const events: NewSessionEvent[] = [];
-  if (change.model !== undefined && change.model !== from.model) events.push({ type: "model", model: change.model });
-  if (change.effort !== undefined && change.effort !== from.effort) events.push({ type: "effort", effort: change.effort });
-  if (change.knobs) {
-    if (change.knobs.sandboxMode !== from.knobs.sandboxMode) {
-      events.push({ type: "sandbox_mode", mode: change.knobs.sandboxMode });
-    }
-    if (change.knobs.approvalPolicy !== from.knobs.approvalPolicy) {
-      events.push({ type: "approval_policy", policy: change.knobs.approvalPolicy });
-    }
+  if (record.has("model") || to.model !== from.model) events.push({ type: "model", model: to.model });
+  if (record.has("effort") || to.effort !== from.effort) events.push({ type: "effort", effort: to.effort });
+  if (record.has("sandbox_mode") || to.knobs.sandboxMode !== from.knobs.sandboxMode) {
+    events.push({ type: "sandbox_mode", mode: to.knobs.sandboxMode });
+  }
+  if (record.has("approval_policy") || to.knobs.approvalPolicy !== from.knobs.approvalPolicy) {
+    events.push({ type: "approval_policy", policy: to.knobs.approvalPolicy });
   }
   return events;
 }

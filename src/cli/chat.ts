@@ -6,7 +6,8 @@
 import { createInterface } from "node:readline";
 import type { AgentHandle, SessionSettings } from "../agent/types.ts";
 import { errorMessage } from "../errors.ts";
-import { PRESETS, type PresetId, presetOf } from "../permission/knobs.ts";
+import { presetOf } from "../permission/knobs.ts";
+import { createPermissionService } from "../permission/service.ts";
 import type { ParsedArgs } from "./args.ts";
 import { type CliIo, printError } from "./io.ts";
 import { type LineQueue, createLineQueue } from "./line-queue.ts";
@@ -84,13 +85,12 @@ function runSlashCommand(io: CliIo, handle: AgentHandle, text: string, models: (
         if (value) handle.configure({ model: value });
         io.stdout.write(`model: ${handle.settings().model} (available: ${models().join(", ")})\n`);
         return "ok";
-      case "/permission":
-        if (value) {
-          if (!(value in PRESETS)) throw new Error(`unknown preset: ${value}`);
-          handle.configure({ knobs: PRESETS[value as PresetId] });
-        }
-        io.stdout.write(`permission: ${presetOf(handle.settings().knobs)} (available: ${Object.keys(PRESETS).join(", ")})\n`);
+      case "/permission": {
+        const permission = createPermissionService(handle);
+        if (value) permission.set(value);
+        io.stdout.write(`permission: ${permission.current()} (available: ${permission.choices().join(", ")})\n`);
         return "ok";
+      }
       case "/help":
         io.stdout.write(
           "/model [ID]           show or switch the model\n/permission [PRESET]  show or switch the permission preset\n/exit                 leave (or Ctrl-D)\n",

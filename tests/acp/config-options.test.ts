@@ -63,7 +63,7 @@ describe("the option list", () => {
 });
 
 describe("permission presets", () => {
-  test("each preset sets both knobs; the log holds one event per knob that changed; reload shows it", async () => {
+  test("each preset sets both knobs; after the first turn records every setting, the log holds one event per knob that changed; reload shows it", async () => {
     await using rig = await startRig();
     const { sessionId } = await rig.newSession();
     const seen: unknown[] = [];
@@ -75,7 +75,10 @@ describe("permission presets", () => {
     }
     expect(seen).toEqual(["read-only", "danger-full-access", "workspace-write", "danger-full-access"]);
     expect(settingsEvents(rig.logLines(sessionId))).toEqual([
+      ["model", "deepseek-flash"],
+      ["effort", "high"],
       ["sandbox_mode", "read-only"],
+      ["approval_policy", "on-request"],
       ["sandbox_mode", "danger-full-access"],
       ["approval_policy", "never"],
       ["sandbox_mode", "workspace-write"],

@@ -90,6 +90,10 @@ describe("a turn", () => {
       "turn_start",
       "user_message",
       "prompt_submit",
+      "model",
+      "effort",
+      "sandbox_mode",
+      "approval_policy",
       "usage",
       "reasoning",
       "tool_call",
@@ -175,7 +179,18 @@ describe("cancel", () => {
     expect(outcome.reason).toBe("cancelled");
     await server.aborted(0);
     const types = handle.history().map((e) => e.type);
-    expect(types).toEqual(["turn_start", "user_message", "prompt_submit", "reasoning", "assistant_text", "turn_end"]);
+    expect(types).toEqual([
+      "turn_start",
+      "user_message",
+      "prompt_submit",
+      "model",
+      "effort",
+      "sandbox_mode",
+      "approval_policy",
+      "reasoning",
+      "assistant_text",
+      "turn_end",
+    ]);
   });
 
   test("before the first token ends cancelled without output", async () => {
@@ -240,6 +255,24 @@ describe("settings", () => {
     expect(handle.history().at(-1)?.type).toBe("sandbox_mode");
     release.resolve();
     await turn;
+  });
+
+  test("a resumed session keeps its own settings, whatever the defaults of the process reopening it", async () => {
+    await agent[Symbol.asyncDispose]();
+    agent = createTestAgent({ baseUrl: server.url, env: { DSH_PERMISSION: "read-only" } });
+    server.script(textTurn("noted"));
+    const id = await (async () => {
+      await using handle = await agent.composition.service.create({ cwd: agent.cwd });
+      await handle.prompt([{ type: "text", text: "hi" }]);
+      return handle.sessionId;
+    })();
+    const reopened = createTestAgent({ baseUrl: server.url, env: { DSH_HOME: agent.home } });
+    try {
+      await using handle = await reopened.composition.service.resume(id, { cwd: agent.cwd });
+      expect(handle.settings().knobs).toEqual({ sandboxMode: "read-only", approvalPolicy: "on-request" });
+    } finally {
+      await reopened[Symbol.asyncDispose]();
+    }
   });
 
   test("rejects an unknown model", async () => {
