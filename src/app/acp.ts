@@ -6,7 +6,8 @@ import { createAcpApprovalAnswerer } from "../acp/approval.ts";
 import { createAcpQuestioner } from "../acp/elicitation.ts";
 import { runAcpServer } from "../acp/server.ts";
 import { createLogger } from "../log.ts";
-import { compose } from "./compose.ts";
+import type { AgentService } from "../agent/types.ts";
+import { type Composition, compose } from "./compose.ts";
 import { loadConfig } from "./config.ts";
 
 /** Serves until stdin ends or SIGINT/SIGTERM/SIGHUP; resolves with the exit code. */
@@ -14,9 +15,18 @@ export async function runAcp(env: Readonly<Record<string, string | undefined>>, 
   const config = loadConfig(env);
   const logger = createLogger({ destination: config.log, level: "info" });
   const approvals = createAcpApprovalAnswerer();
-  // Sessions register here once the bridge reads `elicitation.form`; until then none can ask.
   const questions = createAcpQuestioner({ logger });
-  await using composition = compose({ config, env, logger, answerers: [approvals], questioners: [questions] });
+  // Composed at the first session request, so `initialize` is answered without waiting for it.
+  let composition: Composition | undefined;
+  const composed = () => {
+    composition ??= compose({ config, env, logger, answerers: [approvals], questioners: [questions] });
+    return composition;
+  };
+  const service: AgentService = {
+    create: (options) => composed().service.create(options),
+    resume: (id, options) => composed().service.resume(id, options),
+    list: () => composed().service.list(),
+  };
 
   const shutdown = new AbortController();
   const stop = () => shutdown.abort();
@@ -29,8 +39,8 @@ export async function runAcp(env: Readonly<Record<string, string | undefined>>, 
     },
   });
   await runAcpServer({
-    service: composition.service,
-    models: composition.models,
+    service,
+    models: () => composed().models(),
     version,
     logger,
     input: Bun.stdin.stream(),
@@ -39,6 +49,7 @@ export async function runAcp(env: Readonly<Record<string, string | undefined>>, 
     questions,
     signal: shutdown.signal,
   });
+  await composition?.[Symbol.asyncDispose]();
   logger.info("acp connection closed");
   return 0;
 }

@@ -168,6 +168,8 @@ export function explainBwrapFailure(run: QuietRun): { reason: string; fix: strin
   };
 }
 
+const PROBE_ENV = { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", LANG: "C" };
+
 async function runQuiet(
   argv: readonly string[],
   timeoutMs: number,
@@ -175,6 +177,9 @@ async function runQuiet(
 ): Promise<QuietRun> {
   try {
     const proc = Bun.spawn([...argv], {
+      // The probe's children get no inherited environment: nothing of dsh's (its API key
+      // included) may reach a child process.
+      env: PROBE_ENV,
       stdio: ["ignore", "pipe", "pipe", ...(fd3 === undefined ? [] : [fd3])],
       timeout: timeoutMs,
       killSignal: "SIGKILL",
