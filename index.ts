@@ -8,7 +8,8 @@
  */
 import { version } from "./package.json";
 import { HELP, UsageError, parseArgs } from "./src/cli/args.ts";
-import { printError, processIo } from "./src/cli/io.ts";
+import { processIo } from "./src/app/process-io.ts";
+import { printError } from "./src/cli/io.ts";
 import { DshError, errorMessage } from "./src/errors.ts";
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -115,10 +115,13 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       const abort = () => controller.abort();
       signal?.addEventListener("abort", abort, { once: true });
       if (signal?.aborted) controller.abort();
-      const done = turn(content, controller);
-      running = { controller, done };
+      // Marked running before the turn starts: a turn that fails before its first await
+      // (a broken log) must still find itself marked, so its end can clear the mark.
+      const finished = Promise.withResolvers<TurnOutcome>();
+      running = { controller, done: finished.promise };
+      turn(content, controller).then(finished.resolve, finished.reject);
       try {
-        return await done;
+        return await finished.promise;
       } finally {
         signal?.removeEventListener("abort", abort);
       }

@@ -30,6 +30,8 @@ export interface AgentServiceDeps {
   readonly maxRequestsPerTurn: number;
   /** The user's config dir, searched for an AGENTS.md. */
   readonly configDir?: string;
+  /** The user's home dir: instruction files that resolve into its credential stores are skipped. */
+  readonly homeDir: string;
   readonly platform: string;
   readonly now: () => Date;
   readonly logger: Logger;
@@ -44,7 +46,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       cwd: root,
       platform: deps.platform,
       date: deps.now().toISOString().slice(0, 10),
-      instructions: findInstructions(root, deps.configDir),
+      instructions: findInstructions(root, deps.configDir, deps.homeDir),
     });
     return createAgentHandle({
       log,

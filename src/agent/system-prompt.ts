@@ -2,8 +2,9 @@
  * The system prompt: short and concrete. It is built once per session and kept byte-stable,
  * so the provider's prefix cache keeps hitting.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { credentialMatch, homeDirsOf } from "../tools/credential-paths.ts";
 
 export interface SystemPromptInput {
   readonly cwd: string;
@@ -41,6 +42,7 @@ const MAX_INSTRUCTIONS_BYTES = 64 * 1024;
 export function findInstructions(
   cwd: string,
   configDir: string | undefined,
+  homeDir: string,
 ): { path: string; text: string }[] {
   const dirs: string[] = [];
   let dir = cwd;
@@ -58,18 +60,31 @@ export function findInstructions(
   const projectDirs = root === undefined ? [cwd] : dirs.reverse();
   const candidates = [...(configDir ? [configDir] : []), ...projectDirs].map((d) => join(d, "AGENTS.md"));
   const found: { path: string; text: string }[] = [];
+  const homes = homeDirsOf(homeDir);
   for (const path of candidates) {
-    const text = readSmallText(path);
+    const text = readSmallText(path, homes);
     if (text !== undefined && text.trim() !== "") found.push({ path, text });
   }
   return found;
 }
 
-function readSmallText(path: string): string | undefined {
+/**
+ * The start of a regular file, or undefined. The file goes into every model request, so it is
+ * checked like a tool read: a link into a credential store is refused, and a FIFO or device
+ * (which could block the process or never end) is never read.
+ */
+function readSmallText(path: string, homes: readonly string[]): string | undefined {
+  let fd: number | undefined;
   try {
-    const bytes = readFileSync(path);
-    return bytes.subarray(0, MAX_INSTRUCTIONS_BYTES).toString("utf8");
+    if (credentialMatch(realpathSync(path), homes) !== undefined) return undefined;
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buffer = Buffer.alloc(MAX_INSTRUCTIONS_BYTES);
+    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, length).toString("utf8");
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -84,6 +84,7 @@ export function compose(options: ComposeOptions): Composition {
     defaults,
     maxRequestsPerTurn: config.maxTurnRequests,
     configDir: config.configDir,
+    homeDir: home,
     platform: `${process.platform} ${process.arch}`,
     now: () => new Date(),
     logger,

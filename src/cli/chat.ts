@@ -25,7 +25,7 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
   const { handle, composition } = session;
 
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: io.stdinIsTTY });
-  lines = createLineQueue(rl);
+  lines = createLineQueue(rl, { discardTypeahead: io.stdinIsTTY });
   const renderer = createLiveRenderer({ answer: io.stdout, activity: io.stderr, color: io.stderrIsTTY });
   void (async () => {
     for await (const event of handle.events()) renderer.render(event);

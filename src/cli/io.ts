@@ -10,17 +10,6 @@ export interface CliIo {
   readonly cwd: string;
 }
 
-export function processIo(): CliIo {
-  return {
-    stdout: { write: (text) => void process.stdout.write(text) },
-    stderr: { write: (text) => void process.stderr.write(text) },
-    stdinIsTTY: process.stdin.isTTY === true,
-    stderrIsTTY: process.stderr.isTTY === true,
-    env: process.env,
-    cwd: process.cwd(),
-  };
-}
-
 /** One line on stderr, prefixed like every dsh error. */
 export function printError(io: CliIo, message: string): void {
   io.stderr.write(`dsh: ${message}\n`);

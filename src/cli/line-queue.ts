@@ -4,11 +4,21 @@ import type { Interface } from "node:readline";
 export interface LineQueue {
   /** The next line, or undefined once input has ended. */
   next(): Promise<string | undefined>;
+  /**
+   * Called as a question appears: on a terminal, lines typed before it are dropped, so a stray
+   * "y" typed during a turn never approves anything. Piped input keeps them.
+   */
+  dropTypeahead(): void;
   /** Ends a pending `next()` with an empty line (Ctrl-C while a question is open). */
   interrupt(): boolean;
 }
 
-export function createLineQueue(rl: Interface): LineQueue {
+export interface LineQueueOptions {
+  /** Drop type-ahead before an answer (a person at a terminal); piped input keeps it. */
+  readonly discardTypeahead: boolean;
+}
+
+export function createLineQueue(rl: Interface, options: LineQueueOptions): LineQueue {
   const buffered: string[] = [];
   let waiting: PromiseWithResolvers<string | undefined> | undefined;
   let ended = false;
@@ -28,13 +38,18 @@ export function createLineQueue(rl: Interface): LineQueue {
     waiting = undefined;
   });
 
+  const next = (): Promise<string | undefined> => {
+    const line = buffered.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (ended) return Promise.resolve(undefined);
+    waiting = Promise.withResolvers();
+    return waiting.promise;
+  };
+
   return {
-    next() {
-      const line = buffered.shift();
-      if (line !== undefined) return Promise.resolve(line);
-      if (ended) return Promise.resolve(undefined);
-      waiting = Promise.withResolvers();
-      return waiting.promise;
+    next,
+    dropTypeahead() {
+      if (options.discardTypeahead) buffered.length = 0;
     },
     interrupt() {
       if (!waiting) return false;

@@ -23,6 +23,7 @@ export function createQuestionPrompt(deps: QuestionPromptDeps): InteractionProvi
       if (signal.aborted) return { outcome: "cancelled" };
       const onAbort = () => lines.interrupt();
       signal.addEventListener("abort", onAbort, { once: true });
+      lines.dropTypeahead();
       try {
         const answers: QuestionAnswer[] = [];
         for (const [index, question] of request.questions.entries()) {

@@ -13,6 +13,7 @@ export function createTerminalAnswerer(deps: TerminalAnswererDeps): ApprovalAnsw
     async answer(request, signal) {
       const lines = deps.lines();
       if (!lines || signal.aborted) return "deny";
+      lines.dropTypeahead();
       const detail = request.intent.type === "terminal" ? `\n  $ ${request.intent.command}` : "";
       deps.out.write(`\n? ${request.title}${detail}\n  ${request.reason}\n  Allow? [y/N] `);
       const onAbort = () => lines.interrupt();

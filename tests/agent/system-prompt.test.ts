@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildSystemPrompt, findInstructions } from "../../src/agent/system-prompt.ts";
@@ -22,7 +23,7 @@ test("AGENTS.md files come from the config dir, then the repository root down to
   writeFileSync(join(pkg, "AGENTS.md"), "package rules");
   writeFileSync(join(config, "AGENTS.md"), "user rules");
   writeFileSync(join(repo, "packages", "AGENTS.md"), "   \n");
-  expect(findInstructions(pkg, config)).toEqual([
+  expect(findInstructions(pkg, config, join(dir, "home"))).toEqual([
     { path: join(config, "AGENTS.md"), text: "user rules" },
     { path: join(repo, "AGENTS.md"), text: "root rules" },
     { path: join(pkg, "AGENTS.md"), text: "package rules" },
@@ -34,7 +35,28 @@ test("without a repository only the cwd's AGENTS.md is read", () => {
   mkdirSync(cwd);
   writeFileSync(join(dir, "AGENTS.md"), "parent");
   writeFileSync(join(cwd, "AGENTS.md"), "here");
-  expect(findInstructions(cwd, undefined)).toEqual([{ path: join(cwd, "AGENTS.md"), text: "here" }]);
+  expect(findInstructions(cwd, undefined, join(dir, "home"))).toEqual([{ path: join(cwd, "AGENTS.md"), text: "here" }]);
+});
+
+test("an AGENTS.md that links into a credential store, or is a FIFO, is skipped without blocking", () => {
+  const home = join(dir, "home");
+  const cwd = join(dir, "project");
+  mkdirSync(join(home, ".aws"), { recursive: true });
+  mkdirSync(cwd);
+  writeFileSync(join(home, ".aws", "credentials"), "aws_secret_access_key = AKIASECRET");
+  symlinkSync(join(home, ".aws", "credentials"), join(cwd, "AGENTS.md"));
+  expect(findInstructions(cwd, undefined, home)).toEqual([]);
+  const config = join(dir, "config");
+  mkdirSync(config);
+  execFileSync("mkfifo", [join(config, "AGENTS.md")]);
+  expect(findInstructions(cwd, config, home)).toEqual([]);
+});
+
+test("only the first 64 KiB of an instruction file is read", () => {
+  const cwd = join(dir, "big");
+  mkdirSync(cwd);
+  writeFileSync(join(cwd, "AGENTS.md"), "x".repeat(200 * 1024));
+  expect(findInstructions(cwd, undefined, join(dir, "home"))[0]?.text.length).toBe(64 * 1024);
 });
 
 test("the prompt names dsh, the cwd, the platform, the date and each instruction file", () => {

@@ -1,6 +1,7 @@
 /**
  * The real sandbox for the security suites: probed once per file. A machine without a working
- * backend skips these suites and prints why; CI must have one (.ci/run installs bubblewrap).
+ * backend skips these suites and prints why; CI must have one (.ci/run installs bubblewrap and
+ * sets DSH_TEST_REQUIRE_SANDBOX=1, which turns the skip into a failure).
  */
 import { test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
@@ -10,6 +11,15 @@ const probe = makeRunner();
 export const sandboxStatus = await probe.sandbox();
 await probe[Symbol.asyncDispose]();
 
+/** CI sets this: there, a machine without a working sandbox is a failure, never a skip. */
+const required = process.env.DSH_TEST_REQUIRE_SANDBOX === "1";
+
+if (!sandboxStatus.ok && required) {
+  throw new Error(
+    `DSH_TEST_REQUIRE_SANDBOX=1 but no sandbox backend works (${sandboxStatus.backend}): ` +
+      `${sandboxStatus.reason}; fix: ${sandboxStatus.fix}`,
+  );
+}
 if (!sandboxStatus.ok) {
   console.warn(
     `SKIPPING sandbox security cases: no working sandbox backend (${sandboxStatus.backend}): ` +

@@ -9,15 +9,17 @@ import { databaseQuestion, featuresQuestion, sampleQuestions } from "./fakes.ts"
 const request: QuestionRequest = { sessionId: "s-1", toolCallId: "call-1", questions: sampleQuestions };
 
 /** A real readline interface over a PassThrough, the chat's line queue, and what was printed. */
-function terminal() {
+function terminal(discardTypeahead = false) {
   const input = new PassThrough();
   const rl = createInterface({ input, terminal: false });
-  const lines = createLineQueue(rl);
+  const lines = createLineQueue(rl, { discardTypeahead });
   const printed: string[] = [];
   const prompt = createQuestionPrompt({ lines: () => lines, out: { write: (text) => printed.push(text) } });
   return {
     prompt,
     lines,
+    /** Resolves once readline has delivered the next line (the queue buffers it if unasked). */
+    delivered: () => new Promise<void>((resolve) => rl.once("line", () => resolve())),
     printed,
     type: (text: string) => input.write(`${text}\n`),
     end: () => input.end(),
@@ -26,6 +28,23 @@ function terminal() {
 }
 
 describe("the terminal question prompt", () => {
+  test("at a terminal, lines typed before the question appeared do not answer it", async () => {
+    using term = terminal(true);
+    const buffered = term.delivered();
+    term.type("stray type-ahead");
+    await buffered;
+    const answer = term.prompt.ask(request, new AbortController().signal);
+    term.type("2");
+    term.type("1");
+    expect(await answer).toEqual({
+      outcome: "answered",
+      answers: [
+        { question: databaseQuestion.question, selected: ["SQLite"] },
+        { question: featuresQuestion.question, selected: ["Auth"] },
+      ],
+    });
+  });
+
   test("shows numbered options, takes a number and a comma list", async () => {
     using term = terminal();
     const answer = term.prompt.ask(request, new AbortController().signal);
