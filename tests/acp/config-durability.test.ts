@@ -12,6 +12,7 @@ import { zedInitialize } from "../support/acp-harness.ts";
 import { type AcpProcess, spawnAcp } from "../support/acp-process.ts";
 import { type ModelServer, startModelServer, textTurn } from "../support/model-server.ts";
 import { currentValues, readLog } from "../permission/rig.ts";
+import { FIRST_TURN_OPENING } from "../support/session-events.ts";
 
 const m = acp.methods.agent.session;
 
@@ -83,13 +84,7 @@ describe("durability of config changes", () => {
     expect(model.requests[0]?.body.model).toBe("deepseek-v4-pro");
     expect(types(sessionId)).toEqual([
       "header",
-      "turn_start",
-      "user_message",
-      "prompt_submit",
-      "model",
-      "effort",
-      "sandbox_mode",
-      "approval_policy",
+      ...FIRST_TURN_OPENING,
       "usage",
       "assistant_text",
       "turn_end",

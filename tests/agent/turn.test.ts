@@ -11,6 +11,7 @@ import {
   textTurn,
   toolTurn,
 } from "../support/model-server.ts";
+import { FIRST_TURN_OPENING } from "../support/session-events.ts";
 
 let server: ModelServer;
 let agent: TestAgent;
@@ -87,13 +88,7 @@ describe("a turn", () => {
 
     const logged = logLines(agent.home, handle.sessionId);
     expect(logged.map((event) => event.type)).toEqual([
-      "turn_start",
-      "user_message",
-      "prompt_submit",
-      "model",
-      "effort",
-      "sandbox_mode",
-      "approval_policy",
+      ...FIRST_TURN_OPENING,
       "usage",
       "reasoning",
       "tool_call",
@@ -180,13 +175,7 @@ describe("cancel", () => {
     await server.aborted(0);
     const types = handle.history().map((e) => e.type);
     expect(types).toEqual([
-      "turn_start",
-      "user_message",
-      "prompt_submit",
-      "model",
-      "effort",
-      "sandbox_mode",
-      "approval_policy",
+      ...FIRST_TURN_OPENING,
       "reasoning",
       "assistant_text",
       "turn_end",

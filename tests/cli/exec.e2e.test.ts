@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBinary } from "../support/binary.ts";
 import { expectReasoningEcho, type ModelServer, startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
+import { FIRST_TURN_OPENING } from "../support/session-events.ts";
 
 let binary: string;
 let server: ModelServer;
@@ -79,13 +80,7 @@ describe("dsh exec", () => {
     const types = lines.map((line) => JSON.parse(line).type);
     expect(types).toEqual([
       "header",
-      "turn_start",
-      "user_message",
-      "prompt_submit",
-      "model",
-      "effort",
-      "sandbox_mode",
-      "approval_policy",
+      ...FIRST_TURN_OPENING,
       "usage",
       "reasoning",
       "tool_call",

@@ -22,6 +22,7 @@ import type { Knobs } from "../../src/permission/knobs.ts";
 import { createBashTool } from "../../src/tools/bash.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
 import type { ExecutedCall } from "../../src/tools/types.ts";
+import { sandboxTest } from "../exec/sandbox-support.ts";
 
 const registry = createToolRegistry([createBashTool()]);
 
@@ -36,9 +37,6 @@ function runnerWith(sandbox: "auto" | "none"): CommandRunner {
 }
 const sandboxed = runnerWith("auto");
 const noSandbox = runnerWith("none");
-const status = await sandboxed.sandbox();
-if (!status.ok) console.warn(`SKIPPING sandboxed bash cases: ${status.reason}; fix: ${status.fix}`);
-const sandboxTest = status.ok ? test.concurrent : test.skip;
 
 interface Recorder extends ApprovalAnswerer {
   readonly requests: ApprovalRequest[];
