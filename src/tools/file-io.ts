@@ -18,14 +18,28 @@ export function looksBinary(bytes: Uint8Array): boolean {
 }
 
 /**
- * Reads a regular file as UTF-8 (invalid sequences replaced). The final component is opened
- * without following a symlink. Throws `NotFoundError` or `UnsupportedFileError` (directory,
- * over `MAX_FILE_BYTES`, binary) with a message the model can act on.
+ * Flags of every read the tools make. `O_NOFOLLOW`: the final component is never a symlink
+ * swapped in after the checks. `O_NONBLOCK`: opening a FIFO does not wait for a writer (which
+ * may never come, and a blocked open cannot be cancelled); the fstat after it refuses anything
+ * that is not a regular file. On a regular file the flag changes nothing.
  */
-export async function readTextFile(realPath: string, shownPath: string): Promise<string> {
+const READ_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+
+/** An open regular file: read it, then close it (dispose). */
+export interface OpenedFile extends AsyncDisposable {
+  readonly size: number;
+  read(): Promise<Uint8Array>;
+}
+
+/**
+ * Opens a regular file for reading without following a final symlink and without blocking.
+ * Throws `NotFoundError`, `PathRefusedError` (a symlink appeared) or `UnsupportedFileError`
+ * (a directory, a FIFO, a device, a socket).
+ */
+export async function openRegularFile(realPath: string, shownPath: string): Promise<OpenedFile> {
   let handle: fsp.FileHandle;
   try {
-    handle = await fsp.open(realPath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    handle = await fsp.open(realPath, READ_FLAGS);
   } catch (error) {
     const code = errorCode(error);
     if (code === "ENOENT") throw new NotFoundError(`${shownPath} does not exist`);
@@ -39,23 +53,40 @@ export async function readTextFile(realPath: string, shownPath: string): Promise
     if (stats.isDirectory()) {
       throw new UnsupportedFileError(`${shownPath} is a directory; use glob to list its files`);
     }
+    if (stats.isFIFO())
+      throw new UnsupportedFileError(`${shownPath} is a named pipe (FIFO), not a regular file`);
     if (!stats.isFile()) throw new UnsupportedFileError(`${shownPath} is not a regular file`);
-    if (stats.size > MAX_FILE_BYTES) {
-      throw new UnsupportedFileError(
-        `${shownPath} is ${formatBytes(stats.size)}, over the ${formatBytes(MAX_FILE_BYTES)} limit; ` +
-          "use grep to find the part you need, or bash with head/sed",
-      );
-    }
-    const bytes = await handle.readFile();
-    if (looksBinary(bytes)) {
-      throw new UnsupportedFileError(
-        `${shownPath} is a binary file (it has NUL bytes); it cannot be read as text`,
-      );
-    }
-    return new TextDecoder("utf-8").decode(bytes);
-  } finally {
+    return {
+      size: stats.size,
+      read: () => handle.readFile(),
+      [Symbol.asyncDispose]: () => handle.close(),
+    };
+  } catch (error) {
     await handle.close();
+    throw error;
   }
+}
+
+/**
+ * Reads a regular file as UTF-8 (invalid sequences replaced). Throws what `openRegularFile`
+ * throws, and `UnsupportedFileError` for a file over `MAX_FILE_BYTES` or a binary one, with a
+ * message the model can act on.
+ */
+export async function readTextFile(realPath: string, shownPath: string): Promise<string> {
+  await using file = await openRegularFile(realPath, shownPath);
+  if (file.size > MAX_FILE_BYTES) {
+    throw new UnsupportedFileError(
+      `${shownPath} is ${formatBytes(file.size)}, over the ${formatBytes(MAX_FILE_BYTES)} limit; ` +
+        "use grep to find the part you need, or bash with head/sed",
+    );
+  }
+  const bytes = await file.read();
+  if (looksBinary(bytes)) {
+    throw new UnsupportedFileError(
+      `${shownPath} is a binary file (it has NUL bytes); it cannot be read as text`,
+    );
+  }
+  return new TextDecoder("utf-8").decode(bytes);
 }
 
 /**

@@ -11,7 +11,7 @@ import * as v from "valibot";
 import { InvalidInputError, errorMessage } from "../errors.ts";
 import { displayPath } from "./containment.ts";
 import { homeDirsOf } from "./credential-paths.ts";
-import { MAX_FILE_BYTES, formatBytes, looksBinary } from "./file-io.ts";
+import { MAX_FILE_BYTES, formatBytes, looksBinary, openRegularFile } from "./file-io.ts";
 import type { Location } from "./intent.ts";
 import { resolveForRead } from "./paths.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
@@ -173,10 +173,9 @@ async function searchFile(file: string, regex: RegExp, cwd: string): Promise<Fil
   const none = { lines: [], hits: [], searched: false, tooLarge: false };
   let bytes: Uint8Array;
   try {
-    const stats = await fsp.stat(file);
-    if (!stats.isFile()) return none;
-    if (stats.size > MAX_FILE_BYTES) return { ...none, tooLarge: true };
-    bytes = await fsp.readFile(file);
+    await using opened = await openRegularFile(file, file);
+    if (opened.size > MAX_FILE_BYTES) return { ...none, tooLarge: true };
+    bytes = await opened.read();
   } catch {
     return none;
   }

@@ -21,7 +21,15 @@ import type {
 export interface ToolRegistryDeps {
   /** Where unexpected tool failures (bugs, not model mistakes) are reported. */
   readonly logger?: Logger;
+  /**
+   * How long a cancelled call may take to settle on its own before the registry answers
+   * "cancelled" for it. Default `CANCEL_GRACE_MS`.
+   */
+  readonly cancelGraceMs?: number;
 }
+
+/** Default time a tool has after a cancel to return its own result (e.g. output so far). */
+export const CANCEL_GRACE_MS = 500;
 
 /**
  * Creates a registry over `tools`, in the order given (definitions keep it). Throws when two
@@ -37,6 +45,7 @@ export function createToolRegistry(
     byName.set(tool.name, tool);
   }
   const names = tools.map((tool) => tool.name);
+  const graceMs = deps.cancelGraceMs ?? CANCEL_GRACE_MS;
   // Built once, at creation: identical bytes on every request keep the provider's prompt
   // cache warm, and a schema JSON Schema cannot express fails at start-up, not mid-turn.
   const definitions: readonly ToolDefinition[] = tools.map(toDefinition);
@@ -68,28 +77,71 @@ export function createToolRegistry(
       if (!input.success) {
         return failed(name, `invalid arguments for ${name}:\n${formatIssues(input.issues)}`);
       }
-      const result = await run(tool, input.output, ctx, deps.logger);
+      const result = await run(tool, input.output, ctx, deps.logger, graceMs);
       const fallback = genericIntent(name, result.output);
       return { result, intent: presentResult(tool, input.output, result, ctx, fallback) };
     },
   };
 }
 
+const CANCELLED: ToolResult = { isError: true, output: "cancelled" };
+
+/**
+ * Runs the tool, raced against the turn's signal. After a cancel the tool has `graceMs` to
+ * settle on its own (bash reports the output it had); then the call is "cancelled" whatever
+ * the tool is doing, so a tool that ignores the signal or is stuck in a call that cannot be
+ * interrupted never holds the turn. Its promise is left to settle; a failure then is logged.
+ */
 async function run(
   tool: AnyTool,
   input: unknown,
   ctx: ToolContext,
   logger: Logger | undefined,
+  graceMs: number,
 ): Promise<ToolResult> {
-  if (ctx.signal.aborted) return { isError: true, output: "cancelled" };
+  if (ctx.signal.aborted) return CANCELLED;
+  let abandoned = false;
+  // Called inside an async function so a tool that throws synchronously is caught too.
+  const settled = (async () => tool.execute(input, ctx))().catch((error: unknown) => {
+    if (abandoned) logLate(tool, error, logger);
+    return failure(tool, error, ctx, logger);
+  });
+  const cancelled = Promise.withResolvers<ToolResult>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const onAbort = () => {
+    timer = setTimeout(() => {
+      abandoned = true;
+      cancelled.resolve(CANCELLED);
+    }, graceMs);
+  };
+  ctx.signal.addEventListener("abort", onAbort, { once: true });
   try {
-    return await tool.execute(input, ctx);
-  } catch (error) {
-    if (ctx.signal.aborted) return { isError: true, output: "cancelled" };
-    if (error instanceof DshError) return { isError: true, output: error.message };
-    logger?.error("tool failed unexpectedly", { tool: tool.name, error });
-    return { isError: true, output: `internal error: ${errorMessage(error)}` };
+    return await Promise.race([settled, cancelled.promise]);
+  } finally {
+    ctx.signal.removeEventListener("abort", onAbort);
+    clearTimeout(timer);
   }
+}
+
+function failure(
+  tool: AnyTool,
+  error: unknown,
+  ctx: ToolContext,
+  logger: Logger | undefined,
+): ToolResult {
+  if (ctx.signal.aborted) return CANCELLED;
+  if (error instanceof DshError) return { isError: true, output: error.message };
+  logger?.error("tool failed unexpectedly", { tool: tool.name, error });
+  return { isError: true, output: `internal error: ${errorMessage(error)}` };
+}
+
+/** A tool that failed after its call was given up: a bug unless the cancel made it fail. */
+function logLate(tool: AnyTool, error: unknown, logger: Logger | undefined): void {
+  const expected =
+    error instanceof DshError ||
+    (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"));
+  if (expected) logger?.debug("tool ended after it was cancelled", { tool: tool.name, error });
+  else logger?.error("tool failed after it was cancelled", { tool: tool.name, error });
 }
 
 function presentResult(

@@ -154,6 +154,62 @@ describe("tool registry", () => {
     expect(call.result).toEqual({ isError: true, output: "cancelled" });
   });
 
+  test("a cancel returns after a short grace even when the tool ignores the signal", async () => {
+    const logged = Promise.withResolvers<unknown>();
+    const logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (message: string, data?: Record<string, unknown>) => logged.resolve({ message, data }),
+    };
+    let rejectLater: (error: unknown) => void = () => {};
+    const stuck: Tool<typeof NoArgs> = {
+      name: "stuck",
+      description: "Never settles on its own.",
+      input: NoArgs,
+      execute: () =>
+        new Promise((_, reject) => {
+          rejectLater = reject;
+        }),
+    };
+    const controller = new AbortController();
+    const pending = createToolRegistry([stuck], { logger }).execute(
+      "stuck",
+      "{}",
+      toolContext("/tmp", { signal: controller.signal }),
+    );
+    controller.abort();
+    expect((await pending).result).toEqual({ isError: true, output: "cancelled" });
+    // The tool's own promise settles later; a failure then is logged, not lost.
+    rejectLater(new TypeError("late bug"));
+    expect(await logged.promise).toEqual({
+      message: "tool failed after it was cancelled",
+      data: { tool: "stuck", error: new TypeError("late bug") },
+    });
+  });
+
+  test("a tool that stops on the cancel within the grace keeps its own result", async () => {
+    const polite: Tool<typeof NoArgs> = {
+      name: "polite",
+      description: "Stops when cancelled.",
+      input: NoArgs,
+      execute: (_input, context) =>
+        new Promise((resolve) => {
+          context.signal.addEventListener("abort", () =>
+            resolve({ isError: true, output: "stopped; partial output" }),
+          );
+        }),
+    };
+    const controller = new AbortController();
+    const pending = createToolRegistry([polite]).execute(
+      "polite",
+      "{}",
+      toolContext("/tmp", { signal: controller.signal }),
+    );
+    controller.abort();
+    expect((await pending).result).toEqual({ isError: true, output: "stopped; partial output" });
+  });
+
   test("presentCall uses the tool's presenter for valid input", () => {
     expect(registry.presentCall("echo", '{"text":"hi"}', { cwd: "/tmp" })).toEqual({
       type: "generic",
