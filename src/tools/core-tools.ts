@@ -9,7 +9,7 @@ import { createWriteFileTool } from "./write-file.ts";
 
 export interface FileToolDeps {
   /**
-   * The user's home directory, whose credential stores the read tools never open. The
+   * The user's home directory, whose credential stores the tools never open or write. The
    * composition root passes it; without it the OS account's home is used.
    */
   readonly homeDir?: string;
@@ -20,8 +20,8 @@ export function createFileTools(deps: FileToolDeps = {}): AnyTool[] {
   const homeDir = deps.homeDir ?? os.homedir();
   return [
     createReadFileTool({ homeDir }),
-    createWriteFileTool(),
-    createEditFileTool(),
+    createWriteFileTool({ homeDir }),
+    createEditFileTool({ homeDir }),
     createGlobTool({ homeDir }),
     createGrepTool({ homeDir }),
   ];

@@ -2,9 +2,10 @@
 import * as v from "valibot";
 import { InvalidInputError, NotFoundError } from "../errors.ts";
 import { displayPath } from "./containment.ts";
+import { homeDirsOf } from "./credential-paths.ts";
 import { EditMismatchError } from "./errors.ts";
 import { applyChange, changeResultIntent, draftIntent, firstChangedLine } from "./file-change.ts";
-import type { FileChangeDetails } from "./file-change.ts";
+import type { FileChangeDetails, WriteToolDeps } from "./file-change.ts";
 import { readTextFile } from "./file-io.ts";
 import { checkWrite } from "./paths.ts";
 import type { Tool, ToolResult } from "./types.ts";
@@ -36,7 +37,10 @@ export const EditFileInput = v.object({
 export type EditFileInput = v.InferOutput<typeof EditFileInput>;
 
 /** Creates the `edit_file` tool. */
-export function createEditFileTool(): Tool<typeof EditFileInput, FileChangeDetails> {
+export function createEditFileTool(
+  deps: WriteToolDeps,
+): Tool<typeof EditFileInput, FileChangeDetails> {
+  const homeDirs = homeDirsOf(deps.homeDir);
   return {
     name: "edit_file",
     description:
@@ -54,7 +58,7 @@ export function createEditFileTool(): Tool<typeof EditFileInput, FileChangeDetai
           "old_string and new_string are identical; there is nothing to change",
         );
       }
-      const target = checkWrite(ctx.cwd, input.path);
+      const target = checkWrite(ctx.cwd, input.path, homeDirs);
       if (!target.exists)
         throw new NotFoundError(`${target.path} does not exist; use write_file to create it`);
       const oldText = await readTextFile(target.real, target.path);
@@ -62,7 +66,7 @@ export function createEditFileTool(): Tool<typeof EditFileInput, FileChangeDetai
       const edit = planEdit(oldText, input, shown);
       const line = firstChangedLine(oldText, edit.newText);
       const change: FileChangeDetails = { path: target.real, oldText, newText: edit.newText, line };
-      const refusal = await applyChange("Edit", target, change, ctx);
+      const refusal = await applyChange("Edit", target, change, ctx, homeDirs);
       if (refusal !== undefined) return refusal;
       const count = edit.count === 1 ? "1 occurrence" : `${edit.count} occurrences`;
       return {

@@ -7,6 +7,15 @@ import type { WriteTarget } from "./paths.ts";
 import type { PresentContext, ToolContext, ToolResult } from "./types.ts";
 import { authorizeWrite } from "./write-policy.ts";
 
+/** What the write tools need to know of the user. */
+export interface WriteToolDeps {
+  /**
+   * The user's home directory: its credential stores are never written, and its dotfiles
+   * ask before a write when the session root holds it.
+   */
+  readonly homeDir: string;
+}
+
 /** The change a write made, carried in the result so its presenter shows the exact diff. */
 export interface FileChangeDetails {
   /** The absolute path written (symlinks resolved). */
@@ -88,8 +97,9 @@ export async function applyChange(
   target: WriteTarget,
   change: FileChangeDetails,
   ctx: ToolContext,
+  homeDirs: readonly string[],
 ): Promise<ToolResult<never> | undefined> {
-  const refusal = await authorizeWrite(target, changeIntent(verb, change, ctx), ctx);
+  const refusal = await authorizeWrite(target, changeIntent(verb, change, ctx), ctx, homeDirs);
   if (refusal !== undefined) return refusal;
   writeFileAtomic(target, change.newText, ctx.signal);
   return undefined;

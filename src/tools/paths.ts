@@ -69,23 +69,20 @@ export function resolveForRead(
   homeDirs: readonly string[],
 ): LocatedPath {
   const located = locate(cwd, input);
-  const denied = credentialMatch(located.path, homeDirs) ?? credentialMatch(located.real, homeDirs);
-  if (denied !== undefined) {
-    throw new PathRefusedError(
-      `${located.path} is under ${denied}, which holds credentials; dsh does not read it`,
-    );
-  }
+  refuseCredentials(located, homeDirs, "read");
   if (!located.exists) throw new NotFoundError(`${located.path} does not exist`);
   return located;
 }
 
 /**
- * Checks a write target without asking anyone: protected names (`.git`, `.dsh`), directories
- * and hard-linked files are refused here, whatever the preset. Whether the write needs the
- * user's approval is the caller's policy (`place`).
+ * Checks a write target without asking anyone: credential stores under home (like reads),
+ * protected names (`.git`, `.dsh`), directories and hard-linked files are refused here,
+ * whatever the preset and before anything is read. Whether the write needs the user's
+ * approval is the caller's policy (`place`).
  */
-export function checkWrite(cwd: string, input: string): WriteTarget {
+export function checkWrite(cwd: string, input: string, homeDirs: readonly string[]): WriteTarget {
   const located = locate(cwd, input);
+  refuseCredentials(located, homeDirs, "write");
   const guarded = protectedSegment(located.path) ?? protectedSegment(located.real);
   if (guarded !== undefined) {
     throw new PathRefusedError(
@@ -102,6 +99,18 @@ export function checkWrite(cwd: string, input: string): WriteTarget {
     );
   }
   return { ...located, mode: stats.mode & 0o7777 };
+}
+
+/** Throws `PathRefusedError` when the path, before or after symlinks, is a credential store. */
+function refuseCredentials(
+  located: LocatedPath,
+  homeDirs: readonly string[],
+  action: "read" | "write",
+): void {
+  const denied = credentialMatch(located.path, homeDirs) ?? credentialMatch(located.real, homeDirs);
+  if (denied === undefined) return;
+  const where = denied === located.path ? "" : ` is under ${denied}, which`;
+  throw new PathRefusedError(`${located.path}${where} holds credentials; dsh does not ${action} it`);
 }
 
 /** The protected directory a path lies in, e.g. `/r/.git`, or undefined. */

@@ -1,6 +1,7 @@
 /** `write_file`: create or replace a whole file, showing the diff. */
 import * as v from "valibot";
 import { displayPath } from "./containment.ts";
+import { homeDirsOf } from "./credential-paths.ts";
 import {
   applyChange,
   changeResultIntent,
@@ -8,7 +9,7 @@ import {
   firstChangedLine,
   lineCount,
 } from "./file-change.ts";
-import type { FileChangeDetails } from "./file-change.ts";
+import type { FileChangeDetails, WriteToolDeps } from "./file-change.ts";
 import { readTextFile } from "./file-io.ts";
 import { checkWrite } from "./paths.ts";
 import type { Tool, ToolResult } from "./types.ts";
@@ -23,7 +24,10 @@ export const WriteFileInput = v.object({
 export type WriteFileInput = v.InferOutput<typeof WriteFileInput>;
 
 /** Creates the `write_file` tool. */
-export function createWriteFileTool(): Tool<typeof WriteFileInput, FileChangeDetails> {
+export function createWriteFileTool(
+  deps: WriteToolDeps,
+): Tool<typeof WriteFileInput, FileChangeDetails> {
+  const homeDirs = homeDirsOf(deps.homeDir);
   return {
     name: "write_file",
     description:
@@ -31,7 +35,7 @@ export function createWriteFileTool(): Tool<typeof WriteFileInput, FileChangeDet
       "Prefer edit_file to change part of an existing file.",
     input: WriteFileInput,
     async execute(input, ctx): Promise<ToolResult<FileChangeDetails>> {
-      const target = checkWrite(ctx.cwd, input.path);
+      const target = checkWrite(ctx.cwd, input.path, homeDirs);
       const oldText = target.exists ? await readTextFile(target.real, target.path) : null;
       const change: FileChangeDetails = {
         path: target.real,
@@ -39,7 +43,7 @@ export function createWriteFileTool(): Tool<typeof WriteFileInput, FileChangeDet
         newText: input.content,
         line: firstChangedLine(oldText, input.content),
       };
-      const refusal = await applyChange("Write", target, change, ctx);
+      const refusal = await applyChange("Write", target, change, ctx, homeDirs);
       if (refusal !== undefined) return refusal;
       const shown = displayPath(ctx.cwd, target.real);
       const verb =

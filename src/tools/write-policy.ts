@@ -1,15 +1,16 @@
 /**
  * When a file write needs the user's approval (interface.md, "Permission presets"): under
- * `on-request`, any write in a read-only session and any write outside the session root asks;
- * under `never` nothing asks, so such a write is turned down (only custom knobs pair a sandbox
- * mode with `never`; under `danger-full-access` no write needs approval). Protected paths
- * never get this far (see `checkWrite`).
+ * `on-request`, any write in a read-only session and any write outside the session root asks,
+ * and so does a write to home's dotfiles when the root holds home; under `never` nothing asks,
+ * so such a write is turned down (only custom knobs pair a sandbox mode with `never`; under
+ * `danger-full-access` no write needs approval). Protected paths and credential stores never
+ * get this far (see `checkWrite`).
  */
 import * as path from "node:path";
 import type { DiffIntent } from "./intent.ts";
 import type { WriteTarget } from "./paths.ts";
 import type { ToolContext, ToolResult } from "./types.ts";
-import { isInside } from "./containment.ts";
+import { isInside, relativeInside } from "./containment.ts";
 import { PathRefusedError } from "./errors.ts";
 
 /**
@@ -21,6 +22,7 @@ export async function authorizeWrite(
   target: WriteTarget,
   intent: DiffIntent,
   ctx: ToolContext,
+  homeDirs: readonly string[],
 ): Promise<ToolResult<never> | undefined> {
   // The sandboxed shell can plant links in the workspace: one leading out is never followed
   // unasked.
@@ -31,7 +33,7 @@ export async function authorizeWrite(
         "dsh does not follow it silently (name the real path if that is the file you mean)",
     );
   }
-  const reason = askReason(target, ctx);
+  const reason = askReason(target, ctx, homeDirs);
   if (reason === undefined) return undefined;
   // Custom knobs (a sandbox with `never`): what would ask is turned down unasked, as in bash.
   if (ctx.knobs.approvalPolicy === "never") {
@@ -59,13 +61,38 @@ export async function authorizeWrite(
   };
 }
 
-function askReason(target: WriteTarget, ctx: ToolContext): string | undefined {
+function askReason(
+  target: WriteTarget,
+  ctx: ToolContext,
+  homeDirs: readonly string[],
+): string | undefined {
   const mode = ctx.knobs.sandboxMode;
   if (mode === "read-only") return "the session is read-only";
   if (mode === "danger-full-access") return undefined;
   if (target.place === "outside") return `the file is outside the workspace ${target.root}`;
+  const home = homeDotfileOf(target, homeDirs);
+  if (home !== undefined) {
+    return `the file is among the dotfiles of ${home}, which shells and tools load on their own`;
+  }
   if (path.basename(target.real).toLowerCase().startsWith(".env")) {
     return "files named .env* usually hold secrets";
+  }
+  return undefined;
+}
+
+/**
+ * The home directory whose dotfiles (hidden files and directories right under it: shell rc
+ * files, `.gitconfig`, `.config/…`) the target is among, when the session root is home or an
+ * ancestor of it. Both the path asked for and the file it leads to count: a managed
+ * `~/.bashrc` is often a symlink into an ordinary directory.
+ */
+function homeDotfileOf(target: WriteTarget, homeDirs: readonly string[]): string | undefined {
+  for (const home of homeDirs) {
+    if (!isInside(target.root, home)) continue;
+    for (const file of [target.path, target.real]) {
+      const rel = relativeInside(home, file);
+      if (rel !== undefined && rel.startsWith(".")) return home;
+    }
   }
   return undefined;
 }
