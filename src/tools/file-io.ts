@@ -1,4 +1,7 @@
-/** Reading text files under the size and binary rules, and atomic writes that follow no symlink. */
+/**
+ * Reading text files under the size, binary and UTF-8 rules, without blocking on special
+ * files; and atomic writes that follow no symlink.
+ */
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
@@ -68,11 +71,10 @@ export async function openRegularFile(realPath: string, shownPath: string): Prom
 }
 
 /**
- * Reads a regular file as UTF-8 (invalid sequences replaced). Throws what `openRegularFile`
- * throws, and `UnsupportedFileError` for a file over `MAX_FILE_BYTES` or a binary one, with a
- * message the model can act on.
+ * The bytes of a text file. Throws what `openRegularFile` throws, and `UnsupportedFileError`
+ * for a file over `MAX_FILE_BYTES` or a binary one, with a message the model can act on.
  */
-export async function readTextFile(realPath: string, shownPath: string): Promise<string> {
+export async function readTextBytes(realPath: string, shownPath: string): Promise<Uint8Array> {
   await using file = await openRegularFile(realPath, shownPath);
   if (file.size > MAX_FILE_BYTES) {
     throw new UnsupportedFileError(
@@ -86,7 +88,35 @@ export async function readTextFile(realPath: string, shownPath: string): Promise
       `${shownPath} is a binary file (it has NUL bytes); it cannot be read as text`,
     );
   }
-  return new TextDecoder("utf-8").decode(bytes);
+  return bytes;
+}
+
+/**
+ * Reads a text file to change it: strictly UTF-8, with a leading byte order mark kept as
+ * U+FEFF, so that writing the text back reproduces every byte the change does not touch.
+ * Throws what `readTextBytes` throws, and `UnsupportedFileError` when the file is not UTF-8.
+ */
+export async function readTextFile(realPath: string, shownPath: string): Promise<string> {
+  const bytes = await readTextBytes(realPath, shownPath);
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new UnsupportedFileError(
+      `${shownPath} is not UTF-8 text; edit it another way (dsh's file tools would change its other bytes)`,
+    );
+  }
+}
+
+/** Text for display: a byte order mark dropped, invalid sequences shown as U+FFFD. */
+export function decodeForDisplay(bytes: Uint8Array): {
+  readonly text: string;
+  readonly valid: boolean;
+} {
+  try {
+    return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), valid: true };
+  } catch {
+    return { text: new TextDecoder("utf-8").decode(bytes), valid: false };
+  }
 }
 
 /**

@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { InvalidInputError } from "../errors.ts";
 import { displayPath } from "./containment.ts";
 import { homeDirsOf } from "./credential-paths.ts";
-import { readTextFile } from "./file-io.ts";
+import { decodeForDisplay, readTextBytes } from "./file-io.ts";
 import type { RenderIntent } from "./intent.ts";
 import { resolveForRead } from "./paths.ts";
 import type { PresentContext, Tool, ToolResult } from "./types.ts";
@@ -67,8 +67,17 @@ export function createReadFileTool(
     input: ReadFileInput,
     async execute(input, ctx): Promise<ToolResult<ReadFileDetails>> {
       const located = resolveForRead(ctx.cwd, input.path, homeDirs);
-      const text = await readTextFile(located.real, located.path);
-      return numberLines(located.path, text, input.offset ?? 1, input.limit ?? DEFAULT_READ_LINES);
+      const bytes = await readTextBytes(located.real, located.path);
+      const { text, valid } = decodeForDisplay(bytes);
+      const result = numberLines(
+        located.path,
+        text,
+        input.offset ?? 1,
+        input.limit ?? DEFAULT_READ_LINES,
+      );
+      if (valid) return result;
+      const note = `[${located.path} is not valid UTF-8: bytes that are not are shown as \uFFFD; edit_file and write_file refuse it]`;
+      return { ...result, output: `${result.output}\n${note}` };
     },
     presentCall: (input, ctx) => readIntent(input, ctx),
     presentResult: (input, result, ctx) =>

@@ -14,6 +14,8 @@ import { readTextFile } from "./file-io.ts";
 import { checkWrite } from "./paths.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
+const BOM = "\uFEFF";
+
 export const WriteFileInput = v.object({
   path: v.pipe(
     v.string(),
@@ -37,17 +39,20 @@ export function createWriteFileTool(
     async execute(input, ctx): Promise<ToolResult<FileChangeDetails>> {
       const target = checkWrite(ctx.cwd, input.path, homeDirs);
       const oldText = target.exists ? await readTextFile(target.real, target.path) : null;
+      // A file that had a byte order mark keeps it, as editors do on save.
+      const keepBom = oldText?.startsWith(BOM) === true && !input.content.startsWith(BOM);
+      const newText = keepBom ? BOM + input.content : input.content;
       const change: FileChangeDetails = {
         path: target.real,
         oldText,
-        newText: input.content,
-        line: firstChangedLine(oldText, input.content),
+        newText,
+        line: firstChangedLine(oldText, newText),
       };
       const refusal = await applyChange("Write", target, change, ctx, homeDirs);
       if (refusal !== undefined) return refusal;
       const shown = displayPath(ctx.cwd, target.real);
       const verb =
-        oldText === null ? "Created" : oldText === input.content ? "Rewrote (unchanged)" : "Wrote";
+        oldText === null ? "Created" : oldText === newText ? "Rewrote (unchanged)" : "Wrote";
       return {
         isError: false,
         output: `${verb} ${shown} (${lineCount(input.content)})`,
