@@ -39,3 +39,9 @@ export function sessionPath(home: string, id: string): string {
   assertSessionId(id);
   return join(sessionsDir(home), `${id}.jsonl`);
 }
+
+/** `<home>/sessions/<id>.lock`, the session's writer lock, after validating `id`. */
+export function sessionLockPath(home: string, id: string): string {
+  assertSessionId(id);
+  return join(sessionsDir(home), `${id}.lock`);
+}

@@ -1,14 +1,22 @@
 /**
  * The session store: one append-only JSONL log per session under `<home>/sessions/`. It hands
- * out at most one writer per session in this process and validates every id before it
- * becomes a path.
+ * out at most one writer per session across processes (a `<id>.lock` file held while the
+ * writer is open) and validates every id before it becomes a path. Reading takes no lock.
  */
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { ConflictError, InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { LOG_FORMAT_VERSION, type SessionHeader } from "./events.ts";
-import { assertSessionId, isSessionId, newSessionId, sessionPath, sessionsDir } from "./ids.ts";
+import {
+  assertSessionId,
+  isSessionId,
+  newSessionId,
+  sessionLockPath,
+  sessionPath,
+  sessionsDir,
+} from "./ids.ts";
+import { type SessionLock, lockSession } from "./lock.ts";
 import { openSessionLog } from "./log.ts";
 import { type ParsedLog, parseLog } from "./parse-log.ts";
 import { readSummary } from "./summary.ts";
@@ -39,12 +47,27 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
     return { path, parsed: parseLog(bytes, path, id) };
   };
 
-  /** Reserves the session's single writer slot; ConflictError when it is taken. */
-  const claim = (id: string) => {
+  /**
+   * Reserves the session's single writer: first in this process, then across processes with
+   * the lock file. ConflictError when either is taken.
+   */
+  const claim = (id: string): SessionLock => {
     if (writers.has(id)) {
       throw new ConflictError(`session ${id} is already open in this process`, { sessionId: id });
     }
     writers.add(id);
+    try {
+      return lockSession({ path: sessionLockPath(home, id), sessionId: id, logger });
+    } catch (error) {
+      writers.delete(id);
+      throw error;
+    }
+  };
+
+  /** Gives the writer slot back; the log file must be closed already. */
+  const unclaim = (id: string, lock: SessionLock) => {
+    lock.release();
+    writers.delete(id);
   };
 
   return {
@@ -62,16 +85,27 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
         createdAt: new Date().toISOString(),
       };
       const path = sessionPath(home, id);
-      await writeFile(path, `${JSON.stringify(header)}\n`, { flag: "wx", mode: 0o600 });
-      claim(id);
-      const onClose = () => writers.delete(id);
-      return openSessionLog({ path, header, events: [], logger, onClose });
+      // Locked before the file exists, so no other process can open it the moment it appears.
+      const lock = claim(id);
+      try {
+        await writeFile(path, `${JSON.stringify(header)}\n`, { flag: "wx", mode: 0o600 });
+        const onClose = () => unclaim(id, lock);
+        return openSessionLog({ path, header, events: [], logger, onClose });
+      } catch (error) {
+        unclaim(id, lock);
+        throw error;
+      }
     },
 
     async open(id: string): Promise<SessionLog> {
       assertSessionId(id);
-      claim(id);
+      // No lock file for a session that does not exist.
+      if (!(await Bun.file(sessionPath(home, id)).exists())) {
+        throw new NotFoundError(`no session ${id}`, { sessionId: id });
+      }
+      const lock = claim(id);
       try {
+        // Read only under the lock: the previous writer flushed and closed before releasing it.
         const { path, parsed } = await load(id);
         const torn = parsed.validLength < parsed.fileLength;
         if (torn) {
@@ -86,10 +120,10 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
           events: parsed.events,
           truncateTo: torn ? parsed.validLength : undefined,
           logger,
-          onClose: () => writers.delete(id),
+          onClose: () => unclaim(id, lock),
         });
       } catch (error) {
-        writers.delete(id);
+        unclaim(id, lock);
         throw error;
       }
     },

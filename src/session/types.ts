@@ -4,8 +4,9 @@ import type { NewSessionEvent, SessionEvent, SessionHeader } from "./events.ts";
 export type { NewSessionEvent, SessionEvent, SessionHeader };
 
 /**
- * One session's log, open for appending. Exactly one writer exists per session in a
- * process. Every event it holds in memory has been handed to the file writer in order.
+ * One session's log, open for appending. At most one writer exists per session across all
+ * processes: it holds the session's lock file (`<id>.lock`) until it is disposed. Every event
+ * it holds in memory has been handed to the file writer in order.
  */
 export interface SessionLog extends AsyncDisposable {
   readonly header: SessionHeader;
@@ -26,16 +27,21 @@ export interface SessionSummary {
 }
 
 export interface SessionStore {
-  /** Creates `<home>/sessions/<new id>.jsonl` with its header. `cwd` must be absolute. */
+  /**
+   * Creates `<home>/sessions/<new id>.jsonl` with its header and holds its lock. `cwd` must be
+   * absolute.
+   */
   create(options: { cwd: string }): Promise<SessionLog>;
   /**
    * Opens an existing log: validates the id (InvalidInputError, touching no file), reads and
    * validates every line (a torn last line is dropped and truncated away before the next
    * append; any other bad line is an InvalidInputError naming file and line), and returns a
-   * writer. NotFoundError when no such session exists.
+   * writer. NotFoundError when no such session exists. ConflictError when the session is
+   * open for writing elsewhere: in this process, or in another process that may still be
+   * running (the message names its pid); a lock left by a process that is gone is taken over.
    */
   open(id: string): Promise<SessionLog>;
-  /** Reads a log without opening a writer (for listing and inspection). */
+  /** Reads a log without opening a writer or taking the lock (for listing and inspection). */
   read(id: string): Promise<{ header: SessionHeader; events: SessionEvent[] }>;
   /** Whether a well-formed id names an existing log. Throws InvalidInputError for a bad id. */
   exists(id: string): Promise<boolean>;
