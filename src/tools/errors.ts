@@ -58,3 +58,10 @@ export function errorCode(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
   return typeof error.code === "string" ? error.code : undefined;
 }
+
+/** Work that ran past its time budget and was stopped, e.g. a regex that backtracks for long. */
+export class TimeLimitError extends DshError<"time_limit"> {
+  constructor(message: string, data?: Record<string, unknown>) {
+    super("time_limit", message, { data });
+  }
+}
