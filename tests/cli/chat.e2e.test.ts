@@ -1,48 +1,25 @@
 /** `dsh chat` through the compiled binary with piped stdin: turns, approvals, commands, cancel. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureBinary } from "../support/binary.ts";
-import { type ModelServer, startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
+import { type CliRig, startCliRig } from "../support/cli.ts";
+import { textTurn, toolTurn } from "../support/model-server.ts";
 import { watchOutput } from "../support/process-output.ts";
 
-let binary: string;
-let server: ModelServer;
-let root: string;
+let rig: CliRig;
 
 beforeAll(async () => {
-  binary = await ensureBinary();
-  server = await startModelServer();
-  root = realpathSync(mkdtempSync(join(tmpdir(), "dsh-chat-")));
+  rig = await startCliRig("dsh-chat");
 });
 
 afterAll(async () => {
-  expect(server.failures).toEqual([]);
-  await server[Symbol.asyncDispose]();
-  rmSync(root, { recursive: true, force: true });
+  expect(rig.server.failures).toEqual([]);
+  await rig[Symbol.asyncDispose]();
 });
 
 function startChat(name: string) {
-  const base = join(root, name);
-  const cwd = join(base, "project");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(join(base, "user"), { recursive: true });
-  writeFileSync(join(base, "config.toml"), '[[models]]\nid = "second-model"\nname = "Second"\n');
-  const proc = Bun.spawn([binary, "chat"], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: join(base, "user"),
-      DSH_HOME: join(base, "home"),
-      DSH_CONFIG: join(base, "config.toml"),
-      DSH_BASE_URL: server.url,
-      DSH_API_KEY: "test-key",
-    },
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const { cwd, base, env } = rig.project(name, '[[models]]\nid = "second-model"\nname = "Second"\n');
+  const proc = Bun.spawn([rig.binary, "chat"], { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
   const stdout = watchOutput(proc.stdout);
   const stderr = watchOutput(proc.stderr);
   const say = async (line: string) => {
@@ -54,18 +31,18 @@ function startChat(name: string) {
 
 test("a conversation: two turns, a model switch, then EOF exits 0", async () => {
   const chat = startChat("conversation");
-  server.script(textTurn("first reply"));
+  rig.server.script(textTurn("first reply"));
   await chat.say("hello");
   await chat.stdout.waitFor("first reply");
   await chat.say("/model second-model");
   await chat.stdout.waitFor("model: second-model");
-  server.script(textTurn("second reply"));
+  rig.server.script(textTurn("second reply"));
   await chat.say("and again");
   await chat.stdout.waitFor("second reply");
   chat.proc.stdin.end();
   expect(await chat.proc.exited).toBe(0);
-  expect(server.requests.at(-1)?.body.model).toBe("second-model");
-  const roles = (server.requests.at(-1)?.body.messages as { role: string }[]).map((m) => m.role);
+  expect(rig.server.requests.at(-1)?.body.model).toBe("second-model");
+  const roles = (rig.server.requests.at(-1)?.body.messages as { role: string }[]).map((m) => m.role);
   expect(roles).toEqual(["system", "user", "assistant", "user"]);
 });
 
@@ -73,14 +50,14 @@ test("an approval answered y lets a write outside the project happen; n refuses 
   const chat = startChat("approval");
   const outside = join(chat.base, "outside.txt");
   const refused = join(chat.base, "refused.txt");
-  server.script(toolTurn([{ id: "w1", name: "write_file", args: { path: outside, content: "yes\n" } }]), textTurn("wrote it"));
+  rig.server.script(toolTurn([{ id: "w1", name: "write_file", args: { path: outside, content: "yes\n" } }]), textTurn("wrote it"));
   await chat.say("write outside");
   await chat.stdout.waitFor("Allow? [y/N]");
   await chat.say("y");
   await chat.stdout.waitFor("wrote it");
   expect(readFileSync(outside, "utf8")).toBe("yes\n");
 
-  server.script(toolTurn([{ id: "w2", name: "write_file", args: { path: refused, content: "no\n" } }]), textTurn("could not"));
+  rig.server.script(toolTurn([{ id: "w2", name: "write_file", args: { path: refused, content: "no\n" } }]), textTurn("could not"));
   await chat.say("write again");
   await chat.stdout.waitFor(`Write ${refused}`);
   await chat.stdout.waitFor("Allow? [y/N] ");
@@ -93,12 +70,12 @@ test("an approval answered y lets a write outside the project happen; n refuses 
 
 test("SIGINT cancels the running turn and the chat goes on", async () => {
   const chat = startChat("cancel");
-  server.script({ respond: { stream: [{ text: "thinking about it" }, { until: new Promise(() => {}) }] } });
+  rig.server.script({ respond: { stream: [{ text: "thinking about it" }, { until: new Promise(() => {}) }] } });
   await chat.say("long task");
   await chat.stdout.waitFor("thinking about it");
   chat.proc.kill("SIGINT");
   await chat.stderr.waitFor("dsh: cancelled");
-  server.script(textTurn("still here"));
+  rig.server.script(textTurn("still here"));
   await chat.say("are you there?");
   await chat.stdout.waitFor("still here");
   chat.proc.stdin.end();

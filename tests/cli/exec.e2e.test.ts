@@ -1,76 +1,32 @@
 /** `dsh exec` and friends through the compiled binary, over real pipes, against the test model server. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureBinary } from "../support/binary.ts";
-import { expectReasoningEcho, type ModelServer, startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
+import { type CliRig, startCliRig } from "../support/cli.ts";
+import { expectReasoningEcho, textTurn, toolTurn } from "../support/model-server.ts";
 import { FIRST_TURN_OPENING } from "../support/session-events.ts";
 
-let binary: string;
-let server: ModelServer;
-let root: string;
+let rig: CliRig;
 
 beforeAll(async () => {
-  binary = await ensureBinary();
-  server = await startModelServer();
-  root = realpathSync(mkdtempSync(join(tmpdir(), "dsh-cli-")));
+  rig = await startCliRig("dsh-cli");
 });
 
 afterAll(async () => {
-  await server[Symbol.asyncDispose]();
-  rmSync(root, { recursive: true, force: true });
+  expect(rig.server.failures).toEqual([]);
+  await rig[Symbol.asyncDispose]();
 });
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** A fresh project and state dir per call, so tests stay independent. */
-function sandboxDirs(name: string) {
-  const base = join(root, name);
-  const cwd = join(base, "project");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(join(base, "user"), { recursive: true });
-  writeFileSync(join(base, "config.toml"), "");
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: join(base, "user"),
-    DSH_HOME: join(base, "home"),
-    DSH_CONFIG: join(base, "config.toml"),
-    DSH_BASE_URL: server.url,
-    DSH_API_KEY: "test-key",
-  };
-  return { cwd, env, home: join(base, "home") };
-}
-
-async function dsh(args: string[], options: { cwd: string; env: Record<string, string>; stdin?: string }): Promise<Run> {
-  const proc = Bun.spawn([binary, ...args], {
-    cwd: options.cwd,
-    env: options.env,
-    stdin: options.stdin === undefined ? "ignore" : new Blob([options.stdin]),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
-}
 
 describe("dsh exec", () => {
   test("runs a two-step tool turn: the answer on stdout, activity on stderr, all of it in the session log", async () => {
-    const { cwd, env, home } = sandboxDirs("two-step");
+    const project = rig.project("two-step");
+    const { cwd, home } = project;
     writeFileSync(join(cwd, "README.md"), "# Demo\nA demo project.\n");
-    server.script(
+    rig.server.script(
       toolTurn([{ id: "call_r", name: "read_file", args: { path: "README.md" } }], { reasoning: "read the readme" }),
       { ...textTurn("It is a demo project."), expect: expectReasoningEcho(["read the readme"]) },
     );
-    const run = await dsh(["exec", "what is this project?"], { cwd, env });
+    const run = await rig.run(["exec", "what is this project?"], project);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("It is a demo project.\n");
     expect(run.stderr).toContain("Read README.md");
@@ -94,34 +50,34 @@ describe("dsh exec", () => {
   });
 
   test("--resume continues a saved session with its history", async () => {
-    const { cwd, env } = sandboxDirs("resume");
-    server.script(textTurn("first answer"), textTurn("second answer"));
-    const first = await dsh(["exec", "one"], { cwd, env });
+    const project = rig.project("resume");
+    rig.server.script(textTurn("first answer"), textTurn("second answer"));
+    const first = await rig.run(["exec", "one"], project);
     const id = /session ([0-9a-f-]{36})/.exec(first.stderr)?.[1] ?? "";
-    const requestsBefore = server.requests.length;
-    const second = await dsh(["exec", "--resume", id, "two"], { cwd, env });
+    const requestsBefore = rig.server.requests.length;
+    const second = await rig.run(["exec", "--resume", id, "two"], project);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe("second answer\n");
-    const roles = (server.requests[requestsBefore]?.body.messages as { role: string }[]).map((m) => m.role);
+    const roles = (rig.server.requests[requestsBefore]?.body.messages as { role: string }[]).map((m) => m.role);
     expect(roles).toEqual(["system", "user", "assistant", "user"]);
-    const listed = await dsh(["sessions"], { cwd, env });
+    const listed = await rig.run(["sessions"], project);
     expect(listed.stdout).toContain(id);
     expect(listed.stdout).toContain("one");
   });
 
   test("reads the prompt from stdin with -", async () => {
-    const { cwd, env } = sandboxDirs("stdin");
-    server.script(textTurn("from stdin"));
-    const run = await dsh(["exec", "-"], { cwd, env, stdin: "hello from a pipe\n" });
+    const project = rig.project("stdin");
+    rig.server.script(textTurn("from stdin"));
+    const run = await rig.run(["exec", "-"], project, { stdin: "hello from a pipe\n" });
     expect(run.code).toBe(0);
-    const messages = server.requests.at(-1)?.body.messages as { role: string; content: string }[];
+    const messages = rig.server.requests.at(-1)?.body.messages as { role: string; content: string }[];
     expect(messages.at(-1)?.content).toBe("hello from a pipe\n");
   });
 
   test("a missing API key is one line naming both variables, exit 1", async () => {
-    const { cwd, env } = sandboxDirs("no-key");
-    const { DSH_API_KEY: _, ...withoutKey } = env;
-    const run = await dsh(["exec", "hi"], { cwd, env: withoutKey });
+    const project = rig.project("no-key");
+    const { DSH_API_KEY: _, ...withoutKey } = project.env;
+    const run = await rig.run(["exec", "hi"], project, { env: withoutKey });
     expect(run.code).toBe(1);
     const error = run.stderr.split("\n").find((line) => line.startsWith("dsh: ")) ?? "";
     expect(error).toContain("DSH_API_KEY");
@@ -129,28 +85,28 @@ describe("dsh exec", () => {
   });
 
   test("an unreachable endpoint is a clear error, exit 1", async () => {
-    const { cwd, env } = sandboxDirs("unreachable");
+    const project = rig.project("unreachable");
     const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
     const url = `http://127.0.0.1:${closed.port}`;
     await closed.stop(true);
-    const run = await dsh(["exec", "hi"], { cwd, env: { ...env, DSH_BASE_URL: url } });
+    const run = await rig.run(["exec", "hi"], project, { env: { ...project.env, DSH_BASE_URL: url } });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("127.0.0.1");
   });
 
   test("an unknown flag is a usage error, exit 2", async () => {
-    const { cwd, env } = sandboxDirs("flags");
-    const run = await dsh(["exec", "--frobnicate", "hi"], { cwd, env });
+    const project = rig.project("flags");
+    const run = await rig.run(["exec", "--frobnicate", "hi"], project);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("unknown flag: --frobnicate");
     expect(run.stdout).toBe("");
   });
 
   test("--version and --help", async () => {
-    const { cwd, env } = sandboxDirs("meta");
-    const version = await dsh(["--version"], { cwd, env });
+    const project = rig.project("meta");
+    const version = await rig.run(["--version"], project);
     expect(version).toEqual({ code: 0, stdout: expect.stringMatching(/^dsh \d+\.\d+\.\d+\n$/), stderr: "" });
-    const help = await dsh(["--help"], { cwd, env });
+    const help = await rig.run(["--help"], project);
     expect(help.code).toBe(0);
     for (const word of ["dsh acp", "dsh exec", "--permission", "DSH_API_KEY", "DSH_SANDBOX"]) {
       expect(help.stdout).toContain(word);

@@ -1,53 +1,30 @@
 /** The session lock through the compiled binary: two `dsh exec --resume` runs on one session. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { silentLogger } from "../../src/log.ts";
 import { createSessionStore } from "../../src/session/store.ts";
-import { ensureBinary } from "../support/binary.ts";
-import { type ModelServer, startModelServer, textTurn } from "../support/model-server.ts";
+import { type CliRig, startCliRig } from "../support/cli.ts";
+import { textTurn } from "../support/model-server.ts";
 
-let binary: string;
-let server: ModelServer;
-let root: string;
+let rig: CliRig;
 
 beforeAll(async () => {
-  binary = await ensureBinary();
-  server = await startModelServer();
-  root = realpathSync(mkdtempSync(join(tmpdir(), "dsh-lock-")));
+  rig = await startCliRig("dsh-lock");
 });
 
 afterAll(async () => {
-  await server[Symbol.asyncDispose]();
-  rmSync(root, { recursive: true, force: true });
+  await rig[Symbol.asyncDispose]();
 });
 
-/** Starts `dsh ARGS` in `cwd`; resolves with its exit code and output once it exits. */
-function spawnDsh(args: string[], cwd: string, env: Record<string, string>) {
-  const proc = Bun.spawn([binary, ...args], { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const done = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]).then(
-    ([stdout, stderr, code]) => ({ stdout, stderr, code }),
-  );
-  return { pid: proc.pid, done };
-}
-
 test("a second dsh exec --resume of a session in use exits 1 naming the other process, and the log stays valid", async () => {
-  const cwd = join(root, "project");
-  const home = join(root, "home");
-  mkdirSync(cwd, { recursive: true });
-  writeFileSync(join(root, "config.toml"), "");
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: root,
-    DSH_HOME: home,
-    DSH_CONFIG: join(root, "config.toml"),
-    DSH_BASE_URL: server.url,
-    DSH_API_KEY: "test-key",
-  };
+  const project = rig.project("resumed");
+  const { home } = project;
+  const spawnDsh = (args: string[]) => rig.start(args, project);
+  const server = rig.server;
 
   server.script(textTurn("first answer"));
-  const first = await spawnDsh(["exec", "one"], cwd, env).done;
+  const first = await spawnDsh(["exec", "one"]).done;
   expect(first.code).toBe(0);
   const id = /session ([0-9a-f-]{36})/.exec(first.stderr)?.[1] ?? "";
 
@@ -65,10 +42,10 @@ test("a second dsh exec --resume of a session in use exits 1 naming the other pr
     },
   });
   const requestsBefore = server.requests.length;
-  const holder = spawnDsh(["exec", "--resume", id, "two"], cwd, env);
+  const holder = spawnDsh(["exec", "--resume", id, "two"]);
   await server.received(requestsBefore);
 
-  const second = await spawnDsh(["exec", "--resume", id, "three"], cwd, env).done;
+  const second = await spawnDsh(["exec", "--resume", id, "three"]).done;
   expect(second).toEqual({
     stdout: "",
     stderr: `dsh: session ${id} is open in another dsh process (pid ${holder.pid})\n`,
@@ -84,7 +61,7 @@ test("a second dsh exec --resume of a session in use exits 1 naming the other pr
   expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
   expect(events.filter((event) => event.type === "turn_end").length).toBe(2);
   server.script(textTurn("third answer"));
-  const third = await spawnDsh(["exec", "--resume", id, "four"], cwd, env).done;
+  const third = await spawnDsh(["exec", "--resume", id, "four"]).done;
   expect([third.code, third.stdout]).toEqual([0, "third answer\n"]);
   expect(readdirSync(join(home, "sessions"))).toEqual([`${id}.jsonl`]);
   expect(server.failures).toEqual([]);

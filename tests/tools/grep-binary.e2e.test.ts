@@ -4,59 +4,35 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import * as v from "valibot";
-import { ensureBinary } from "../support/binary.ts";
-import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
-import type { ModelServer } from "../support/model-server.ts";
+import { type CliRig, startCliRig } from "../support/cli.ts";
+import { textTurn, toolTurn } from "../support/model-server.ts";
 
-let binary: string;
-let server: ModelServer;
-let base: string;
+let rig: CliRig;
 
 beforeAll(async () => {
-  binary = await ensureBinary();
-  server = await startModelServer();
-  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "dsh-grep-bin-")));
+  rig = await startCliRig("dsh-grep-bin");
 });
 
 afterAll(async () => {
-  await server[Symbol.asyncDispose]();
-  fs.rmSync(base, { recursive: true, force: true });
+  await rig[Symbol.asyncDispose]();
 });
 
 const ToolMessage = v.object({ role: v.literal("tool"), content: v.string() });
 
 test("dsh exec runs grep in the compiled binary and hands the matches to the model", async () => {
-  const cwd = path.join(base, "project");
+  const project = rig.project("grep");
+  const { cwd } = project;
+  const server = rig.server;
   fs.mkdirSync(path.join(cwd, "src"), { recursive: true });
   fs.writeFileSync(path.join(cwd, "src", "a.ts"), "const x = 1;\nfunction loadAll() {}\n");
   fs.writeFileSync(path.join(cwd, "notes.md"), "nothing here\n");
-  fs.writeFileSync(path.join(base, "config.toml"), "");
   server.script(
     toolTurn([{ id: "call_g", name: "grep", args: { pattern: "function\\s+load" } }]),
     textTurn("found it"),
   );
-  const proc = Bun.spawn([binary, "exec", "where is loadAll?"], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: path.join(base, "user"),
-      DSH_HOME: path.join(base, "state"),
-      DSH_CONFIG: path.join(base, "config.toml"),
-      DSH_BASE_URL: server.url,
-      DSH_API_KEY: "test-key",
-    },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
+  const { code, stdout, stderr } = await rig.run(["exec", "where is loadAll?"], project);
   expect({ code, stdout, failures: server.failures }).toEqual({
     code: 0,
     stdout: "found it\n",
