@@ -22,20 +22,25 @@ export interface ModelCatalogView {
   get(id: string): ModelInfo;
 }
 
-export interface AgentHandleDeps {
-  readonly log: SessionLog;
-  /** The session root, realpath'd. */
-  readonly root: string;
+/** What every session of a service shares: the model, the tools and the seams. */
+export interface AgentCollaborators {
   readonly client: ModelClient;
   readonly catalog: ModelCatalogView;
   readonly tools: ToolRegistry;
   readonly approval: ApprovalSeam;
   readonly runner: CommandRunner;
   readonly interaction: InteractionSeam;
+  /** Settings of a session that has not changed them. */
   readonly defaults: SessionSettings;
+  readonly logger: Logger;
+}
+
+export interface AgentHandleDeps extends AgentCollaborators {
+  readonly log: SessionLog;
+  /** The session root, realpath'd. */
+  readonly root: string;
   readonly maxRequests: number;
   readonly systemPrompt: string;
-  readonly logger: Logger;
   readonly onDispose: () => void;
 }
 

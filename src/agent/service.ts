@@ -4,28 +4,14 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import type { ApprovalSeam } from "../approval/types.ts";
 import { ConflictError, InvalidInputError } from "../errors.ts";
-import type { CommandRunner } from "../exec/types.ts";
-import type { InteractionSeam } from "../interaction/types.ts";
-import type { Logger } from "../log.ts";
-import type { ModelClient } from "../llm/types.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
-import type { ToolRegistry } from "../tools/types.ts";
-import { type ModelCatalogView, createAgentHandle } from "./handle.ts";
+import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
 import { buildSystemPrompt, findInstructions } from "./system-prompt.ts";
-import type { AgentHandle, AgentService, SessionSettings } from "./types.ts";
+import type { AgentHandle, AgentService } from "./types.ts";
 
-export interface AgentServiceDeps {
+export interface AgentServiceDeps extends AgentCollaborators {
   readonly store: SessionStore;
-  readonly client: ModelClient;
-  readonly catalog: ModelCatalogView;
-  readonly tools: ToolRegistry;
-  readonly approval: ApprovalSeam;
-  readonly runner: CommandRunner;
-  readonly interaction: InteractionSeam;
-  /** Settings of a session that has not changed them. */
-  readonly defaults: SessionSettings;
   /** Model requests allowed in one turn before it ends `max_turn_requests`. */
   readonly maxRequestsPerTurn: number;
   /** The user's config dir, searched for an AGENTS.md. */
@@ -34,7 +20,6 @@ export interface AgentServiceDeps {
   readonly homeDir: string;
   readonly platform: string;
   readonly now: () => Date;
-  readonly logger: Logger;
 }
 
 export function createAgentService(deps: AgentServiceDeps): AgentService {
@@ -49,18 +34,11 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       instructions: findInstructions(root, deps.configDir, deps.homeDir),
     });
     return createAgentHandle({
+      ...deps,
       log,
       root,
-      client: deps.client,
-      catalog: deps.catalog,
-      tools: deps.tools,
-      approval: deps.approval,
-      runner: deps.runner,
-      interaction: deps.interaction,
-      defaults: deps.defaults,
       maxRequests: deps.maxRequestsPerTurn,
       systemPrompt,
-      logger: deps.logger,
       onDispose: () => live.delete(log.header.id),
     });
   }
