@@ -78,7 +78,7 @@ export function contentOf(
   }
 }
 
-/** A `tool_call` announcing a call before it runs. */
+/** A `tool_call` announcing a call before it runs (`pending` until its `tool_start`). */
 export function presentCall(
   call: { readonly callId: string; readonly name: string; readonly rawInput: unknown; readonly intent: RenderIntent },
   options: PresentOptions,
@@ -90,7 +90,7 @@ export function presentCall(
     title: intent.title,
     name: call.name,
     kind: kindOf(intent),
-    status: "in_progress",
+    status: "pending",
     rawInput: call.rawInput,
     content: contentOf(intent, callId, options),
     locations: locationsOf(intent),

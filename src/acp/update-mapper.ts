@@ -86,6 +86,10 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
             lastSent: now(),
           });
           return [presentCall(event, options)];
+        case "tool_start":
+          return open.has(event.callId)
+            ? [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress" }]
+            : [];
         case "tool_progress":
           return progress(event.callId, event.chunk);
         case "tool_result": {

@@ -133,6 +133,7 @@ async function runToolCall(deps: TurnDeps, turnId: string, call: ChatToolCall, s
     ...deps.toolContext(call.id, signal),
     progress: (chunk) => deps.publish({ type: "tool_progress", turnId, callId: call.id, chunk }),
   };
+  deps.publish({ type: "tool_start", turnId, callId: call.id });
   const { result, intent } = await deps.tools.execute(call.name, call.arguments, context);
   deps.log.append({ type: "tool_result", turnId, callId: call.id, isError: result.isError, output: result.output, intent });
   deps.publish({ type: "tool_result", turnId, callId: call.id, isError: result.isError, output: result.output, intent });

@@ -33,6 +33,8 @@ export type LiveEvent =
       readonly rawInput: unknown;
       readonly intent: RenderIntent;
     }
+  /** A announced call starts running (calls of one step run one after another). */
+  | { readonly type: "tool_start"; readonly turnId: string; readonly callId: string }
   | { readonly type: "tool_progress"; readonly turnId: string; readonly callId: string; readonly chunk: string }
   | {
       readonly type: "tool_result";

@@ -62,6 +62,7 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
         case "tool_call":
           activity(`${dim("▸")} ${intentTitle(event.intent)}`);
           return;
+        case "tool_start":
         case "tool_progress":
           return;
         case "tool_result":

@@ -27,7 +27,7 @@ describe("presentCall", () => {
       title: "Run `ls`",
       name: "bash",
       kind: "execute",
-      status: "in_progress",
+      status: "pending",
       rawInput: { command: "ls" },
       content: [{ type: "terminal", terminalId: "c1" }],
       locations: [],

@@ -48,10 +48,10 @@ describe("replay", () => {
       ["user_message_chunk", "", ""],
       ["agent_thought_chunk", "", ""],
       ["agent_message_chunk", "", ""],
-      ["tool_call", "c1", "in_progress"],
+      ["tool_call", "c1", "pending"],
       ["tool_call_update", "c1", "completed"],
       ["user_message_chunk", "", ""],
-      ["tool_call", "c2", "in_progress"],
+      ["tool_call", "c2", "pending"],
       // The second turn was interrupted by a crash: its open call failed.
       ["tool_call_update", "c2", "failed"],
     ]);

@@ -28,7 +28,8 @@ describe("tool calls as the client sees them", () => {
       f.model.script(toolTurn([{ id: "call_1", name: "bash", args: { command: "printf 'one\\ntwo\\n'" } }]), textTurn("done"));
       expect(await f.prompt(sessionId, "run it")).toEqual({ stopReason: "end_turn" });
       const calls = toolUpdates(f.h.updates(sessionId), "call_1");
-      expect(calls[0]).toMatchObject({ sessionUpdate: "tool_call", kind: "execute", status: "in_progress", rawInput: { command: "printf 'one\\ntwo\\n'" } });
+      expect(calls[0]).toMatchObject({ sessionUpdate: "tool_call", kind: "execute", status: "pending", rawInput: { command: "printf 'one\\ntwo\\n'" } });
+      expect(calls[1]).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" });
       const last = calls.at(-1);
       expect(last).toMatchObject({ sessionUpdate: "tool_call_update", status: "completed" });
       if (terminalOutput) {
@@ -39,7 +40,7 @@ describe("tool calls as the client sees them", () => {
         // Output (streamed or at the end), then the exit alone in the last update.
         const keys = metaKeys(calls);
         expect(keys[0]).toEqual(["terminal_info"]);
-        expect(keys.slice(1, -1).every((k) => k.length === 1 && k[0] === "terminal_output")).toBe(true);
+        expect(keys.slice(2, -1).every((k) => k.length === 1 && k[0] === "terminal_output")).toBe(true);
         expect(keys.at(-1)).toEqual(["terminal_exit"]);
         const data = calls.map((u) => {
           const out = u._meta?.terminal_output;
@@ -88,7 +89,8 @@ describe("tool calls as the client sees them", () => {
     expect(await f.prompt(sessionId, "read")).toEqual({ stopReason: "end_turn" });
     const updates = f.h.updates(sessionId);
     expect(toolUpdates(updates, "r1").map((u) => [u.kind, u.status])).toEqual([
-      ["read", "in_progress"],
+      ["read", "pending"],
+      [undefined, "in_progress"],
       ["read", "completed"],
     ]);
     const failed = toolUpdates(updates, "r2").at(-1);
@@ -103,7 +105,7 @@ describe("tool calls as the client sees them", () => {
     f.model.script(toolTurn([{ id: "u1", name: "no_such_tool", args: {} }]), textTurn("ok"));
     expect(await f.prompt(sessionId, "go")).toEqual({ stopReason: "end_turn" });
     const calls = toolUpdates(f.h.updates(sessionId), "u1");
-    expect(calls.map((u) => u.status)).toEqual(["in_progress", "failed"]);
+    expect(calls.map((u) => u.status)).toEqual(["pending", "in_progress", "failed"]);
     expect(f.h.problems).toEqual([]);
   });
 });

@@ -76,6 +76,7 @@ describe("a turn", () => {
       "reasoning_delta",
       "usage",
       "tool_call",
+      "tool_start",
       "tool_result",
       "text_delta",
       "usage",
