@@ -60,6 +60,22 @@ const ALLOWED = [
   "PNPM_HOME",
   "XDG_*_HOME",
   "XDG_RUNTIME_DIR",
+  // Trust stores and proxies: without them package managers fail TLS behind a corporate proxy
+  // (a proxy URL that carries credentials is still dropped by the value check).
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+  "REQUESTS_CA_BUNDLE",
+  "CURL_CA_BUNDLE",
+  "GIT_SSL_CAINFO",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "ALL_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "all_proxy",
 ];
 
 const DENIED = [

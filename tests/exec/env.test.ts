@@ -114,6 +114,22 @@ describe("the environment scrub", () => {
     ]);
   });
 
+  test("trust stores and proxies pass without configuration; a proxy with credentials does not", () => {
+    const parent = {
+      SSL_CERT_FILE: "/etc/ssl/corp.pem",
+      NODE_EXTRA_CA_CERTS: "/etc/ssl/corp.pem",
+      https_proxy: "http://proxy:3128",
+      HTTP_PROXY: "http://me:secret@proxy:3128",
+    };
+    const { env } = scrubEnv(parent, { backend: "none", home: "/h", cwd: "/c" });
+    expect([env.SSL_CERT_FILE, env.NODE_EXTRA_CA_CERTS, env.https_proxy, env.HTTP_PROXY]).toEqual([
+      "/etc/ssl/corp.pem",
+      "/etc/ssl/corp.pem",
+      "http://proxy:3128",
+      undefined,
+    ]);
+  });
+
   test("EnvConfig reads the [env] table with defaults", () => {
     expect(v.parse(EnvConfig, {})).toEqual({ include: [], allow_secret: [] });
     expect(v.safeParse(EnvConfig, { include: "PATH" }).success).toBe(false);
