@@ -7,17 +7,14 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { compile } from "../scripts/build.ts";
 import { binaryPath, ensureBinary } from "../tests/support/binary.ts";
 import { median, report } from "./stats.ts";
 
 const RUNS = 30;
 const root = mkdtempSync(join(tmpdir(), "dsh-bench-acp-"));
 const minimal = join(root, "minimal-agent");
-const built = Bun.spawnSync(
-  ["bun", "build", join(import.meta.dir, "fixtures", "minimal-agent.ts"), "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", minimal],
-  { stdout: "ignore", stderr: "inherit" },
-);
-if (built.exitCode !== 0) throw new Error("building the minimal agent failed");
+await compile(join(import.meta.dir, "fixtures", "minimal-agent.ts"), minimal);
 await ensureBinary();
 writeFileSync(join(root, "config.toml"), "");
 const env = {

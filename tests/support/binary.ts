@@ -5,6 +5,7 @@
  */
 import { renameSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { compile } from "../../scripts/build.ts";
 
 const root = join(import.meta.dir, "..", "..");
 export const binaryPath = join(root, "dist", "dsh");
@@ -20,12 +21,7 @@ export function ensureBinary(): Promise<string> {
 async function build(): Promise<string> {
   if (isFresh()) return binaryPath;
   const temp = `${binaryPath}.${process.pid}.tmp`;
-  const proc = Bun.spawn(
-    ["bun", "build", "index.ts", "--compile", "--minify", "--bytecode", "--format=esm", "--outfile", temp],
-    { cwd: root, stdout: "pipe", stderr: "pipe" },
-  );
-  const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
-  if (code !== 0) throw new Error(`bun build failed (${code}): ${stderr}`);
+  await compile(join(root, "index.ts"), temp);
   renameSync(temp, binaryPath);
   return binaryPath;
 }
@@ -38,7 +34,7 @@ function isFresh(): boolean {
     return false;
   }
   // One glob per pattern: Bun.Glob does not expand a `**` inside braces.
-  for (const pattern of ["index.ts", "package.json", "bun.lock", "src/**/*.ts"]) {
+  for (const pattern of ["index.ts", "package.json", "bun.lock", "scripts/build.ts", "src/**/*.ts"]) {
     for (const file of new Bun.Glob(pattern).scanSync({ cwd: root })) {
       if (statSync(join(root, file)).mtimeMs > binaryTime) return false;
     }
