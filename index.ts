@@ -1,10 +1,13 @@
-#!/usr/bin/env bun
+#!/usr/bin/env -S bun --no-env-file --config=/dev/null
 /**
  * dsh: argv to one command. Each command composes what it needs and returns an exit code.
  *
  * Commands are loaded on demand: each evaluates only its own module graph, so `dsh acp` never
  * pays for the chat's readline and `--version` pays for nothing. The specifiers are string
  * literals, so `bun build --compile` still bundles every command into the binary.
+ *
+ * The shebang (used by `bunx dsh` and `./index.ts`) keeps Bun from reading the project's `.env`
+ * and `bunfig.toml`: dsh runs inside projects it does not trust.
  */
 import { version } from "./package.json";
 import { HELP, UsageError, parseArgs } from "./src/cli/args.ts";
