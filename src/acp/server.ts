@@ -45,6 +45,11 @@ export async function runAcpServer(deps: RunAcpDeps): Promise<void> {
     await Promise.all(sessions.map((s) => s.settled()));
     await output.drained();
     connection.close();
+  } else if (connection.signal.reason instanceof acp.MessageTooLargeError) {
+    // The SDK cannot answer a line it refused to buffer; stderr is the only place to say why.
+    logger.error("a message from the client is too large; closing the connection", {
+      error: connection.signal.reason,
+    });
   } else {
     logger.info("client disconnected");
   }
