@@ -1,7 +1,8 @@
 /** What write_file and edit_file share: the diff intent and the approved, atomic write. */
+import { existsSync } from "node:fs";
 import * as path from "node:path";
 import { displayPath } from "./containment.ts";
-import { writeFileAtomic } from "./file-io.ts";
+import { readTextFile, writeFileAtomic } from "./file-io.ts";
 import type { DiffIntent, RenderIntent } from "./intent.ts";
 import type { WriteTarget } from "./paths.ts";
 import type { PresentContext, ToolContext, ToolResult } from "./types.ts";
@@ -101,8 +102,21 @@ export async function applyChange(
 ): Promise<ToolResult<never> | undefined> {
   const refusal = await authorizeWrite(target, changeIntent(verb, change, ctx), ctx, homeDirs);
   if (refusal !== undefined) return refusal;
+  // An approval can take minutes: whatever the user saved meanwhile must not be overwritten.
+  if ((await currentText(target)) !== change.oldText) {
+    return {
+      isError: true,
+      output: `${target.real} changed while waiting for approval; nothing was written (read it again)`,
+    };
+  }
   writeFileAtomic(target, change.newText, ctx.signal);
   return undefined;
+}
+
+/** The target's text now, or null when it does not exist. */
+async function currentText(target: WriteTarget): Promise<string | null> {
+  if (!existsSync(target.real)) return null;
+  return readTextFile(target.real, target.path);
 }
 
 /** "3 lines" / "1 line". */
