@@ -28,7 +28,11 @@ export function createQuestionPrompt(deps: QuestionPromptDeps): InteractionProvi
         const answers: QuestionAnswer[] = [];
         for (const [index, question] of request.questions.entries()) {
           deps.out.write(promptText(question, index, request.questions.length));
-          const line = await lines.next();
+          let line = await lines.next();
+          while (line !== undefined && !signal.aborted && isMistypedPick(question, line)) {
+            deps.out.write(`  Pick from 1 to ${question.options.length}, or type your own answer: `);
+            line = await lines.next();
+          }
           if (signal.aborted) return { outcome: "cancelled" };
           if (line === undefined || line.trim() === "") return { outcome: "declined" };
           answers.push(parseAnswer(question, line));
@@ -51,6 +55,12 @@ export function parseAnswer(question: Question, line: string): QuestionAnswer {
     return option === undefined ? [] : [option.label];
   });
   return { question: question.question, selected };
+}
+
+/** Numbers only, but not a valid pick (out of range, or several for a single choice): ask again. */
+function isMistypedPick(question: Question, line: string): boolean {
+  const text = line.trim();
+  return /^\d+(\s*[,\s]\s*\d+)*$/.test(text) && pickedNumbers(text, question) === undefined;
 }
 
 /** The numbers typed, or undefined when the text is not a valid pick for this question. */

@@ -77,6 +77,11 @@ export function createAskUserQuestionTool(): Tool<typeof AskUserQuestionInput, Q
     available: (ctx) => ctx.interaction.canAsk(ctx.sessionId),
     async execute(input, ctx): Promise<ToolResult<QuestionOutcome>> {
       const questions = toQuestions(input);
+      const repeated = questions.findIndex((q) => new Set(q.options.map((o) => o.label.trim())).size !== q.options.length);
+      // Two options with one label could not be told apart in a form (JSON Schema can't say it).
+      if (repeated !== -1) {
+        return { isError: true, output: `question ${repeated + 1} repeats an option label; give each option a distinct label` };
+      }
       const outcome = await ctx.interaction.ask(
         { sessionId: ctx.sessionId, toolCallId: ctx.toolCallId, questions },
         ctx.signal,

@@ -68,18 +68,20 @@ describe("the terminal question prompt", () => {
     ]);
   });
 
-  test("text that is not a pick is the user's own answer", async () => {
+  test("text that is not a pick is the user's own answer; a mistyped number asks again", async () => {
     using term = terminal();
     const answer = term.prompt.ask(request, new AbortController().signal);
     term.type("DuckDB, embedded");
     term.type("1,7");
+    term.type("1,3");
     expect(await answer).toEqual({
       outcome: "answered",
       answers: [
         { question: databaseQuestion.question, selected: [], custom: "DuckDB, embedded" },
-        { question: featuresQuestion.question, selected: [], custom: "1,7" },
+        { question: featuresQuestion.question, selected: ["Auth", "Search"] },
       ],
     });
+    expect(term.printed.join("")).toContain("Pick from 1 to");
   });
 
   test("an empty answer declines the whole set", async () => {

@@ -170,6 +170,7 @@ describe("ask_user_question arguments", () => {
     ["a long header", { questions: [{ ...question, header: "x".repeat(31) }] }, "- questions.0.header: Invalid length"],
     ["a blank label", { questions: [{ ...question, options: [option, { label: " " }] }] }, "- questions.0.options.1.label"],
     ["multi_select not a bool", { questions: [{ ...question, multi_select: "yes" }] }, "- questions.0.multi_select"],
+    ["a repeated label", { questions: [question, { ...question, options: [option, { label: " A " }] }] }, "question 2 repeats an option label"],
   ];
   for (const [name, input, issue] of cases) {
     test(`rejects ${name} without asking`, async () => {
