@@ -1,21 +1,60 @@
 /** The checks a session's working directory must pass before any agent is built. */
-import { stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { InvalidInputError } from "../errors.ts";
+import { quoted } from "./clip.ts";
 
-/** Resolves when `cwd` is an absolute path to an existing directory; InvalidInputError otherwise. */
+/**
+ * Resolves when `cwd` is an absolute path to an existing directory; InvalidInputError otherwise,
+ * with a message that says what is wrong.
+ */
 export async function checkCwd(cwd: string): Promise<void> {
   checkAbsolute(cwd);
+  // The file system would only say "invalid argument".
+  if (cwd.includes("\0")) throw unusable("cwd contains a NUL byte", cwd);
   let isDirectory: boolean;
   try {
     isDirectory = (await stat(cwd)).isDirectory();
-  } catch {
-    throw new InvalidInputError(`cwd does not exist: ${cwd}`, { cwd });
+  } catch (error) {
+    throw unusable(`cwd ${whyNot(error)}`, cwd);
   }
-  if (!isDirectory) throw new InvalidInputError(`cwd is not a directory: ${cwd}`, { cwd });
+  if (!isDirectory) throw unusable("cwd is not a directory", cwd);
+  await checkNotKernel(cwd);
 }
 
 /** Throws InvalidInputError unless `cwd` is absolute (ACP requires absolute paths). */
 export function checkAbsolute(cwd: string): void {
-  if (!isAbsolute(cwd)) throw new InvalidInputError(`cwd must be an absolute path: ${cwd}`, { cwd });
+  if (!isAbsolute(cwd)) throw unusable("cwd must be an absolute path", cwd);
+}
+
+/**
+ * Directories the kernel makes up (`/proc/self` is dsh's own process): no project lives there,
+ * commands cannot run there, and a file tool writing "under the project" would write to
+ * process state instead.
+ */
+const KERNEL_ROOTS = ["/proc", "/sys", "/dev"];
+
+async function checkNotKernel(cwd: string): Promise<void> {
+  const real = await realpath(cwd).catch(() => cwd);
+  const root = KERNEL_ROOTS.find((r) => real === r || real.startsWith(`${r}/`));
+  if (root !== undefined) throw unusable(`cwd is inside ${root}, a kernel file system, not a project directory`, cwd);
+}
+
+function whyNot(error: unknown): string {
+  const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
+  switch (code) {
+    case "ENAMETOOLONG":
+      return "is too long";
+    case "EACCES":
+    case "EPERM":
+      return "cannot be accessed";
+    case "ELOOP":
+      return "is a symlink loop";
+    default:
+      return "does not exist";
+  }
+}
+
+function unusable(problem: string, cwd: string): InvalidInputError {
+  return new InvalidInputError(`${problem}: ${quoted(cwd)}`, { cwd: quoted(cwd) });
 }
