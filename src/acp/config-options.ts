@@ -8,6 +8,7 @@ import { InvalidInputError } from "../errors.ts";
 import type { Effort } from "../llm/types.ts";
 import { PRESETS, presetOf } from "../permission/knobs.ts";
 import { type PresetChoice, parsePreset, presetChoices } from "../permission/service.ts";
+import { quoted } from "./clip.ts";
 
 /** A model the `model` select offers. */
 export interface AcpModel {
@@ -82,11 +83,13 @@ export function configChange(
 ): Partial<SessionSettings> {
   const { configId } = request;
   if ("type" in request && request.type === "boolean") {
-    throw new InvalidInputError(`config option ${configId} is not a boolean`, { configId });
+    throw new InvalidInputError(`config option ${quoted(configId)} is not a boolean`, { configId: quoted(configId) });
   }
   const value = String(request.value);
   const offered = configOptions(settings, models).find((o) => o.id === configId);
-  if (offered === undefined) throw new InvalidInputError(`unknown config option: ${configId}`, { configId });
+  if (offered === undefined) {
+    throw new InvalidInputError(`unknown config option: ${quoted(configId)}`, { configId: quoted(configId) });
+  }
   switch (configId) {
     case "permission":
       return { knobs: PRESETS[parsePreset(value)] };
@@ -102,7 +105,7 @@ export function configChange(
       break;
     }
   }
-  throw new InvalidInputError(`config option ${configId} has no value ${value}`, { configId, value });
+  throw new InvalidInputError(`config option ${configId} has no value ${quoted(value)}`, { configId, value: quoted(value) });
 }
 
 function currentModel(id: string, models: readonly AcpModel[]): AcpModel | undefined {

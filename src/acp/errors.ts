@@ -5,6 +5,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { DshError, errorMessage } from "../errors.ts";
 import type { LoggedError } from "../session/events.ts";
+import { quoted } from "./clip.ts";
 
 /** What the failing request was about, for errors that name it. */
 export interface ErrorSubject {
@@ -22,7 +23,7 @@ export function toRequestError(error: unknown, subject: ErrorSubject = {}): acp.
     case "invalid_input":
       return acp.RequestError.invalidParams(data, error.message);
     case "not_found": {
-      const scoped = subject.sessionId === undefined ? data : { ...data, sessionId: subject.sessionId };
+      const scoped = subject.sessionId === undefined ? data : { ...data, sessionId: quoted(subject.sessionId) };
       return new acp.RequestError(-32002, `Resource not found: ${error.message}`, scoped);
     }
     case "conflict":

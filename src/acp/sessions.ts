@@ -9,6 +9,7 @@ import { ConflictError, NotFoundError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { type LiveSession, openLiveSession } from "./live-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
+import { quoted } from "./clip.ts";
 import type { AcpApprovalRegistry, AcpFormRegistry } from "./types.ts";
 
 export interface SessionTableDeps {
@@ -66,7 +67,7 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
       if (reserved.has(id)) throw new ConflictError(`session ${id} is still loading`, { sessionId: id });
       const entry = live.get(id);
       if (entry !== undefined) return entry.session;
-      throw new NotFoundError(`no live session ${id} on this connection`, { sessionId: id });
+      throw new NotFoundError(`no live session ${quoted(id)} on this connection`, { sessionId: quoted(id) });
     },
     async reserve(id, work) {
       if (reserved.has(id)) throw new ConflictError(`session ${id} is already loading`, { sessionId: id });
