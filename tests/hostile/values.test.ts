@@ -95,6 +95,70 @@ describe.concurrent("dsh acp hostile values", () => {
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
   });
 
+  test("resource links are passed on as links: dsh reads no file, runs no uri, and a huge name is shortened in the title", async () => {
+    using project = createProject();
+    await using model = await startModelServer();
+    const secret = join(project.root, "user", "secret.txt");
+    writeFileSync(secret, "TOP-SECRET-CONTENT");
+    const hugeName = `n${"ame ".repeat(256 * 1024)}`;
+    const links = [
+      { type: "resource_link", uri: `file://${secret}`, name: "secret.txt" },
+      { type: "resource_link", uri: "javascript:alert(document.cookie)", name: "click me", mimeType: "text/html" },
+      { type: "resource_link", uri: "file:///etc/shadow", name: hugeName, title: "t".repeat(10_000) },
+    ];
+    {
+      await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
+      await dsh.initialize();
+      const sessionId = await dsh.newSession();
+      model.script(textTurn("noted"));
+      const reply = await dsh.call("session/prompt", { sessionId, prompt: [{ type: "text", text: "look" }, ...links] });
+      expect(reply.result).toEqual({ stopReason: "end_turn" });
+      const sent = JSON.stringify(model.requests[0]?.body.messages);
+      expect(sent).toContain(`[secret.txt](file://${secret})`);
+      expect(sent).toContain("[click me](javascript:alert(document.cookie))");
+      expect(sent).not.toContain("TOP-SECRET-CONTENT");
+      const title: unknown = dsh.updates(sessionId).find((u) => JSON.stringify(u).includes('"title"'));
+      expect(title).toEqual({ sessionUpdate: "session_info_update", title: "look" });
+      const events = await readStrictLog(project.logPath(sessionId));
+      expect(events.find((e) => e.type === "user_message")).toMatchObject({ content: [{ type: "text", text: "look" }, ...links] });
+      expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
+
+      // A new process replays the links exactly, on a stdout that stays schema-valid.
+      await using again = await spawnRawAcp(project, { baseUrl: model.url });
+      await again.initialize();
+      const load = await again.call("session/load", { sessionId, cwd: project.cwd, mcpServers: [] });
+      expect(outcome(load)).toBe("ok");
+      const replayed = again.updates(sessionId).filter(
+        (u) => typeof u === "object" && u !== null && "sessionUpdate" in u && u.sessionUpdate === "user_message_chunk",
+      );
+      expect(replayed).toEqual([
+        { sessionUpdate: "user_message_chunk", content: { type: "text", text: "look" } },
+        ...links.map((content) => ({ sessionUpdate: "user_message_chunk", content })),
+      ]);
+      expect(await again.finish()).toEqual({ code: 0, problems: [] });
+    }
+  });
+
+  test("a 5 MB prompt is taken whole: sent to the model, logged, titled in 80 characters", async () => {
+    using project = createProject();
+    await using model = await startModelServer();
+    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
+    await dsh.initialize();
+    const sessionId = await dsh.newSession();
+    const text = `${"word ".repeat(1_000_000)}end`;
+    model.script(textTurn("long read"));
+    const reply = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, text)));
+    expect(reply.result).toEqual({ stopReason: "end_turn" });
+    expect(JSON.stringify(model.requests[0]?.body.messages)).toContain(`word end`);
+    const events = await readStrictLog(project.logPath(sessionId));
+    const logged = events.find((e) => e.type === "user_message");
+    expect(logged?.type === "user_message" && logged.content[0]?.type === "text" ? logged.content[0].text.length : 0).toBe(text.length);
+    expect(endReasons(events)).toEqual(["end_turn"]);
+    const info = dsh.updates(sessionId)[0];
+    expect(info).toEqual({ sessionUpdate: "session_info_update", title: `${"word ".repeat(16).trimEnd()}…` });
+    expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
+  });
+
   test("config values of the wrong type or unknown are refused and change nothing", async () => {
     using project = createProject();
     await using dsh = await spawnRawAcp(project);
