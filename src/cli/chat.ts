@@ -25,20 +25,22 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
   const { handle, composition } = session;
 
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: io.stdinIsTTY });
-  lines = createLineQueue(rl, { discardTypeahead: io.stdinIsTTY });
+  lines = createLineQueue(rl, { terminal: io.stdinIsTTY, write: (text) => io.stdout.write(text) });
   const renderer = createLiveRenderer({ answer: io.stdout, activity: io.stderr, color: io.stderrIsTTY });
   void (async () => {
     for await (const event of handle.events()) renderer.render(event);
   })();
 
   let turnRunning = false;
+  /** The chat itself waits for the next prompt (not a question inside a turn). */
+  let atPrompt = false;
   const onInterrupt = () => {
-    if (lines?.interrupt()) return;
-    if (turnRunning) {
-      handle.cancel();
+    if (atPrompt) {
+      rl.close();
       return;
     }
-    rl.close();
+    if (lines?.interrupt()) return;
+    if (turnRunning) handle.cancel();
   };
   rl.on("SIGINT", onInterrupt);
   process.on("SIGINT", onInterrupt);
@@ -47,8 +49,14 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
   io.stdout.write(`dsh · ${handle.cwd} · ${settingsLine(handle.settings())}\n/help for commands, Ctrl-D to exit\n`);
   try {
     for (;;) {
-      if (io.stdinIsTTY) io.stdout.write("\n› ");
-      const line = await lines.next();
+      if (io.stdinIsTTY) {
+        io.stdout.write("\n");
+        lines.prompt("› ");
+      }
+      atPrompt = true;
+      const line = await lines.next().finally(() => {
+        atPrompt = false;
+      });
       if (line === undefined) break;
       const text = line.trim();
       if (text === "") continue;

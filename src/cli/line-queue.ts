@@ -9,13 +9,23 @@ export interface LineQueue {
    * "y" typed during a turn never approves anything. Piped input keeps them.
    */
   dropTypeahead(): void;
+  /**
+   * Shows `text` as the line the answer is typed on. At a terminal it becomes readline's
+   * prompt, so editing the answer redraws it instead of erasing it; piped, it is just written.
+   */
+  prompt(text: string): void;
   /** Ends a pending `next()` with an empty line (Ctrl-C while a question is open). */
   interrupt(): boolean;
 }
 
 export interface LineQueueOptions {
-  /** Drop type-ahead before an answer (a person at a terminal); piped input keeps it. */
-  readonly discardTypeahead: boolean;
+  /**
+   * A person at a terminal: type-ahead is dropped before a question and prompts go through
+   * readline. Piped input keeps every line and prompts are plain writes.
+   */
+  readonly terminal: boolean;
+  /** Where a prompt is written when not at a terminal. */
+  readonly write: (text: string) => void;
 }
 
 export function createLineQueue(rl: Interface, options: LineQueueOptions): LineQueue {
@@ -49,7 +59,15 @@ export function createLineQueue(rl: Interface, options: LineQueueOptions): LineQ
   return {
     next,
     dropTypeahead() {
-      if (options.discardTypeahead) buffered.length = 0;
+      if (options.terminal) buffered.length = 0;
+    },
+    prompt(text) {
+      if (!options.terminal) {
+        options.write(text);
+        return;
+      }
+      rl.setPrompt(text);
+      rl.prompt();
     },
     interrupt() {
       if (!waiting) return false;

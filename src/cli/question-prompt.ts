@@ -27,10 +27,12 @@ export function createQuestionPrompt(deps: QuestionPromptDeps): InteractionProvi
       try {
         const answers: QuestionAnswer[] = [];
         for (const [index, question] of request.questions.entries()) {
-          deps.out.write(promptText(question, index, request.questions.length));
+          const shown = promptText(question, index, request.questions.length);
+          deps.out.write(shown.body);
+          lines.prompt(shown.answerLine);
           let line = await lines.next();
           while (line !== undefined && !signal.aborted && isMistypedPick(question, line)) {
-            deps.out.write(`  Pick from 1 to ${question.options.length}, or type your own answer: `);
+            lines.prompt(`  Pick from 1 to ${question.options.length}, or type your own answer: `);
             line = await lines.next();
           }
           if (signal.aborted) return { outcome: "cancelled" };
@@ -72,7 +74,8 @@ function pickedNumbers(text: string, question: Question): number[] | undefined {
   return inRange ? numbers : undefined;
 }
 
-function promptText(question: Question, index: number, count: number): string {
+/** The question and its options, then the line the answer is typed on. */
+function promptText(question: Question, index: number, count: number): { body: string; answerLine: string } {
   const counter = count > 1 ? ` (${index + 1}/${count})` : "";
   const header = question.header === undefined ? "" : `[${question.header}] `;
   const options = question.options.map((option, i) => {
@@ -82,5 +85,5 @@ function promptText(question: Question, index: number, count: number): string {
   const how = question.multiSelect
     ? "Numbers separated by commas (e.g. 1,3), or type your own answer; empty to decline: "
     : "A number, or type your own answer; empty to decline: ";
-  return `\n? ${header}${question.question}${counter}\n${options.join("")}  ${how}`;
+  return { body: `\n? ${header}${question.question}${counter}\n${options.join("")}`, answerLine: `  ${how}` };
 }

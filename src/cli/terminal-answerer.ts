@@ -1,5 +1,7 @@
 /** Approval questions answered with y/n at the terminal. Anything but yes is a deny. */
 import type { ApprovalAnswerer } from "../approval/types.ts";
+import type { RenderIntent } from "../tools/intent.ts";
+import { changedLines } from "./changed-lines.ts";
 import type { LineQueue } from "./line-queue.ts";
 import type { TextSink } from "./render.ts";
 
@@ -14,8 +16,8 @@ export function createTerminalAnswerer(deps: TerminalAnswererDeps): ApprovalAnsw
       const lines = deps.lines();
       if (!lines || signal.aborted) return "deny";
       lines.dropTypeahead();
-      const detail = request.intent.type === "terminal" ? `\n  $ ${request.intent.command}` : "";
-      deps.out.write(`\n? ${request.title}${detail}\n  ${request.reason}\n  Allow? [y/N] `);
+      deps.out.write(`\n? ${request.title}\n${detailOf(request.intent)}  ${request.reason}\n`);
+      lines.prompt("  Allow? [y/N] ");
       const onAbort = () => lines.interrupt();
       signal.addEventListener("abort", onAbort, { once: true });
       try {
@@ -27,4 +29,20 @@ export function createTerminalAnswerer(deps: TerminalAnswererDeps): ApprovalAnsw
       }
     },
   };
+}
+
+/** What the person approves: the command, or the lines a write would change. */
+function detailOf(intent: RenderIntent): string {
+  switch (intent.type) {
+    case "terminal":
+      return `  $ ${intent.command}\n`;
+    case "diff":
+      return changedLines(intent.oldText, intent.newText).map((line) => `  ${line}\n`).join("");
+    case "generic":
+      return "";
+    default: {
+      const unhandled: never = intent;
+      return String(unhandled);
+    }
+  }
 }

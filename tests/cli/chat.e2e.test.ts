@@ -53,6 +53,7 @@ test("an approval answered y lets a write outside the project happen; n refuses 
   rig.server.script(toolTurn([{ id: "w1", name: "write_file", args: { path: outside, content: "yes\n" } }]), textTurn("wrote it"));
   await chat.say("write outside");
   await chat.stdout.waitFor("Allow? [y/N]");
+  expect(chat.stdout.text()).toContain("@@ new file\n  + yes\n");
   await chat.say("y");
   await chat.stdout.waitFor("wrote it");
   expect(readFileSync(outside, "utf8")).toBe("yes\n");
@@ -79,5 +80,12 @@ test("SIGINT cancels the running turn and the chat goes on", async () => {
   await chat.say("are you there?");
   await chat.stdout.waitFor("still here");
   chat.proc.stdin.end();
+  expect(await chat.proc.exited).toBe(0);
+});
+
+test("SIGINT at the idle prompt exits", async () => {
+  const chat = startChat("idle-interrupt");
+  await chat.stdout.waitFor("Ctrl-D to exit");
+  chat.proc.kill("SIGINT");
   expect(await chat.proc.exited).toBe(0);
 });
