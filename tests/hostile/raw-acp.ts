@@ -68,6 +68,8 @@ export interface RawAcp extends AsyncDisposable {
   prompt(sessionId: string, text: string): Promise<Id>;
   /** `session/update` params of one session, in order. */
   updates(sessionId: string): unknown[];
+  /** Closes the client's end of dsh's stdout, as a client that stops reading would. */
+  closeStdout(): Promise<void>;
   /** Closes stdin (EOF) and resolves with the exit code. */
   closeStdin(): Promise<number>;
   /** Closes stdin and resolves with the exit code and every stdout problem seen. */
@@ -150,11 +152,12 @@ export async function spawnRawAcp(project: HostileProject, options: RawAcpOption
     }
   };
 
+  const reader = proc.stdout.getReader();
   const ended = (async () => {
     const decoder = new TextDecoder();
     let buffer = "";
-    for await (const chunk of proc.stdout) {
-      buffer += decoder.decode(chunk, { stream: true });
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      buffer += decoder.decode(read.value, { stream: true });
       for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
         receive(buffer.slice(0, nl));
         buffer = buffer.slice(nl + 1);
@@ -231,6 +234,10 @@ export async function spawnRawAcp(project: HostileProject, options: RawAcpOption
       const code = await proc.exited;
       await ended;
       return code;
+    },
+    async closeStdout() {
+      await reader.cancel();
+      await ended;
     },
     async finish() {
       const code = await rawAcp.closeStdin();

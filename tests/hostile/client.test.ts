@@ -1,0 +1,167 @@
+/**
+ * A dead, slow or confused client on the other end of `dsh acp`'s pipes: stdin closed mid-turn,
+ * stdout closed mid-turn, a permission request never answered, answered late or answered with
+ * garbage. dsh never crashes, never hangs, never runs what was not allowed, and the session log
+ * stays whole and loadable.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
+import { endReasons, openTurns, readStrictLog } from "./checks.ts";
+import { type HostileProject, createProject } from "./project.ts";
+import { type AgentRequest, type RawAcp, responseTo, spawnRawAcp } from "./raw-acp.ts";
+
+/** A model step asking to run `touch marker` outside the sandbox (which asks the user first). */
+const escalatedTouch = (id: string, marker: string) =>
+  toolTurn([{ id, name: "bash", args: { command: `touch ${marker}`, escalate: true, justification: "test" } }]);
+
+const isPermissionRequest = (m: { method?: string; id?: unknown }) =>
+  m.method === "session/request_permission" && m.id !== undefined;
+
+/** A fresh `dsh acp` in `project` replays the session without problems; resolves with its updates. */
+async function reload(project: HostileProject, sessionId: string, baseUrl: string): Promise<unknown[]> {
+  await using again = await spawnRawAcp(project, { baseUrl });
+  await again.initialize();
+  const reply = await again.call("session/load", { sessionId, cwd: project.cwd, mcpServers: [] });
+  expect(reply.error).toBeUndefined();
+  expect(await again.finish()).toEqual({ code: 0, problems: [] });
+  return again.updates(sessionId);
+}
+
+/** CPU time a process used, in milliseconds (after it exited). */
+function cpuMs(dsh: RawAcp): number {
+  return Number(dsh.proc.resourceUsage()?.cpuTime.total ?? 0n) / 1000;
+}
+
+describe.concurrent("dsh acp with a dead or slow client", () => {
+  test("stdin closed mid-turn: dsh exits 0 and the turn is logged cancelled", async () => {
+    using project = createProject();
+    await using model = await startModelServer();
+    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
+    await dsh.initialize();
+    const sessionId = await dsh.newSession();
+    const never = Promise.withResolvers<void>();
+    model.script({ respond: { stream: [{ text: "half an answer" }, { until: never.promise }] } });
+    await dsh.prompt(sessionId, "long job");
+    await dsh.waitFor((m) => m.method === "session/update" && JSON.stringify(m.params).includes("half an answer"));
+    expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
+    await model.aborted(0);
+    const events = await readStrictLog(project.logPath(sessionId));
+    expect({ ended: endReasons(events), open: openTurns(events) }).toEqual({ ended: ["cancelled"], open: [] });
+    expect(events.find((e) => e.type === "assistant_text")).toMatchObject({ text: "half an answer" });
+    const replayed = await reload(project, sessionId, model.url);
+    expect(JSON.stringify(replayed)).toContain("half an answer");
+  });
+
+  test("stdout closed mid-turn: dsh notices at its next write, cancels the turn and exits 0 on its own", async () => {
+    using project = createProject();
+    await using model = await startModelServer();
+    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
+    await dsh.initialize();
+    const sessionId = await dsh.newSession();
+    const release = Promise.withResolvers<void>();
+    const never = Promise.withResolvers<void>();
+    model.script({
+      respond: { stream: [{ text: "before" }, { until: release.promise }, { text: " after" }, { until: never.promise }] },
+    });
+    await dsh.prompt(sessionId, "long job");
+    await dsh.waitFor((m) => m.method === "session/update" && JSON.stringify(m.params).includes("before"));
+    await dsh.closeStdout();
+    release.resolve();
+    // stdin stays open: dsh must leave by itself, and without burning CPU on the broken pipe.
+    expect(await dsh.proc.exited).toBe(0);
+    await model.aborted(0);
+    expect(cpuMs(dsh)).toBeLessThan(3_000);
+    const events = await readStrictLog(project.logPath(sessionId));
+    expect({ ended: endReasons(events), open: openTurns(events) }).toEqual({ ended: ["cancelled"], open: [] });
+    expect(events.find((e) => e.type === "assistant_text")).toMatchObject({ text: "before after" });
+    expect(dsh.problems).toEqual([]);
+    await reload(project, sessionId, model.url);
+  });
+
+  test("a permission request never answered, then session/cancel: the prompt ends cancelled and the command never ran", async () => {
+    using project = createProject();
+    await using model = await startModelServer();
+    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
+    await dsh.initialize();
+    const sessionId = await dsh.newSession();
+    const marker = join(project.root, "ran");
+    model.script(escalatedTouch("t1", marker), textTurn("after the cancel"));
+    const prompt = await dsh.prompt(sessionId, "touch it");
+    const asked = await dsh.waitFor(isPermissionRequest);
+    await dsh.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+    const reply = await dsh.waitFor(responseTo(prompt));
+    expect(reply.result).toEqual({ stopReason: "cancelled" });
+    // dsh withdrew its question, so a client can close the dialog.
+    expect(dsh.messages).toContainEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: asked.id } });
+    // An answer that arrives after all that is ignored: it runs nothing.
+    await dsh.send({ jsonrpc: "2.0", id: asked.id ?? null, result: { outcome: { outcome: "selected", optionId: "allow" } } });
+    const next = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "and now?")));
+    expect(next.result).toEqual({ stopReason: "end_turn" });
+    expect(existsSync(marker)).toBe(false);
+    expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
+    const events = await readStrictLog(project.logPath(sessionId));
+    expect(endReasons(events)).toEqual(["cancelled", "end_turn"]);
+    // The cancelled call is answered in the history the model sees next.
+    const history = JSON.stringify(model.requests[1]?.body.messages);
+    expect(history).toContain('"tool_call_id":"t1"');
+  });
+
+  const garbage: [string, (request: AgentRequest) => unknown][] = [
+    ["an empty result", () => ({})],
+    ["a string", () => "allow"],
+    ["an unknown option id", () => ({ outcome: { outcome: "selected", optionId: "allow_always_and_forever" } })],
+    ["a selection without an option id", () => ({ outcome: { outcome: "selected" } })],
+    ["an unknown outcome", () => ({ outcome: { outcome: "approved", optionId: "allow" } })],
+    ["the option's name instead of its id", () => ({ outcome: { outcome: "selected", optionId: "Allow" } })],
+  ];
+  for (const [what, answer] of garbage) {
+    test(`a permission answer that is ${what} denies the command`, async () => {
+      using project = createProject();
+      await using model = await startModelServer();
+      await using dsh = await spawnRawAcp(project, { baseUrl: model.url, answer });
+      await dsh.initialize();
+      const sessionId = await dsh.newSession();
+      const marker = join(project.root, "ran");
+      model.script(escalatedTouch("t1", marker), textTurn("denied, fine"));
+      const reply = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "touch it")));
+      expect(reply.result).toEqual({ stopReason: "end_turn" });
+      expect(dsh.messages.filter(isPermissionRequest)).toHaveLength(1);
+      expect(existsSync(marker)).toBe(false);
+      const events = await readStrictLog(project.logPath(sessionId));
+      expect(events.find((e) => e.type === "tool_result")).toMatchObject({ callId: "t1", isError: true });
+      expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
+    });
+  }
+
+  test("the same request answered allow runs the command (the control for the garbage answers)", async () => {
+    using project = createProject();
+    await using model = await startModelServer();
+    const answer = () => ({ outcome: { outcome: "selected", optionId: "allow" } });
+    await using dsh = await spawnRawAcp(project, { baseUrl: model.url, answer });
+    await dsh.initialize();
+    const sessionId = await dsh.newSession();
+    const marker = join(project.root, "ran");
+    model.script(escalatedTouch("t1", marker), textTurn("done"));
+    expect((await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "touch it")))).result).toEqual({ stopReason: "end_turn" });
+    expect(existsSync(marker)).toBe(true);
+    expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
+  });
+
+  test("a permission request answered with a JSON-RPC error denies the command", async () => {
+    using project = createProject();
+    await using model = await startModelServer();
+    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
+    await dsh.initialize();
+    const sessionId = await dsh.newSession();
+    const marker = join(project.root, "ran");
+    model.script(escalatedTouch("t1", marker), textTurn("denied, fine"));
+    const prompt = await dsh.prompt(sessionId, "touch it");
+    const asked = await dsh.waitFor(isPermissionRequest);
+    await dsh.send({ jsonrpc: "2.0", id: asked.id ?? null, error: { code: -32603, message: "editor crashed" } });
+    expect((await dsh.waitFor(responseTo(prompt))).result).toEqual({ stopReason: "end_turn" });
+    expect(existsSync(marker)).toBe(false);
+    expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
+  });
+});
