@@ -8,8 +8,8 @@ const MAX_SHOWN = 12;
  * `- old` / `+ new` lines under a `@@ line N` header. A new file (`oldText` null) is all `+`.
  */
 export function changedLines(oldText: string | null, newText: string): string[] {
-  const before = oldText === null ? [] : oldText.split("\n");
-  const after = newText.split("\n");
+  const before = oldText === null ? [] : linesOf(oldText);
+  const after = linesOf(newText);
   let start = 0;
   while (start < before.length && start < after.length && before[start] === after[start]) start++;
   let endBefore = before.length;
@@ -22,6 +22,13 @@ export function changedLines(oldText: string | null, newText: string): string[] 
   const removed = clip(before.slice(start, endBefore).map((line) => `- ${line}`));
   const added = clip(after.slice(start, endAfter).map((line) => `+ ${line}`));
   return [header, ...removed, ...added];
+}
+
+/** The lines of a text; a final newline ends the last line rather than starting an empty one. */
+function linesOf(text: string): string[] {
+  const lines = text.split("\n");
+  if (text.endsWith("\n")) lines.pop();
+  return lines;
 }
 
 function clip(lines: string[]): string[] {

@@ -26,7 +26,8 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
 
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: io.stdinIsTTY });
   lines = createLineQueue(rl, { terminal: io.stdinIsTTY, write: (text) => io.stdout.write(text) });
-  const renderer = createLiveRenderer({ answer: io.stdout, activity: io.stderr, color: io.stderrIsTTY });
+  // One stream for everything: activity and questions then appear in the order they happen.
+  const renderer = createLiveRenderer({ answer: io.stdout, activity: io.stdout, color: io.stdinIsTTY });
   void (async () => {
     for await (const event of handle.events()) renderer.render(event);
   })();
@@ -78,7 +79,7 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
     process.off("SIGINT", onInterrupt);
     rl.close();
   }
-  io.stderr.write(`session ${handle.sessionId}\n`);
+  io.stderr.write(`${io.stdinIsTTY ? "\n" : ""}session ${handle.sessionId}\n`);
   return 0;
 }
 

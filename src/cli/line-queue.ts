@@ -1,6 +1,14 @@
 /** Lines typed by the user, consumed one at a time by whoever asks next (chat or an approval). */
 import type { Interface } from "node:readline";
 
+/**
+ * Resolves once everything already queued has run: the live renderer consumes events through
+ * promise callbacks, so a question waits for it, or it would print above the tool call it is about.
+ */
+export function afterQueuedOutput(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 export interface LineQueue {
   /** The next line, or undefined once input has ended. */
   next(): Promise<string | undefined>;

@@ -4,7 +4,7 @@
  * user's own answer and overrides the picks. An empty answer declines the whole set.
  */
 import type { InteractionProvider, Question, QuestionAnswer } from "../interaction/types.ts";
-import type { LineQueue } from "./line-queue.ts";
+import { type LineQueue, afterQueuedOutput } from "./line-queue.ts";
 import type { TextSink } from "./render.ts";
 
 export interface QuestionPromptDeps {
@@ -20,6 +20,7 @@ export function createQuestionPrompt(deps: QuestionPromptDeps): InteractionProvi
     async ask(request, signal) {
       const lines = deps.lines();
       if (lines === undefined) return { outcome: "unavailable", reason: "no terminal input" };
+      await afterQueuedOutput();
       if (signal.aborted) return { outcome: "cancelled" };
       const onAbort = () => lines.interrupt();
       signal.addEventListener("abort", onAbort, { once: true });

@@ -2,7 +2,7 @@
 import type { ApprovalAnswerer } from "../approval/types.ts";
 import type { RenderIntent } from "../tools/intent.ts";
 import { changedLines } from "./changed-lines.ts";
-import type { LineQueue } from "./line-queue.ts";
+import { type LineQueue, afterQueuedOutput } from "./line-queue.ts";
 import type { TextSink } from "./render.ts";
 
 export interface TerminalAnswererDeps {
@@ -14,7 +14,9 @@ export function createTerminalAnswerer(deps: TerminalAnswererDeps): ApprovalAnsw
   return {
     async answer(request, signal) {
       const lines = deps.lines();
-      if (!lines || signal.aborted) return "deny";
+      if (!lines) return "deny";
+      await afterQueuedOutput();
+      if (signal.aborted) return "deny";
       lines.dropTypeahead();
       deps.out.write(`\n? ${request.title}\n${detailOf(request.intent)}  ${request.reason}\n`);
       lines.prompt("  Allow? [y/N] ");

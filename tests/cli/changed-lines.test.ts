@@ -5,8 +5,8 @@ test("an edit shows only the changed block under its first line number", () => {
   expect(changedLines("a\nb\nc\nd\n", "a\nB\nB2\nd\n")).toEqual(["@@ line 2", "- b", "- c", "+ B", "+ B2"]);
 });
 
-test("a new file is all additions", () => {
-  expect(changedLines(null, "x\ny")).toEqual(["@@ new file", "+ x", "+ y"]);
+test("a new file is all additions; a final newline adds no empty line", () => {
+  expect(changedLines(null, "x\ny\n")).toEqual(["@@ new file", "+ x", "+ y"]);
 });
 
 test("a long change is cut with a count of what is left", () => {

@@ -13,11 +13,24 @@ function terminal(atTerminal = false) {
   const input = new PassThrough();
   const rl = createInterface({ input, terminal: false });
   const printed: string[] = [];
-  const lines = createLineQueue(rl, { terminal: atTerminal, write: (text) => printed.push(text) });
-  const prompt = createQuestionPrompt({ lines: () => lines, out: { write: (text) => printed.push(text) } });
+  const waiters: { needle: string; resolve: () => void }[] = [];
+  const print = (text: string) => {
+    printed.push(text);
+    for (const waiter of waiters.filter((w) => printed.join("").includes(w.needle))) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  };
+  const lines = createLineQueue(rl, { terminal: atTerminal, write: print });
+  const prompt = createQuestionPrompt({ lines: () => lines, out: { write: print } });
   return {
     prompt,
     lines,
+    /** Resolves once the printed text contains `needle`. */
+    shown: (needle: string) =>
+      printed.join("").includes(needle)
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waiters.push({ needle, resolve })),
     /** Resolves once readline has delivered the next line (the queue buffers it if unasked). */
     delivered: () => new Promise<void>((resolve) => rl.once("line", () => resolve())),
     printed,
@@ -34,7 +47,9 @@ describe("the terminal question prompt", () => {
     term.type("stray type-ahead");
     await buffered;
     const answer = term.prompt.ask(request, new AbortController().signal);
+    await term.shown(databaseQuestion.question);
     term.type("2");
+    await term.shown(featuresQuestion.question);
     term.type("1");
     expect(await answer).toEqual({
       outcome: "answered",
