@@ -9,9 +9,7 @@ import { quoted } from "./clip.ts";
  * with a message that says what is wrong.
  */
 export async function checkCwd(cwd: string): Promise<void> {
-  checkAbsolute(cwd);
-  // The file system would only say "invalid argument".
-  if (cwd.includes("\0")) throw unusable("cwd contains a NUL byte", cwd);
+  checkCwdText(cwd);
   let isDirectory: boolean;
   try {
     isDirectory = (await stat(cwd)).isDirectory();
@@ -22,9 +20,18 @@ export async function checkCwd(cwd: string): Promise<void> {
   await checkNotKernel(cwd);
 }
 
-/** Throws InvalidInputError unless `cwd` is absolute (ACP requires absolute paths). */
-export function checkAbsolute(cwd: string): void {
+/** The longest path Linux resolves; a longer one cannot name a directory anywhere. */
+const PATH_MAX = 4096;
+
+/**
+ * Throws InvalidInputError unless `cwd` could name a directory at all: absolute (ACP requires
+ * it), without a NUL byte, not longer than a path can be. Touches no file.
+ */
+export function checkCwdText(cwd: string): void {
   if (!isAbsolute(cwd)) throw unusable("cwd must be an absolute path", cwd);
+  // The file system would only say "invalid argument".
+  if (cwd.includes("\0")) throw unusable("cwd contains a NUL byte", cwd);
+  if (cwd.length > PATH_MAX) throw unusable("cwd is too long", cwd);
 }
 
 /**

@@ -8,7 +8,7 @@ import type { AgentService } from "../agent/types.ts";
 import { ConflictError, InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { type AcpModel, configChange, configOptions } from "./config-options.ts";
-import { checkAbsolute, checkCwd } from "./cwd.ts";
+import { checkCwd, checkCwdText } from "./cwd.ts";
 import type { LiveSession } from "./live-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
 import { replayUpdates } from "./replay.ts";
@@ -35,7 +35,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
   ) => {
     const { sessionId, cwd } = params;
     checkSessionId(sessionId);
-    checkAbsolute(cwd);
+    checkCwdText(cwd);
     ignoreMcpServers(deps.logger, params.mcpServers);
     return table.reserve(sessionId, async () => {
       const existing = table.get(sessionId);

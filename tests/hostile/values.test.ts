@@ -201,3 +201,24 @@ describe.concurrent("dsh acp hostile values", () => {
     expect({ events: events.length, open: openTurns(events) }).toEqual({ events: 0, open: [] });
   });
 });
+
+describe.concurrent("dsh acp hostile cwd on load and resume", () => {
+  test("load and resume of a real session refuse a cwd that is not its own, briefly", async () => {
+    using project = createProject();
+    await using dsh = await spawnRawAcp(project);
+    await dsh.initialize();
+    const sessionId = await dsh.newSession();
+    await dsh.call("session/close", { sessionId });
+    const other = join(project.root, "user");
+    for (const cwd of ["project", other, `${project.cwd}\u0000`, `${project.cwd}/${"a".repeat(100_000)}`, "/proc/self"]) {
+      for (const method of ["session/load", "session/resume"]) {
+        const reply = await dsh.call(method, { sessionId, cwd, mcpServers: [] });
+        expect([method, cwd.slice(0, 60), reply.error?.code]).toEqual([method, cwd.slice(0, 60), -32602]);
+      }
+    }
+    expect(dsh.lines.filter((line) => line.length >= MAX_REPLY).map((line) => line.slice(0, 300))).toEqual([]);
+    const load = await dsh.call("session/load", { sessionId, cwd: project.cwd, mcpServers: [] });
+    expect(load.error).toBeUndefined();
+    expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
+  });
+});
