@@ -7,9 +7,10 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
+import { textTurn, toolTurn } from "../support/model-server.ts";
 import { endReasons, openTurns, readStrictLog } from "./checks.ts";
-import { type HostileProject, createProject } from "./project.ts";
+import type { HostileProject } from "./project.ts";
+import { startSession } from "./session-rig.ts";
 import { type AgentRequest, type RawAcp, responseTo, spawnRawAcp } from "./raw-acp.ts";
 
 /** A model step asking to run `touch marker` outside the sandbox (which asks the user first). */
@@ -36,11 +37,8 @@ function cpuMs(dsh: RawAcp): number {
 
 describe.concurrent("dsh acp with a dead or slow client", () => {
   test("stdin closed mid-turn: dsh exits 0 and the turn is logged cancelled", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-    await dsh.initialize();
-    const sessionId = await dsh.newSession();
+    await using rig = await startSession();
+    const { project, model, dsh, sessionId } = rig;
     const never = Promise.withResolvers<void>();
     model.script({ respond: { stream: [{ text: "half an answer" }, { until: never.promise }] } });
     await dsh.prompt(sessionId, "long job");
@@ -55,11 +53,8 @@ describe.concurrent("dsh acp with a dead or slow client", () => {
   });
 
   test("stdout closed mid-turn: dsh notices at its next write, cancels the turn and exits 0 on its own", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-    await dsh.initialize();
-    const sessionId = await dsh.newSession();
+    await using rig = await startSession();
+    const { project, model, dsh, sessionId } = rig;
     const release = Promise.withResolvers<void>();
     const never = Promise.withResolvers<void>();
     model.script({
@@ -81,11 +76,8 @@ describe.concurrent("dsh acp with a dead or slow client", () => {
   });
 
   test("a permission request never answered, then session/cancel: the prompt ends cancelled and the command never ran", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-    await dsh.initialize();
-    const sessionId = await dsh.newSession();
+    await using rig = await startSession();
+    const { project, model, dsh, sessionId } = rig;
     const marker = join(project.root, "ran");
     model.script(escalatedTouch("t1", marker), textTurn("after the cancel"));
     const prompt = await dsh.prompt(sessionId, "touch it");
@@ -108,53 +100,35 @@ describe.concurrent("dsh acp with a dead or slow client", () => {
     expect(history).toContain('"tool_call_id":"t1"');
   });
 
-  const garbage: [string, (request: AgentRequest) => unknown][] = [
-    ["an empty result", () => ({})],
-    ["a string", () => "allow"],
-    ["an unknown option id", () => ({ outcome: { outcome: "selected", optionId: "allow_always_and_forever" } })],
-    ["a selection without an option id", () => ({ outcome: { outcome: "selected" } })],
-    ["an unknown outcome", () => ({ outcome: { outcome: "approved", optionId: "allow" } })],
-    ["the option's name instead of its id", () => ({ outcome: { outcome: "selected", optionId: "Allow" } })],
+  const answers: [string, (request: AgentRequest) => unknown, boolean][] = [
+    ["an empty result", () => ({}), false],
+    ["a string", () => "allow", false],
+    ["an unknown option id", () => ({ outcome: { outcome: "selected", optionId: "allow_always_and_forever" } }), false],
+    ["a selection without an option id", () => ({ outcome: { outcome: "selected" } }), false],
+    ["an unknown outcome", () => ({ outcome: { outcome: "approved", optionId: "allow" } }), false],
+    ["the option's name instead of its id", () => ({ outcome: { outcome: "selected", optionId: "Allow" } }), false],
+    // The control: the same request, answered properly, does run the command.
+    ["allow", () => ({ outcome: { outcome: "selected", optionId: "allow" } }), true],
   ];
-  for (const [what, answer] of garbage) {
-    test(`a permission answer that is ${what} denies the command`, async () => {
-      using project = createProject();
-      await using model = await startModelServer();
-      await using dsh = await spawnRawAcp(project, { baseUrl: model.url, answer });
-      await dsh.initialize();
-      const sessionId = await dsh.newSession();
+  for (const [what, answer, runs] of answers) {
+    test(`a permission answer that is ${what} ${runs ? "runs" : "denies"} the command`, async () => {
+      await using rig = await startSession({ answer });
+      const { project, model, dsh, sessionId } = rig;
       const marker = join(project.root, "ran");
-      model.script(escalatedTouch("t1", marker), textTurn("denied, fine"));
+      model.script(escalatedTouch("t1", marker), textTurn("over"));
       const reply = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "touch it")));
       expect(reply.result).toEqual({ stopReason: "end_turn" });
       expect(dsh.messages.filter(isPermissionRequest)).toHaveLength(1);
-      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(marker)).toBe(runs);
       const events = await readStrictLog(project.logPath(sessionId));
-      expect(events.find((e) => e.type === "tool_result")).toMatchObject({ callId: "t1", isError: true });
+      expect(events.find((e) => e.type === "tool_result")).toMatchObject({ callId: "t1", isError: !runs });
       expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
     });
   }
 
-  test("the same request answered allow runs the command (the control for the garbage answers)", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    const answer = () => ({ outcome: { outcome: "selected", optionId: "allow" } });
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url, answer });
-    await dsh.initialize();
-    const sessionId = await dsh.newSession();
-    const marker = join(project.root, "ran");
-    model.script(escalatedTouch("t1", marker), textTurn("done"));
-    expect((await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "touch it")))).result).toEqual({ stopReason: "end_turn" });
-    expect(existsSync(marker)).toBe(true);
-    expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
-  });
-
   test("a permission request answered with a JSON-RPC error denies the command", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-    await dsh.initialize();
-    const sessionId = await dsh.newSession();
+    await using rig = await startSession();
+    const { project, model, dsh, sessionId } = rig;
     const marker = join(project.root, "ran");
     model.script(escalatedTouch("t1", marker), textTurn("denied, fine"));
     const prompt = await dsh.prompt(sessionId, "touch it");

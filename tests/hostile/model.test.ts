@@ -5,49 +5,39 @@
  * retries are bounded, the log stays whole, and the session takes the next prompt.
  */
 import { describe, expect, test } from "bun:test";
-import { type ScriptedTurn, startModelServer, textTurn } from "../support/model-server.ts";
+import { type ScriptedTurn, textTurn } from "../support/model-server.ts";
 import { endReasons, historyProblems, openTurns, readStrictLog } from "./checks.ts";
-import { createProject } from "./project.ts";
-import { responseTo, spawnRawAcp } from "./raw-acp.ts";
+import { startSession } from "./session-rig.ts";
+import { responseTo } from "./raw-acp.ts";
 
 /** What a failing prompt and the session after it look like. */
 async function failingTurn(turns: readonly ScriptedTurn[], seen?: (text: string) => void) {
-  const project = createProject();
-  const model = await startModelServer();
-  const dsh = await spawnRawAcp(project, { baseUrl: model.url });
-  try {
-    await dsh.initialize();
-    const sessionId = await dsh.newSession();
-    model.script(...turns);
-    const prompt = await dsh.prompt(sessionId, "hi");
-    if (seen !== undefined) {
-      const chunk = await dsh.waitFor((m) => m.method === "session/update" && JSON.stringify(m.params).includes("agent_message_chunk"));
-      seen(JSON.stringify(chunk.params));
-    }
-    const reply = await dsh.waitFor(responseTo(prompt));
-    const requests = model.requests.length;
-    // The session is not stuck: the next prompt is answered.
-    model.script(textTurn("recovered"));
-    const next = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "again")));
-    const exit = await dsh.finish();
-    const events = await readStrictLog(project.logPath(sessionId));
-    const last = model.requests.at(-1)?.body ?? {};
-    return {
-      error: reply.error,
-      requests,
-      next: next.result,
-      exit,
-      ended: endReasons(events),
-      open: openTurns(events),
-      logged: events.find((e) => e.type === "turn_end"),
-      texts: events.flatMap((e) => (e.type === "assistant_text" ? [e.text] : [])),
-      history: historyProblems(last),
-    };
-  } finally {
-    await dsh[Symbol.asyncDispose]();
-    await model[Symbol.asyncDispose]();
-    project[Symbol.dispose]();
+  await using rig = await startSession();
+  const { project, model, dsh, sessionId } = rig;
+  model.script(...turns);
+  const prompt = await dsh.prompt(sessionId, "hi");
+  if (seen !== undefined) {
+    const chunk = await dsh.waitFor((m) => m.method === "session/update" && JSON.stringify(m.params).includes("agent_message_chunk"));
+    seen(JSON.stringify(chunk.params));
   }
+  const reply = await dsh.waitFor(responseTo(prompt));
+  const requests = model.requests.length;
+  // The session is not stuck: the next prompt is answered.
+  model.script(textTurn("recovered"));
+  const next = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "again")));
+  const exit = await dsh.finish();
+  const events = await readStrictLog(project.logPath(sessionId));
+  return {
+    error: reply.error,
+    requests,
+    next: next.result,
+    exit,
+    ended: endReasons(events),
+    open: openTurns(events),
+    logged: events.find((e) => e.type === "turn_end"),
+    texts: events.flatMap((e) => (e.type === "assistant_text" ? [e.text] : [])),
+    history: historyProblems(model.requests.at(-1)?.body ?? {}),
+  };
 }
 
 const host = (message: string | undefined) => message?.replace(/127\.0\.0\.1:\d+/g, "HOST");
@@ -70,11 +60,8 @@ describe.concurrent("dsh acp against a troubled model endpoint", () => {
   });
 
   test("a connection reset before any byte is retried and the turn succeeds", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-    await dsh.initialize();
-    const sessionId = await dsh.newSession();
+    await using rig = await startSession();
+    const { project, model, dsh, sessionId } = rig;
     model.script({ respond: { stream: [{ disconnect: true }] } }, textTurn("second try"));
     const reply = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "hi")));
     expect([reply.result, model.requests.length]).toEqual([{ stopReason: "end_turn" }, 2]);
@@ -103,11 +90,8 @@ describe.concurrent("dsh acp against a troubled model endpoint", () => {
   });
 
   test("a stream that stalls after some text stops at once on session/cancel", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-    await dsh.initialize();
-    const sessionId = await dsh.newSession();
+    await using rig = await startSession();
+    const { project, model, dsh, sessionId } = rig;
     const never = Promise.withResolvers<void>();
     model.script({ respond: { stream: [{ text: "thinking" }, { until: never.promise }] } }, { respond: { hang: true } });
     for (const wait of [

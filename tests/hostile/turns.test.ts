@@ -4,30 +4,27 @@
  * session. The running turn is touched only by what may stop it, and every request is answered.
  */
 import { describe, expect, test } from "bun:test";
-import { startModelServer, textTurn } from "../support/model-server.ts";
+import { textTurn } from "../support/model-server.ts";
 import { endReasons, openTurns, readStrictLog } from "./checks.ts";
-import { createProject } from "./project.ts";
-import { type RawAcp, responseTo, spawnRawAcp } from "./raw-acp.ts";
+import { responseTo } from "./raw-acp.ts";
+import { startSession } from "./session-rig.ts";
 
 /** A session whose first prompt is held by the model until `release`, plus that prompt's id. */
-async function busySession(dsh: RawAcp, model: Awaited<ReturnType<typeof startModelServer>>) {
-  await dsh.initialize();
-  const sessionId = await dsh.newSession();
+async function busySession() {
+  const rig = await startSession();
   const release = Promise.withResolvers<void>();
-  model.script({
+  rig.model.script({
     respond: { stream: [{ text: "working" }, { until: release.promise }, { text: " done" }, { finish: "stop" }, { done: true }] },
   });
-  const prompt = await dsh.prompt(sessionId, "long job");
-  await model.received(0);
-  return { sessionId, prompt, release: () => release.resolve() };
+  const prompt = await rig.dsh.prompt(rig.sessionId, "long job");
+  await rig.model.received(0);
+  return Object.assign(rig, { prompt, release: () => release.resolve() });
 }
 
 describe.concurrent("dsh acp with hostile requests during a turn", () => {
   test("malformed session/cancel notifications are ignored and the turn finishes normally", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-    const { sessionId, prompt, release } = await busySession(dsh, model);
+    await using rig = await busySession();
+    const { project, dsh, sessionId, prompt, release } = rig;
     for (const params of [undefined, null, {}, { sessionId: 5 }, { sessionId: [sessionId] }, "cancel", { sessionid: sessionId }]) {
       await dsh.send({ jsonrpc: "2.0", method: "session/cancel", ...(params === undefined ? {} : { params }) });
     }
@@ -41,10 +38,8 @@ describe.concurrent("dsh acp with hostile requests during a turn", () => {
   });
 
   test("a second prompt while one runs is refused with -32600; the first goes on", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-    const { sessionId, prompt, release } = await busySession(dsh, model);
+    await using rig = await busySession();
+    const { project, model, dsh, sessionId, prompt, release } = rig;
     const second = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "me too")));
     expect(second.error).toMatchObject({ code: -32600, message: `Invalid request: a prompt is already running in session ${sessionId}` });
     const load = await dsh.call("session/load", { sessionId, cwd: project.cwd, mcpServers: [] });
@@ -58,10 +53,8 @@ describe.concurrent("dsh acp with hostile requests during a turn", () => {
   });
 
   test("$/cancel_request for the prompt's id ends the turn cancelled, like session/cancel", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-    const { sessionId, prompt } = await busySession(dsh, model);
+    await using rig = await busySession();
+    const { project, model, dsh, sessionId, prompt } = rig;
     await dsh.send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 987_654 } });
     await dsh.send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: prompt } });
     expect((await dsh.waitFor(responseTo(prompt))).result).toEqual({ stopReason: "cancelled" });
@@ -73,10 +66,8 @@ describe.concurrent("dsh acp with hostile requests during a turn", () => {
   });
 
   test("session/close mid-turn answers the prompt cancelled, then the close; the session loads again", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-    const { sessionId, prompt } = await busySession(dsh, model);
+    await using rig = await busySession();
+    const { project, model, dsh, sessionId, prompt } = rig;
     const close = await dsh.call("session/close", { sessionId });
     const reply = await dsh.waitFor(responseTo(prompt));
     expect([reply.result, close.result]).toEqual([{ stopReason: "cancelled" }, {}]);

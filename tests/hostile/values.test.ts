@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { startModelServer, textTurn } from "../support/model-server.ts";
 import { endReasons, openTurns, readStrictLog } from "./checks.ts";
 import { createProject } from "./project.ts";
+import { startSession } from "./session-rig.ts";
 import { type Wire, responseTo, spawnRawAcp } from "./raw-acp.ts";
 
 const outcome = (reply: Wire) => reply.error?.code ?? "ok";
@@ -47,12 +48,9 @@ describe.concurrent("dsh acp hostile values", () => {
   });
 
   test("a session id that tries to name another file is refused before any file is touched", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-    await dsh.initialize();
     // A real session, and a well-formed log planted where a traversing id would lead.
-    const real = await dsh.newSession();
+    await using rig = await startSession();
+    const { project, model, dsh, sessionId: real } = rig;
     const planted = readdirSync(join(project.home, "sessions")).find((f) => f.endsWith(".jsonl")) ?? "";
     writeFileSync(join(project.root, "evil.jsonl"), readFileSync(join(project.home, "sessions", planted), "utf8"));
     const hostile = [
@@ -140,11 +138,8 @@ describe.concurrent("dsh acp hostile values", () => {
   });
 
   test("a 5 MB prompt is taken whole: sent to the model, logged, titled in 80 characters", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-    await dsh.initialize();
-    const sessionId = await dsh.newSession();
+    await using rig = await startSession();
+    const { project, model, dsh, sessionId } = rig;
     const text = `${"word ".repeat(1_000_000)}end`;
     model.script(textTurn("long read"));
     const reply = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, text)));

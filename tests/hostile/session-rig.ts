@@ -1,0 +1,34 @@
+/**
+ * The usual start of a hostile turn test: a fresh project, a scripted model server, the
+ * compiled `dsh acp` pointed at it, initialized, with one session open in the project.
+ */
+import { type ModelServer, startModelServer } from "../support/model-server.ts";
+import { type HostileProject, createProject } from "./project.ts";
+import { type RawAcp, type RawAcpOptions, spawnRawAcp } from "./raw-acp.ts";
+
+export interface SessionRig extends AsyncDisposable {
+  readonly project: HostileProject;
+  readonly model: ModelServer;
+  readonly dsh: RawAcp;
+  readonly sessionId: string;
+}
+
+/** Starts everything; dispose it with `await using` (dsh, then the server, then the files). */
+export async function startSession(options: Pick<RawAcpOptions, "answer"> = {}): Promise<SessionRig> {
+  const project = createProject();
+  const model = await startModelServer();
+  const dsh = await spawnRawAcp(project, { baseUrl: model.url, answer: options.answer });
+  const dispose = async () => {
+    await dsh[Symbol.asyncDispose]();
+    await model[Symbol.asyncDispose]();
+    project[Symbol.dispose]();
+  };
+  try {
+    await dsh.initialize();
+    const sessionId = await dsh.newSession();
+    return { project, model, dsh, sessionId, [Symbol.asyncDispose]: dispose };
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+}
