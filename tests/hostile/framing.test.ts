@@ -3,9 +3,9 @@
  * limit, a clean close), stdout stays pure JSON-RPC, and the connection goes on serving.
  */
 import { describe, expect, test } from "bun:test";
-import { startModelServer } from "../support/model-server.ts";
 import { endReasons, openTurns, readStrictLog } from "./checks.ts";
 import { createProject } from "./project.ts";
+import { startSession } from "./session-rig.ts";
 import { type Wire, responseTo, spawnRawAcp } from "./raw-acp.ts";
 
 const errorCode = (m: Wire) => m.error?.code;
@@ -114,11 +114,8 @@ describe.concurrent("dsh acp framing", () => {
   });
 
   test("a line over the SDK's 32 MiB limit closes the connection: the turn is logged cancelled and dsh exits 0", async () => {
-    using project = createProject();
-    await using model = await startModelServer();
-    await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-    await dsh.initialize();
-    const sessionId = await dsh.newSession();
+    await using rig = await startSession();
+    const { project, model, dsh, sessionId } = rig;
     const never = Promise.withResolvers<void>();
     model.script({ respond: { stream: [{ text: "working" }, { until: never.promise }] } });
     const prompt = await dsh.prompt(sessionId, "long job");
