@@ -3,9 +3,7 @@
  * line valid, LF-terminated, `seq` strictly increasing, every turn ended unless dsh died), and
  * the model requests it leads to are well formed (every assistant tool call answered).
  */
-import { watch } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname } from "node:path";
 import * as v from "valibot";
 import { SessionEvent, SessionHeader } from "../../src/session/events.ts";
 
@@ -38,26 +36,6 @@ export function openTurns(events: readonly SessionEvent[]): string[] {
 /** The end reasons of the log's turns, in order. */
 export function endReasons(events: readonly SessionEvent[]): string[] {
   return events.flatMap((e) => (e.type === "turn_end" ? [e.reason] : []));
-}
-
-/** Resolves once the log at `path` satisfies `ready` (waits on file changes, never sleeps). */
-export async function waitForLog(path: string, ready: (events: SessionEvent[]) => boolean): Promise<SessionEvent[]> {
-  const { promise, resolve } = Promise.withResolvers<SessionEvent[]>();
-  const check = async () => {
-    try {
-      const events = await readStrictLog(path);
-      if (ready(events)) resolve(events);
-    } catch {
-      // Mid-write or not there yet: the next change event checks again.
-    }
-  };
-  const watcher = watch(dirname(path), () => void check());
-  try {
-    void check();
-    return await promise;
-  } finally {
-    watcher.close();
-  }
 }
 
 const Messages = v.array(
