@@ -49,7 +49,8 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
   const sessionId = handle.sessionId;
   const mapper = createUpdateMapper(deps.options);
   const turns = createWaiters<string>();
-  const calls = createWaiters<string>();
+  // A step can announce any number of calls: remember all of this turn's, forget them at its end.
+  const calls = createWaiters<string>(Number.POSITIVE_INFINITY);
   let titled = handle.history().some((e) => e.type === "user_message");
   let sendFailed = false;
   let inFlight: { controller: AbortController; settled: Promise<void> } | undefined;
@@ -84,6 +85,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     if (event.type === "turn_end") {
       turns.release(event.turnId);
       calls.wakeAll();
+      calls.forget();
     }
   };
 
@@ -146,6 +148,8 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
           permissionParams(request, deps.options),
           { cancellationSignal: signal, stopWaitingOnCancel: true },
         );
+        // The client answers `cancelled` when the user stopped the turn (acp.md §5): end it.
+        if (response.outcome.outcome === "cancelled") cancel();
         return decisionOf(response);
       } catch (error) {
         logger.info("a permission request ended without an answer; denied", { sessionId, error });

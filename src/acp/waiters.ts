@@ -11,6 +11,8 @@ export interface Waiters<K> {
   release(key: K): void;
   /** Wakes every current waiter (what they wait for will not come). */
   wakeAll(): void;
+  /** Forgets every released key (a later `wait` for one waits again). */
+  forget(): void;
   /** Wakes every waiter now and every later `wait` (the source is gone). */
   close(): void;
 }
@@ -41,6 +43,9 @@ export function createWaiters<K>(memory = 256): Waiters<K> {
       }
       for (const wake of pending.get(key) ?? []) wake();
       pending.delete(key);
+    },
+    forget() {
+      done.clear();
     },
     wakeAll() {
       const wakes = [...pending.values()].flat();

@@ -109,7 +109,6 @@ describe("the client's answer", () => {
 
   const denials: [string, NonNullable<RigOptions["onPermission"]>][] = [
     ["reject", () => ({ outcome: { outcome: "selected", optionId: "reject" } })],
-    ["a cancelled outcome", () => ({ outcome: { outcome: "cancelled" } })],
     ["an unknown option id", () => ({ outcome: { outcome: "selected", optionId: "allow_always" } })],
     [
       "an error response",
@@ -123,6 +122,18 @@ describe("the client's answer", () => {
       await expectRefused({ onPermission }, 2);
     });
   }
+
+  test("a cancelled outcome (the user stopped the turn): nothing written, no further question, the turn ends cancelled", async () => {
+    await using rig = await startRig({ onPermission: () => ({ outcome: { outcome: "cancelled" } }) });
+    const { sessionId } = await rig.newSession();
+    scriptAskingTurn(rig);
+    expect(await rig.prompt(sessionId, "write and run")).toEqual({ stopReason: "cancelled" });
+    expect(effects(rig)).toEqual({ wrote: false, ran: false });
+    expect(rig.h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["w1"]);
+    expect(rig.model.requests.length).toBe(1);
+    expect(rig.logLines(sessionId).at(-1)).toMatchObject({ type: "turn_end", reason: "cancelled" });
+    expect(rig.h.problems).toEqual([]);
+  });
 
   test("a client that vanishes while asked: nothing written, nothing run, the turn ends cancelled", async () => {
     const asked = Promise.withResolvers<void>();
