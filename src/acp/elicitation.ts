@@ -13,20 +13,7 @@ import type {
   QuestionOutcome,
 } from "../interaction/types.ts";
 import type { Logger } from "../log.ts";
-
-/** A live session's way of showing its client a form. */
-export interface AcpQuestionTarget {
-  /** The client advertised `elicitation.form` at initialize. */
-  readonly canElicitForm: boolean;
-  /** Sends `elicitation/create`; aborting `signal` must cancel the request. */
-  elicit(params: QuestionFormRequest, signal: AbortSignal): Promise<acp.CreateElicitationResponse>;
-}
-
-/** Sessions live on an ACP connection register here while they are open. */
-export interface AcpQuestionRegistry {
-  /** Routes questions for `sessionId` to `target` until the returned function runs. */
-  register(sessionId: string, target: AcpQuestionTarget): () => void;
-}
+import type { AcpFormRegistry, AcpFormTarget } from "./types.ts";
 
 export interface AcpQuestionerDeps {
   /** Where client failures are noted (they count as a decline). */
@@ -47,8 +34,8 @@ export interface QuestionFormRequest extends QuestionForm {
 }
 
 /** Creates the provider; the composition hands the same object to the ACP bridge. */
-export function createAcpQuestioner(deps: AcpQuestionerDeps = {}): InteractionProvider & AcpQuestionRegistry {
-  const targets = new Map<string, AcpQuestionTarget>();
+export function createAcpQuestioner(deps: AcpQuestionerDeps = {}): InteractionProvider & AcpFormRegistry {
+  const targets = new Map<string, AcpFormTarget>();
   return {
     register(sessionId, target) {
       targets.set(sessionId, target);
@@ -82,24 +69,6 @@ export function createAcpQuestioner(deps: AcpQuestionerDeps = {}): InteractionPr
       }
     },
   };
-}
-
-/**
- * The `elicit` of a target on an ACP connection: sends `elicitation/create` through `client`;
- * aborting the signal sends `$/cancel_request` and stops waiting (rejects with -32800).
- */
-export function elicitOver(client: Pick<acp.AgentContext, "request">): AcpQuestionTarget["elicit"] {
-  return (params, signal) =>
-    client.request(acp.methods.client.elicitation.create, params, {
-      cancellationSignal: signal,
-      stopWaitingOnCancel: true,
-    });
-}
-
-/** Whether a client's capabilities allow form elicitation (`elicitation.form` present, non-null). */
-export function canElicitForm(capabilities: acp.ClientCapabilities | null | undefined): boolean {
-  const form = capabilities?.elicitation?.form;
-  return form !== undefined && form !== null;
 }
 
 /**

@@ -1,13 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk";
-import {
-  type AcpQuestionTarget,
-  type QuestionFormRequest,
-  canElicitForm,
-  createAcpQuestioner,
-  elicitOver,
-  questionsToForm,
-} from "../../src/acp/elicitation.ts";
+import { createAcpQuestioner, questionsToForm } from "../../src/acp/elicitation.ts";
+import { clientOptionsOf } from "../../src/acp/capabilities.ts";
+import type { AcpFormTarget } from "../../src/acp/types.ts";
 import type { QuestionRequest } from "../../src/interaction/types.ts";
 import { createAcpValidator } from "../support/acp-schema.ts";
 import { databaseQuestion, featuresQuestion, sampleQuestions } from "./fakes.ts";
@@ -16,10 +11,10 @@ const request: QuestionRequest = { sessionId: "s-1", toolCallId: "call-1", quest
 
 /** A target that records each form and answers with `answer`. */
 function target(
-  answer: (params: QuestionFormRequest, signal: AbortSignal) => Promise<acp.CreateElicitationResponse>,
+  answer: (params: acp.CreateElicitationRequest, signal: AbortSignal) => Promise<acp.CreateElicitationResponse>,
   canElicit = true,
-): AcpQuestionTarget & { readonly asked: QuestionFormRequest[] } {
-  const asked: QuestionFormRequest[] = [];
+): AcpFormTarget & { readonly asked: acp.CreateElicitationRequest[] } {
+  const asked: acp.CreateElicitationRequest[] = [];
   return {
     asked,
     canElicitForm: canElicit,
@@ -108,7 +103,7 @@ describe("createAcpQuestioner", () => {
   });
 });
 
-describe("canElicitForm", () => {
+describe("the client's form capability", () => {
   test("only a present, non-null elicitation.form counts", () => {
     const cases: [acp.ClientCapabilities | undefined, boolean][] = [
       [undefined, false],
@@ -119,7 +114,7 @@ describe("canElicitForm", () => {
       [{ elicitation: { form: {} } }, true],
       [{ elicitation: { form: {}, url: {} } }, true],
     ];
-    expect(cases.map(([capabilities]) => canElicitForm(capabilities))).toEqual(cases.map(([, expected]) => expected));
+    expect(cases.map(([capabilities]) => clientOptionsOf(capabilities).elicitForm)).toEqual(cases.map(([, expected]) => expected));
   });
 });
 
@@ -164,11 +159,18 @@ function wireProblems(sent: readonly acp.AnyMessage[]): string[] {
   return sent.flatMap((message) => validator.outbound(message));
 }
 
-describe("elicitOver a real ACP connection", () => {
+describe("questions over a real ACP connection", () => {
   const ask = (onElicit: ElicitHandler, signal: AbortSignal) =>
     overTheWire(onElicit, (client) => {
       const questioner = createAcpQuestioner();
-      questioner.register("s-1", { canElicitForm: true, elicit: elicitOver(client) });
+      questioner.register("s-1", {
+        canElicitForm: true,
+        elicit: (params, cancellation) =>
+          client.request(acp.methods.client.elicitation.create, params, {
+            cancellationSignal: cancellation,
+            stopWaitingOnCancel: true,
+          }),
+      });
       return questioner.ask(request, signal);
     });
 
