@@ -45,3 +45,11 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/** The most of a caller's value an error message quotes. */
+const QUOTED_LENGTH = 200;
+
+/** Input quoted back in an error, kept short so the message stays readable. */
+export function quoted(text: string): string {
+  return text.length > QUOTED_LENGTH ? `${text.slice(0, QUOTED_LENGTH)}…` : text;
+}

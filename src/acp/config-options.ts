@@ -4,11 +4,10 @@
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionSettings } from "../agent/types.ts";
-import { InvalidInputError } from "../errors.ts";
+import { InvalidInputError, quoted } from "../errors.ts";
 import type { Effort } from "../llm/types.ts";
 import { PRESETS, presetOf } from "../permission/knobs.ts";
 import { type PresetChoice, parsePreset, presetChoices } from "../permission/service.ts";
-import { quoted } from "./clip.ts";
 
 /** A model the `model` select offers. */
 export interface AcpModel {

@@ -3,9 +3,8 @@
  * `toRequestError`, so a code is mapped in one place and nothing leaks as a bare -32603.
  */
 import * as acp from "@agentclientprotocol/sdk";
-import { DshError, errorMessage } from "../errors.ts";
+import { DshError, errorMessage, quoted } from "../errors.ts";
 import type { LoggedError } from "../session/events.ts";
-import { quoted } from "./clip.ts";
 
 /** What the failing request was about, for errors that name it. */
 export interface ErrorSubject {

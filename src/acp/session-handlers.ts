@@ -8,7 +8,7 @@ import type { AgentService } from "../agent/types.ts";
 import { ConflictError, InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { type AcpModel, configChange, configOptions } from "./config-options.ts";
-import { checkCwd, checkCwdText } from "./cwd.ts";
+import { checkCwd, checkCwdText } from "../session/cwd.ts";
 import type { LiveSession } from "./live-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
 import { replayUpdates } from "./replay.ts";

@@ -5,11 +5,10 @@
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentHandle } from "../agent/types.ts";
-import { ConflictError, NotFoundError } from "../errors.ts";
+import { ConflictError, NotFoundError, quoted } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { type LiveSession, openLiveSession } from "./live-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
-import { quoted } from "./clip.ts";
 import type { AcpApprovalRegistry, AcpFormRegistry } from "./types.ts";
 
 export interface SessionTableDeps {

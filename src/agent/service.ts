@@ -2,8 +2,9 @@
  * The agent service: creates and resumes live sessions. Surfaces reach the loop only through
  * the handles it returns.
  */
-import { realpathSync, statSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { realpath } from "node:fs/promises";
+import { resolve } from "node:path";
+import { checkCwd } from "../session/cwd.ts";
 import { ConflictError, InvalidInputError } from "../errors.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
@@ -45,7 +46,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
 
   return {
     async create({ cwd }) {
-      const root = sessionRoot(cwd);
+      const root = await sessionRoot(cwd);
       const log = await deps.store.create({ cwd });
       live.add(log.header.id);
       return open(log, root);
@@ -63,7 +64,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
             { sessionId: id, cwd: log.header.cwd },
           );
         }
-        return open(log, sessionRoot(log.header.cwd));
+        return open(log, await sessionRoot(log.header.cwd));
       } catch (error) {
         live.delete(id);
         await log?.[Symbol.asyncDispose]();
@@ -75,15 +76,8 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
   };
 }
 
-/** Checks that `cwd` is an absolute, existing directory and returns its realpath. */
-function sessionRoot(cwd: string): string {
-  if (!isAbsolute(cwd)) throw new InvalidInputError(`cwd must be an absolute path: ${cwd}`, { cwd });
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(cwd).isDirectory();
-  } catch {
-    throw new InvalidInputError(`cwd does not exist: ${cwd}`, { cwd });
-  }
-  if (!isDirectory) throw new InvalidInputError(`cwd is not a directory: ${cwd}`, { cwd });
-  return realpathSync(cwd);
+/** Checks `cwd` (absolute, an existing directory, no kernel file system) and returns its realpath. */
+async function sessionRoot(cwd: string): Promise<string> {
+  await checkCwd(cwd);
+  return realpath(cwd);
 }

@@ -2,7 +2,7 @@
  * Configuration: the TOML file, the environment and the flags, merged with the precedence
  * flags > environment > config file > defaults. The only place that knows the env var names.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import * as v from "valibot";
@@ -119,9 +119,17 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
     if (explicit) throw new ConfigError(`config file not found: ${path} (from DSH_CONFIG)`);
     return {};
   }
+  let text: string;
+  try {
+    if (statSync(path).isDirectory()) throw new ConfigError(`${path} is a directory, not a config file`);
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
   let data: unknown;
   try {
-    data = Bun.TOML.parse(readFileSync(path, "utf8"));
+    data = Bun.TOML.parse(text);
   } catch (error) {
     throw new ConfigError(`${path}: not valid TOML: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -100,8 +100,15 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
         return failed(error, parseRetryAfter(response.headers.get("retry-after"), Date.now()));
       }
 
-      const decoder = createSseDecoder();
       const normaliser = createStepNormaliser(`call_${stepNumber(request)}`);
+      if (isJson(response)) {
+        // A 200 that is one JSON document, not a stream: some gateways answer errors this way.
+        const text = await response.text().catch(() => "");
+        const { events } = normaliser.push({ event: "message", data: text });
+        const error = events.find((event) => event.type === "error");
+        return failed(error?.error ?? new LlmError("protocol", `${host} did not answer with an event stream`));
+      }
+      const decoder = createSseDecoder();
       const reader = response.body.getReader();
       let cause: unknown;
       for (;;) {
@@ -200,6 +207,10 @@ function abortedError(): LlmError {
 
 function duration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+}
+
+function isJson(response: Response): boolean {
+  return (response.headers.get("content-type") ?? "").includes("application/json");
 }
 
 function isEventStream(response: Response): boolean {

@@ -4,7 +4,7 @@
  * it; the session itself logs one event per knob that changed.
  */
 import * as v from "valibot";
-import { InvalidInputError } from "../errors.ts";
+import { InvalidInputError, quoted } from "../errors.ts";
 import { type Knobs, PRESETS, PresetId, presetOf } from "./knobs.ts";
 
 /** What a preset picker shows: a preset, or `custom` for knobs that match none. */
@@ -55,7 +55,7 @@ export function parsePreset(preset: string): PresetId {
     );
   }
   const known = PresetId.options.join(", ");
-  throw new InvalidInputError(`unknown permission preset: ${preset} (${known})`, { preset });
+  throw new InvalidInputError(`unknown permission preset: ${quoted(preset)} (${known})`, { preset: quoted(preset) });
 }
 
 /** Every preset, plus `custom` when `knobs` match none. */

@@ -114,22 +114,16 @@ describe.concurrent("dsh exec and dsh chat with hostile setups", () => {
     expect(readdirSync(project.base).sort()).toEqual(["config.toml", "evil.jsonl", "home", "project", "user"]);
   });
 
-  // KNOWN DEFECT (reported; src/app/config.ts is not this suite's to fix): a config path that
-  // is a directory is reported as "not valid TOML: EISDIR: ...", which sends the user looking
-  // for a syntax error. `test.failing` passes while the defect is there; remove it once fixed.
-  test.failing("KNOWN DEFECT: a config path that is a directory is called a directory, not invalid TOML", async () => {
+  test("a config path that is a directory is called a directory, not invalid TOML", async () => {
     const project = rig.project("config-dir-wording");
     const dir = join(project.base, "config.d");
     mkdirSync(dir);
     const [run] = await both(project, [], { DSH_CONFIG: dir });
     expect(run?.stderr).not.toContain("not valid TOML");
+    expect(run?.stderr).toContain("is a directory, not a config file");
   });
 
-  // KNOWN DEFECT (reported; the CLI's --cwd check lives outside src/acp): `dsh acp` refuses a
-  // session cwd in a kernel file system (see values.test.ts), but `--cwd /proc/self` is taken,
-  // and the session's project becomes dsh's own /proc entry. `test.failing` passes while the
-  // defect is there; remove it once fixed.
-  test.failing("KNOWN DEFECT: a --cwd inside /proc is refused like it is over ACP", async () => {
+  test("a --cwd inside /proc is refused like it is over ACP", async () => {
     const project = rig.project("cwd-proc");
     // No API key: should the session be created, its turn fails at once without a model request.
     const run = await rig.run(["exec", "--cwd", "/proc/self", "hello"], project, { env: { ...project.env, DSH_API_KEY: "" } });

@@ -153,11 +153,7 @@ describe.concurrent("dsh acp against a troubled model endpoint", () => {
     ]);
   });
 
-  // KNOWN DEFECT (reported, src/llm/client.ts, not this suite's to fix): a 200 whose body is a
-  // JSON error envelope (not SSE) is reported as "did not answer with an event stream", and
-  // the server's own message is lost. `test.failing` passes while the defect is there; once
-  // fixed, it fails and the marker should be removed.
-  test.failing("KNOWN DEFECT: a 200 JSON error envelope (no stream) ends the turn with the server's message", async () => {
+  test("a 200 JSON error envelope (no stream) ends the turn with the server's message", async () => {
     const envelope: ScriptedTurn = {
       respond: { status: 200, json: { error: { message: "Model Not Exist", type: "invalid_request_error" } } },
     };

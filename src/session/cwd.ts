@@ -1,8 +1,7 @@
 /** The checks a session's working directory must pass before any agent is built. */
 import { realpath, stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
-import { InvalidInputError } from "../errors.ts";
-import { quoted } from "./clip.ts";
+import { InvalidInputError, quoted } from "../errors.ts";
 
 /**
  * Resolves when `cwd` is an absolute path to an existing directory; InvalidInputError otherwise,
