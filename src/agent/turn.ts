@@ -3,8 +3,16 @@
  * limit is hit, the turn is cancelled or an error ends it. Everything the model produced is
  * logged (partial text too, on cancel); live deltas only go to subscribers.
  */
-import type { LlmError, ChatMessage, ChatToolCall, ModelInfo, ToolDefinition, Usage } from "../llm/types.ts";
-import type { ModelClient, Effort } from "../llm/types.ts";
+import type {
+  ChatMessage,
+  ChatToolCall,
+  Effort,
+  LlmError,
+  ModelClient,
+  ModelInfo,
+  ToolDefinition,
+  Usage,
+} from "../llm/types.ts";
 import type { LoggedError } from "../session/events.ts";
 import { foldHistory } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
@@ -37,7 +45,6 @@ interface StepOutput {
 
 /** Runs the model/tool loop of a turn whose start, user message and anchor are logged. */
 export async function runTurnLoop(deps: TurnDeps, turnId: string, signal: AbortSignal): Promise<TurnOutcome> {
-  const { definitions } = deps;
   for (let step = 1; ; step++) {
     if (step > deps.maxRequests) return { turnId, reason: "max_turn_requests" };
     if (signal.aborted) return { turnId, reason: "cancelled" };
@@ -48,7 +55,8 @@ export async function runTurnLoop(deps: TurnDeps, turnId: string, signal: AbortS
       { role: "system", content: deps.systemPrompt },
       ...foldHistory(deps.log.events),
     ];
-    const output = await streamStep(deps, { turnId, model, messages, definitions, effort: settings.effort }, signal);
+    const request = { turnId, model, messages, definitions: deps.definitions, effort: settings.effort };
+    const output = await streamStep(deps, request, signal);
     logStep(deps, turnId, step, output);
 
     if (output.end) return { turnId, ...output.end };
