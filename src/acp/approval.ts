@@ -47,11 +47,14 @@ export function permissionParams(
           ...(options.terminalOutput ? contentOf(intent, request.toolCallId, options) : []),
         ]
       : contentOf(intent, request.toolCallId, options);
+  // The call keeps the title it was announced with (Zed relabels the card, even a terminal's,
+  // with any new title); what is asked goes into the text above the diff or command.
+  const question = request.reason === "" ? request.title : `${request.title}: ${request.reason}`;
   const toolCall: acp.ToolCallUpdate = {
     toolCallId: request.toolCallId,
-    title: request.title,
+    title: intent.title,
     kind: kindOf(intent),
-    content: [...(request.reason === "" ? [] : [textContent(request.reason)]), ...shown],
+    content: [textContent(question), ...shown],
   };
   if (request.rawInput !== undefined) toolCall.rawInput = request.rawInput;
   return {

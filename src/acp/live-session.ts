@@ -81,7 +81,9 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
       if (title !== undefined) await send([{ sessionUpdate: "session_info_update", title }]);
     }
     await send(mapper.map(event));
-    if (event.type === "tool_call") calls.release(event.callId);
+    // Questions about a call wait for its `in_progress` update: a status written after a
+    // permission request would replace Zed's "waiting for confirmation" and cancel the prompt.
+    if (event.type === "tool_start") calls.release(event.callId);
     if (event.type === "turn_end") {
       turns.release(event.turnId);
       calls.wakeAll();
@@ -140,7 +142,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     cancel,
     settled: () => inFlight?.settled ?? Promise.resolve(),
     async requestPermission(request: ApprovalRequest & { readonly toolCallId: string }, signal: AbortSignal) {
-      // The call must be on the client before a permission prompt patches it (zed.md §4).
+      // The call must be on the client, and running, before a permission prompt patches it (zed.md §4).
       await calls.wait(request.toolCallId, signal);
       try {
         const response = await client.request(

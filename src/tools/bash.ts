@@ -8,7 +8,7 @@ import type { ApprovalKind } from "../approval/types.ts";
 import { DshError } from "../errors.ts";
 import type { CommandResult } from "../exec/types.ts";
 import type { SandboxMode } from "../permission/knobs.ts";
-import type { TerminalIntent } from "./intent.ts";
+import type { RenderIntent, TerminalIntent } from "./intent.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
 
 export const BashInput = v.object({
@@ -74,11 +74,17 @@ export function createBashTool(): Tool<typeof BashInput, BashDetails> {
     input: BashInput,
     execute: (input, ctx) => executeBash(input, ctx),
     presentCall: (input, ctx) => terminalIntent(input.command, ctx.cwd),
-    presentResult: (input, result, ctx) => ({
-      ...terminalIntent(input.command, result.details?.cwd ?? ctx.cwd),
-      output: result.details?.output ?? result.output,
-      exit: { code: result.details?.exitCode ?? null, signal: result.details?.signal ?? null },
-    }),
+    presentResult: (input, result, ctx): RenderIntent => {
+      // A command that never ran has no output: the reason is text, not a terminal's print.
+      if (result.details?.ran === false) {
+        return { type: "generic", kind: "execute", title: oneLine(input.command), text: result.output };
+      }
+      return {
+        ...terminalIntent(input.command, result.details?.cwd ?? ctx.cwd),
+        output: result.details?.output ?? result.output,
+        exit: { code: result.details?.exitCode ?? null, signal: result.details?.signal ?? null },
+      };
+    },
   };
 }
 

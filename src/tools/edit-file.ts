@@ -4,7 +4,7 @@ import { InvalidInputError, NotFoundError } from "../errors.ts";
 import { displayPath } from "./containment.ts";
 import { homeDirsOf } from "./credential-paths.ts";
 import { EditMismatchError } from "./errors.ts";
-import { applyChange, changeResultIntent, draftIntent, firstChangedLine } from "./file-change.ts";
+import { applyChange, changeResultIntent, announceIntent, firstChangedLine } from "./file-change.ts";
 import type { FileChangeDetails, WriteToolDeps } from "./file-change.ts";
 import { readTextFile } from "./file-io.ts";
 import { checkWrite } from "./paths.ts";
@@ -77,7 +77,7 @@ export function createEditFileTool(
     },
     // The call shows the replaced fragment; the result carries the whole file's diff.
     presentCall: (input, ctx) =>
-      draftIntent("Edit", input.path, input.old_string, input.new_string, ctx),
+      announceIntent("Edit", input.path, ctx),
     presentResult: (input, result, ctx) => changeResultIntent("Edit", input.path, result, ctx),
   };
 }

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import * as path from "node:path";
 import { displayPath } from "./containment.ts";
 import { readTextFile, writeFileAtomic } from "./file-io.ts";
-import type { DiffIntent, RenderIntent } from "./intent.ts";
+import type { DiffIntent, GenericIntent, RenderIntent } from "./intent.ts";
 import type { WriteTarget } from "./paths.ts";
 import type { PresentContext, ToolContext, ToolResult } from "./types.ts";
 import { authorizeWrite } from "./write-policy.ts";
@@ -56,23 +56,17 @@ export function changeIntent(
 }
 
 /**
- * The call's intent before it runs, from the model's own text (presenters do not read the
- * disk): `oldText` is what the model says it replaces, null when unknown.
+ * The call's intent before it runs: the file and what will happen to it, but no diff yet.
+ * Presenters do not read the disk, so any diff now would be a guess (the model's fragment
+ * at line 1, or a rewrite shown as a new file); the exact diff comes with the result, and
+ * with the approval request when one is needed.
  */
-export function draftIntent(
-  verb: string,
-  inputPath: string,
-  oldText: string | null,
-  newText: string,
-  ctx: PresentContext,
-): DiffIntent {
+export function announceIntent(verb: string, inputPath: string, ctx: PresentContext): GenericIntent {
   const absolute = path.resolve(ctx.cwd, inputPath);
   return {
-    type: "diff",
+    type: "generic",
+    kind: "edit",
     title: `${verb} ${displayPath(ctx.cwd, absolute)}`,
-    path: absolute,
-    oldText,
-    newText,
     locations: [{ path: absolute }],
   };
 }

@@ -5,7 +5,7 @@ import { homeDirsOf } from "./credential-paths.ts";
 import {
   applyChange,
   changeResultIntent,
-  draftIntent,
+  announceIntent,
   firstChangedLine,
   lineCount,
 } from "./file-change.ts";
@@ -61,7 +61,7 @@ export function createWriteFileTool(
     },
     // The old text is unknown before the call runs: the call shows the new content whole,
     // and the result carries the exact diff.
-    presentCall: (input, ctx) => draftIntent("Write", input.path, null, input.content, ctx),
+    presentCall: (input, ctx) => announceIntent("Write", input.path, ctx),
     presentResult: (input, result, ctx) => changeResultIntent("Write", input.path, result, ctx),
   };
 }

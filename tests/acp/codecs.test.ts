@@ -138,7 +138,7 @@ describe("prompt content", () => {
 });
 
 describe("permission requests", () => {
-  test("show the command and the reason, with allow and reject options", () => {
+  test("keep the call's own title, and show what is asked, the command and the options", () => {
     const params = permissionParams(
       {
         sessionId: "s",
@@ -146,7 +146,7 @@ describe("permission requests", () => {
         kind: "escalate",
         title: "Run `make install` unsandboxed",
         reason: "needs network",
-        intent: { type: "terminal", title: "Run", command: "make install", cwd: "/p", output: "" },
+        intent: { type: "terminal", title: "make install", command: "make install", cwd: "/p", output: "" },
         rawInput: { command: "make install", escalate: true },
       },
       { terminalOutput: false },
@@ -155,11 +155,11 @@ describe("permission requests", () => {
       sessionId: "s",
       toolCall: {
         toolCallId: "c",
-        title: "Run `make install` unsandboxed",
+        title: "make install",
         kind: "execute",
         rawInput: { command: "make install", escalate: true },
         content: [
-          { type: "content", content: { type: "text", text: "needs network" } },
+          { type: "content", content: { type: "text", text: "Run `make install` unsandboxed: needs network" } },
           { type: "content", content: { type: "text", text: "```sh\n$ make install\n```" } },
         ],
       },

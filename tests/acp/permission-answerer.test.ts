@@ -91,7 +91,8 @@ describe("the client's answer", () => {
     expect(await rig.prompt(sessionId, "write and run")).toEqual({ stopReason: "end_turn" });
     expect(effects(rig)).toEqual({ wrote: true, ran: true });
     const [write, run] = rig.h.permissions;
-    expect(write?.toolCall).toMatchObject({ toolCallId: "w1", title: `Write ${join(rig.agent.cwd, ".env")}`, kind: "edit" });
+    expect(write?.toolCall).toMatchObject({ toolCallId: "w1", title: "Write .env", kind: "edit" });
+    expect(JSON.stringify(write?.toolCall.content)).toContain(`Write ${join(rig.agent.cwd, ".env")}: `);
     expect(write?.toolCall.content?.some((c) => c.type === "diff" && c.newText === "TOKEN=1\n")).toBe(true);
     expect(run?.toolCall).toMatchObject({
       toolCallId: "b1",

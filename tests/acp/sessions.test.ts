@@ -125,9 +125,14 @@ describe("session/load", () => {
         toolCallId: "w1",
         kind: "edit",
         rawInput: { path: "a.txt", content: "A\n" },
+        locations: [{ path }],
+      }),
+      expect.objectContaining({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "w1",
+        status: "completed",
         content: [{ type: "diff", path, oldText: null, newText: "A\n" }],
       }),
-      expect.objectContaining({ sessionUpdate: "tool_call_update", toolCallId: "w1", status: "completed" }),
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Wrote it." } },
     ]);
     expect(loaded.configOptions?.[0]).toMatchObject({ id: "permission", currentValue: "workspace-write" });

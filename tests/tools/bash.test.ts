@@ -200,7 +200,8 @@ describe("escalation (case 30)", () => {
         rawInput: { command: "touch ran", escalate: true, justification: "needs the network" },
       },
     ]);
-    expect(intent).toMatchObject({ type: "terminal", exit: { code: null, signal: null } });
+    // A command that never ran shows the reason as text, not as terminal output.
+    expect(intent).toMatchObject({ type: "generic", kind: "execute", title: "touch ran" });
   });
 
   test.concurrent("nobody to answer means denied", async () => {

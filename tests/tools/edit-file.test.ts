@@ -140,14 +140,12 @@ describe("edit_file", () => {
     expect(fs.readFileSync(victim, "utf8")).toBe("keep me");
   });
 
-  test("the call shows the replaced fragment before it runs", () => {
+  test("announces the call with the file and no guessed diff (the result brings the exact one)", () => {
     const args = JSON.stringify({ path: "x.ts", old_string: "a", new_string: "b" });
     expect(fx.registry.presentCall("edit_file", args, { cwd: fx.box.root })).toEqual({
-      type: "diff",
+      type: "generic",
+      kind: "edit",
       title: "Edit x.ts",
-      path: path.join(fx.box.root, "x.ts"),
-      oldText: "a",
-      newText: "b",
       locations: [{ path: path.join(fx.box.root, "x.ts") }],
     });
   });

@@ -50,15 +50,13 @@ describe("write_file", () => {
     expect(fs.statSync(file).ino).not.toBe(inode);
   });
 
-  test("presents the call as the whole new content before it runs", () => {
+  test("announces the call with the file and no guessed diff (the result brings the exact one)", () => {
     expect(
       fx.registry.presentCall("write_file", '{"path":"x.ts","content":"hi"}', { cwd: fx.box.root }),
     ).toEqual({
-      type: "diff",
+      type: "generic",
+      kind: "edit",
       title: "Write x.ts",
-      path: path.join(fx.box.root, "x.ts"),
-      oldText: null,
-      newText: "hi",
       locations: [{ path: path.join(fx.box.root, "x.ts") }],
     });
   });
