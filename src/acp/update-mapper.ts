@@ -111,7 +111,8 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
           return [
             {
               sessionUpdate: "usage_update",
-              used: tokenCount(event.usage.promptTokens),
+              // What the context holds after this step: the prompt plus what the model just wrote.
+              used: tokenCount(event.usage.promptTokens + event.usage.completionTokens),
               size: tokenCount(event.contextWindow),
             },
           ];

@@ -47,7 +47,7 @@ describe("session/prompt", () => {
       { sessionUpdate: "session_info_update", title: "say hi" },
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "thinking" } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hello there" } },
-      { sessionUpdate: "usage_update", used: 10, size: expect.any(Number) },
+      { sessionUpdate: "usage_update", used: 15, size: expect.any(Number) },
     ]);
     await f.h.disconnect();
     expect(updatesAfterSettlement(f.h, sessionId)).toEqual([]);

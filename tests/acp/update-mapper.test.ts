@@ -23,7 +23,7 @@ describe("the live update mapper", () => {
     expect(updates).toEqual([
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hmm" } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hello" } },
-      { sessionUpdate: "usage_update", used: 1200, size: 128000 },
+      { sessionUpdate: "usage_update", used: 1205, size: 128000 },
     ]);
     expect(updateProblems(updates)).toEqual([]);
   });
