@@ -61,7 +61,7 @@ export function createEditFileTool(
       const target = checkWrite(ctx.cwd, input.path, homeDirs);
       if (!target.exists)
         throw new NotFoundError(`${target.path} does not exist; use write_file to create it`);
-      const oldText = await readTextFile(target.real, target.path);
+      const oldText = await readTextFile(target.real, target.path, { homeDirs });
       const shown = displayPath(ctx.cwd, target.real);
       const edit = planEdit(oldText, input, shown);
       const line = firstChangedLine(oldText, edit.newText);

@@ -97,7 +97,7 @@ export async function applyChange(
   const refusal = await authorizeWrite(target, changeIntent(verb, change, ctx), ctx, homeDirs);
   if (refusal !== undefined) return refusal;
   // An approval can take minutes: whatever the user saved meanwhile must not be overwritten.
-  if ((await currentText(target)) !== change.oldText) {
+  if ((await currentText(target, homeDirs)) !== change.oldText) {
     return {
       isError: true,
       output: `${target.real} changed while waiting for approval; nothing was written (read it again)`,
@@ -108,9 +108,12 @@ export async function applyChange(
 }
 
 /** The target's text now, or null when it does not exist. */
-async function currentText(target: WriteTarget): Promise<string | null> {
+async function currentText(
+  target: WriteTarget,
+  homeDirs: readonly string[],
+): Promise<string | null> {
   if (!existsSync(target.real)) return null;
-  return readTextFile(target.real, target.path);
+  return readTextFile(target.real, target.path, { homeDirs });
 }
 
 /** "3 lines" / "1 line". */

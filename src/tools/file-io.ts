@@ -7,6 +7,8 @@ import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { NotFoundError } from "../errors.ts";
 import { PathRefusedError, UnsupportedFileError, describeFileError, errorCode } from "./errors.ts";
+import { checkOpenedForRead } from "./opened-path.ts";
+import type { ReadGuard } from "./opened-path.ts";
 import { lstatOrUndefined, openPinnedDirectory } from "./pinned-directory.ts";
 import type { WriteTarget } from "./paths.ts";
 
@@ -35,11 +37,17 @@ export interface OpenedFile extends AsyncDisposable {
 }
 
 /**
- * Opens a regular file for reading without following a final symlink and without blocking.
- * Throws `NotFoundError`, `PathRefusedError` (a symlink appeared) or `UnsupportedFileError`
+ * Opens a regular file for reading without following a final symlink and without blocking,
+ * then checks what was opened against `guard` (a directory in the path may have been swapped
+ * for a symlink since the path was checked). Throws `NotFoundError`, `PathRefusedError` (a
+ * symlink appeared, or the file opened is one the guard refuses) or `UnsupportedFileError`
  * (a directory, a FIFO, a device, a socket).
  */
-export async function openRegularFile(realPath: string, shownPath: string): Promise<OpenedFile> {
+export async function openRegularFile(
+  realPath: string,
+  shownPath: string,
+  guard: ReadGuard,
+): Promise<OpenedFile> {
   let handle: fsp.FileHandle;
   try {
     handle = await fsp.open(realPath, READ_FLAGS);
@@ -52,6 +60,7 @@ export async function openRegularFile(realPath: string, shownPath: string): Prom
     throw describeFileError(error, "read", shownPath);
   }
   try {
+    checkOpenedForRead(handle.fd, realPath, shownPath, guard);
     const stats = await handle.stat();
     if (stats.isDirectory()) {
       throw new UnsupportedFileError(`${shownPath} is a directory; use glob to list its files`);
@@ -74,8 +83,12 @@ export async function openRegularFile(realPath: string, shownPath: string): Prom
  * The bytes of a text file. Throws what `openRegularFile` throws, and `UnsupportedFileError`
  * for a file over `MAX_FILE_BYTES` or a binary one, with a message the model can act on.
  */
-export async function readTextBytes(realPath: string, shownPath: string): Promise<Uint8Array> {
-  await using file = await openRegularFile(realPath, shownPath);
+export async function readTextBytes(
+  realPath: string,
+  shownPath: string,
+  guard: ReadGuard,
+): Promise<Uint8Array> {
+  await using file = await openRegularFile(realPath, shownPath, guard);
   if (file.size > MAX_FILE_BYTES) {
     throw new UnsupportedFileError(
       `${shownPath} is ${formatBytes(file.size)}, over the ${formatBytes(MAX_FILE_BYTES)} limit; ` +
@@ -96,8 +109,12 @@ export async function readTextBytes(realPath: string, shownPath: string): Promis
  * U+FEFF, so that writing the text back reproduces every byte the change does not touch.
  * Throws what `readTextBytes` throws, and `UnsupportedFileError` when the file is not UTF-8.
  */
-export async function readTextFile(realPath: string, shownPath: string): Promise<string> {
-  const bytes = await readTextBytes(realPath, shownPath);
+export async function readTextFile(
+  realPath: string,
+  shownPath: string,
+  guard: ReadGuard,
+): Promise<string> {
+  const bytes = await readTextBytes(realPath, shownPath, guard);
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {

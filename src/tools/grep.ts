@@ -15,6 +15,7 @@ import { MAX_FILE_BYTES, formatBytes, looksBinary, openRegularFile } from "./fil
 import { MATCH_BUDGET_MS, createLineMatcher } from "./grep-matcher.ts";
 import type { LineMatcher } from "./grep-matcher.ts";
 import type { Location } from "./intent.ts";
+import type { ReadGuard } from "./opened-path.ts";
 import { resolveForRead } from "./paths.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
 import type { SearchDetails } from "./search-intent.ts";
@@ -91,7 +92,7 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
         budgetMs: deps.matchBudgetMs ?? MATCH_BUDGET_MS,
         signal: ctx.signal,
       });
-      const search = createBatchedSearch(matcher, tally, ctx);
+      const search = createBatchedSearch(matcher, tally, ctx, { homeDirs, within: base.real });
       let capped = false;
       if ((await fsp.stat(base.real)).isDirectory()) {
         const walk = await walkFiles(
@@ -152,7 +153,12 @@ interface ReadFile {
  * matches one batch while the next is read. `add` resolves false once the match cap is
  * reached; `finish` waits for the last batch.
  */
-function createBatchedSearch(matcher: LineMatcher, tally: Tally, ctx: ToolContext) {
+function createBatchedSearch(
+  matcher: LineMatcher,
+  tally: Tally,
+  ctx: ToolContext,
+  guard: ReadGuard,
+) {
   let batch: string[] = [];
   // The previous batch's match and merge: true while the cap is not reached.
   let matching: Promise<boolean> = Promise.resolve(true);
@@ -178,7 +184,7 @@ function createBatchedSearch(matcher: LineMatcher, tally: Tally, ctx: ToolContex
     const files = batch;
     batch = [];
     ctx.signal.throwIfAborted();
-    const read = await Promise.all(files.map(readForSearch));
+    const read = await Promise.all(files.map((file) => readForSearch(file, guard)));
     if (!(await matching)) return false;
     matching = merge(read);
     // Awaited by the next flush or by finish; handled here so a rejection meanwhile is not
@@ -198,11 +204,11 @@ function createBatchedSearch(matcher: LineMatcher, tally: Tally, ctx: ToolContex
 }
 
 /** A file's bytes; binary, unreadable and huge files have none. */
-async function readForSearch(file: string): Promise<ReadFile> {
+async function readForSearch(file: string, guard: ReadGuard): Promise<ReadFile> {
   const none = { file, bytes: undefined, tooLarge: false };
   let bytes: Uint8Array;
   try {
-    await using opened = await openRegularFile(file, file);
+    await using opened = await openRegularFile(file, file, guard);
     if (opened.size > MAX_FILE_BYTES) return { ...none, tooLarge: true };
     bytes = await opened.read();
   } catch {

@@ -14,6 +14,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { PathRefusedError, UnsupportedFileError, errorCode } from "./errors.ts";
+import { openedPath, procFdAvailable as viaProc } from "./opened-path.ts";
 
 /** A held directory; dispose closes it. */
 export interface PinnedDirectory extends Disposable {
@@ -24,7 +25,6 @@ export interface PinnedDirectory extends Disposable {
 }
 
 const DIRECTORY_FLAGS = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
-const viaProc = process.platform === "linux" && fs.existsSync("/proc/self/fd");
 
 /**
  * Opens `realDir` (a path without symlinks), creating its missing components one by one.
@@ -101,17 +101,7 @@ function openDirectory(openPath: string, shownPath: string): number {
 
 /** The held descriptor must be the directory at `expected`. */
 function checkHeld(fd: number, expected: string): void {
-  let actual: string;
-  if (viaProc) {
-    actual = fs.readlinkSync(`/proc/self/fd/${fd}`);
-  } else {
-    const held = fs.fstatSync(fd);
-    const there = fs.statSync(expected, { throwIfNoEntry: false });
-    actual =
-      there !== undefined && there.ino === held.ino && there.dev === held.dev
-        ? fs.realpathSync(expected)
-        : "";
-  }
+  const actual = openedPath(fd, expected);
   if (actual !== expected) {
     throw new PathRefusedError(
       `${expected} changed while being written (a symlink was swapped in); nothing was written`,

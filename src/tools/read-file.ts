@@ -67,7 +67,7 @@ export function createReadFileTool(
     input: ReadFileInput,
     async execute(input, ctx): Promise<ToolResult<ReadFileDetails>> {
       const located = resolveForRead(ctx.cwd, input.path, homeDirs);
-      const bytes = await readTextBytes(located.real, located.path);
+      const bytes = await readTextBytes(located.real, located.path, { homeDirs });
       const { text, valid } = decodeForDisplay(bytes);
       const result = numberLines(
         located.path,
