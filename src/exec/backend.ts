@@ -7,6 +7,7 @@ import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import { SandboxUnavailableError } from "./errors.ts";
 import { credentialMasks, credentialPaths, isWithin, workspaceGuards } from "./guards.ts";
 import type { Guard } from "./guards.ts";
+import { hostServiceMasks } from "./host-services.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
@@ -46,6 +47,8 @@ export interface BackendOptions {
   readonly path: string | undefined;
   readonly home: string;
   readonly stateDir: string;
+  /** The parent's `XDG_RUNTIME_DIR`, hidden like `/run/user` when it lies elsewhere. */
+  readonly runtimeDir?: string;
   readonly probeTimeoutMs: number;
 }
 
@@ -95,6 +98,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     configured: options.bwrapPath !== undefined,
     home: options.home,
     stateDir: options.stateDir,
+    runtimeDir: options.runtimeDir,
     path: options.path,
     timeoutMs: options.probeTimeoutMs,
   });
@@ -109,7 +113,8 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       const guards =
         input.mode === "workspace-write" ? workspaceGuards(input.workspace, options.stateDir) : [];
       const masks = credentialMasks(options.home);
-      const plan = { ...input, guards, masks, network: false };
+      const services = hostServiceMasks(options.runtimeDir);
+      const plan = { ...input, guards, masks, services, network: false };
       const filter = program === undefined ? undefined : seccompFd(program);
       const wrapped = [bwrap, ...bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, argv)];
       const close = () => filter?.close();
@@ -119,6 +124,9 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       if (isWithin(workspace, path)) return undefined;
       if (privateRoots.some((root) => isWithin(root, path))) {
         return "it lies under a directory the sandbox replaces with its own (/tmp, /dev, /proc)";
+      }
+      if (hostServiceMasks(options.runtimeDir).some((mask) => isWithin(mask.path, path))) {
+        return "it lies in a runtime directory the sandbox hides (/run/user, XDG_RUNTIME_DIR)";
       }
       if (credentialMasks(options.home).some((mask) => isWithin(mask.path, path))) {
         return "it lies in a credential store the sandbox hides";

@@ -1,7 +1,8 @@
 /**
  * The bubblewrap argument plan (sandbox.md §3.2). Order is significant: the private `/tmp`
- * comes before the workspace bind (a later tmpfs would hide a workspace under `/tmp`), and
- * the read-only re-binds of protected paths and the credential masks come after it.
+ * and the host-service masks come before the workspace bind (a later tmpfs would hide a
+ * workspace under `/tmp` or `/run/user`), and the read-only re-binds of protected paths and
+ * the credential masks come after it.
  */
 import { InvalidInputError } from "../errors.ts";
 import type { Guard, Mask } from "./guards.ts";
@@ -16,6 +17,8 @@ export interface SandboxPlan {
   /** Protections inside the workspace (used under `workspace-write` only). */
   readonly guards: readonly Guard[];
   readonly masks: readonly Mask[];
+  /** Runtime directories and service sockets: private tmpfs dirs and `/dev/null`, before the workspace. */
+  readonly services: readonly Mask[];
   /** Network stays off for both sandboxed modes today; kept for a future preset. */
   readonly network: boolean;
 }
@@ -47,6 +50,11 @@ export function bwrapArgs(
   // As root, bwrap keeps every capability unless told to drop them.
   args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+  // Writable tmpfs, so bwrap can still create the mount point of a workspace inside one.
+  for (const service of plan.services) {
+    const path = checked(service.path);
+    args.push(...(service.type === "dir" ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path]));
+  }
   const writable = plan.mode === "workspace-write";
   args.push(writable ? "--bind" : "--ro-bind", checked(plan.workspace), plan.workspace);
   if (writable) for (const guard of plan.guards) args.push(...guardArgs(guard));

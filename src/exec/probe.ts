@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { BwrapFeatures } from "./bwrap.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { credentialMasks, workspaceGuards } from "./guards.ts";
+import { hostServiceMasks } from "./host-services.ts";
 import { findExecutable, isExecutableFile, untrustedReason } from "./locate.ts";
 import { seccompFd, seccompProgram } from "./seccomp.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
@@ -21,6 +22,7 @@ export interface BwrapProbeInput {
   readonly configured: boolean;
   readonly home: string;
   readonly stateDir: string;
+  readonly runtimeDir?: string;
   readonly path: string | undefined;
   readonly timeoutMs: number;
 }
@@ -61,6 +63,7 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
       cwd: scratch,
       guards: workspaceGuards(scratch, input.stateDir),
       masks: credentialMasks(input.home),
+      services: hostServiceMasks(input.runtimeDir),
       network: false,
     };
     const truePath =

@@ -85,6 +85,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       path: deps.env.PATH,
       home: deps.home,
       stateDir: deps.stateDir,
+      runtimeDir: deps.env.XDG_RUNTIME_DIR,
       probeTimeoutMs: limits.probeTimeoutMs,
     }).then((opened) => {
       const { backend: name, ok, reason } = opened.status;

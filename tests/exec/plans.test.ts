@@ -12,7 +12,7 @@ import { tempDir } from "./helpers.ts";
 const argv = ["/bin/bash", "-c", "echo hi"];
 
 describe("the bwrap argument plan", () => {
-  test("orders namespaces, capability drop, read-only root, private /tmp, workspace, guards, masks", () => {
+  test("orders namespaces, capability drop, read-only root, private /tmp and services, workspace, guards, masks", () => {
     const args = bwrapArgs(
       {
         mode: "workspace-write",
@@ -28,6 +28,10 @@ describe("the bwrap argument plan", () => {
         masks: [
           { type: "dir", path: "/home/u/.ssh" },
           { type: "file", path: "/home/u/.netrc" },
+        ],
+        services: [
+          { type: "dir", path: "/run/user" },
+          { type: "file", path: "/run/docker.sock" },
         ],
         network: false,
       },
@@ -55,6 +59,11 @@ describe("the bwrap argument plan", () => {
       "/proc",
       "--tmpfs",
       "/tmp",
+      "--tmpfs",
+      "/run/user",
+      "--ro-bind",
+      "/dev/null",
+      "/run/docker.sock",
       "--bind",
       "/tmp/ws",
       "/tmp/ws",
@@ -95,6 +104,7 @@ describe("the bwrap argument plan", () => {
         cwd: "/w",
         guards: [{ type: "pin", path: "/w/.git" }],
         masks: [],
+        services: [],
         network: false,
       },
       { disableUserns: false },
@@ -119,6 +129,7 @@ describe("the bwrap argument plan", () => {
       cwd: "/w",
       guards: [],
       masks: [],
+      services: [],
       network: false,
     };
     expect(() => bwrapArgs(plan, { disableUserns: true }, argv)).toThrow(InvalidInputError);
