@@ -3,6 +3,7 @@
  * here, in the sandbox of the session's mode, with a scrubbed environment, a timeout, an
  * output cap, and a process-group kill that leaves no descendant behind.
  */
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -188,13 +189,25 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   };
 }
 
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 function clampTimeout(ms: number, limits: RunnerLimits): number {
   return Math.min(limits.maxTimeoutMs, Math.max(limits.minTimeoutMs, Math.round(ms)));
 }
 
-/** A writable `/`, home directory or ancestor of it would leave nothing worth sandboxing. */
+/**
+ * A writable `/`, home directory or ancestor of it would leave nothing worth sandboxing. The
+ * workspace is a realpath, so home is compared both as given and resolved through symlinks.
+ */
 function refuseBroadWorkspace(workspace: string, home: string): void {
-  if (workspace === "/" || isWithin(workspace, resolve(home))) {
+  const homes = [resolve(home), realpathOr(resolve(home))];
+  if (workspace === "/" || homes.some((path) => isWithin(workspace, path))) {
     throw new InvalidInputError(
       `refusing to make ${workspace} writable in the sandbox: it is / or contains your home ` +
         "directory; open a project directory instead, or choose danger-full-access",

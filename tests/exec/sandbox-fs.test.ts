@@ -3,7 +3,7 @@
  * also checks on the host that the side effect did not happen.
  */
 import { afterAll, describe, expect } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { InvalidInputError } from "../../src/errors.ts";
@@ -251,6 +251,26 @@ describe("credential stores (case 18)", () => {
 });
 
 describe("working directory (case 28)", () => {
+  sandboxTest("a home reached through a symlink is still refused as a workspace", async () => {
+    using base = tempDir("dsh-home-", "/var/tmp");
+    const realHome = join(base.path, "real");
+    const link = join(base.path, "link");
+    mkdirSync(realHome);
+    symlinkSync(realHome, link);
+    const own = makeRunner({ home: link });
+    for (const workspace of [realHome, base.path, "/"]) {
+      const attempt = own.run(
+        { command: "touch ran", cwd: workspace, workspace, sandbox: "workspace-write" },
+        { signal: new AbortController().signal },
+      );
+      await expect(attempt).rejects.toBeInstanceOf(InvalidInputError);
+    }
+    expect([existsSync(join(realHome, "ran")), existsSync(join(base.path, "ran"))]).toEqual([
+      false,
+      false,
+    ]);
+  });
+
   sandboxTest(
     "a cwd the sandbox cannot see, or a home-wide workspace, is refused before spawn",
     async () => {
