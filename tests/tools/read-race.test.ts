@@ -43,7 +43,7 @@ function startSwapper(directory: string, link: string, linkTarget: string) {
 // The audit's race: `R/d` keeps trading places with a symlink into `~/.ssh` while read_file
 // and grep open `d/id_rsa`. The checks run on one version of the path and the open may see
 // the other; whatever was opened is checked again, so the key never comes back.
-test("a directory swapped for a symlink into ~/.ssh never leaks a credential to reads", async () => {
+test("a directory swapped for a symlink into ~/.ssh never leaks a key to reads", async () => {
   fs.mkdirSync(path.join(box.home, ".ssh"));
   fs.writeFileSync(path.join(box.home, ".ssh", "id_rsa"), `${SECRET}\n`);
   box.write("d/id_rsa", "harmless\n");
