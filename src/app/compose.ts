@@ -56,7 +56,7 @@ export function compose(options: ComposeOptions): Composition {
     logger,
   });
   const tools = createToolRegistry([
-    ...createFileTools({ homeDir: home }),
+    ...createFileTools({ homeDir: home, protectedDirs: [config.configDir] }),
     createBashTool(),
     createAskUserQuestionTool(),
   ]);

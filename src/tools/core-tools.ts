@@ -13,15 +13,21 @@ export interface FileToolDeps {
    * composition root passes it; without it the OS account's home is used.
    */
   readonly homeDir?: string;
+  /**
+   * Directories the write tools never touch under any preset, like `.git` and `.dsh`: dsh's
+   * own configuration, which may lie inside a workspace (a dotfiles repository). Default none.
+   */
+  readonly protectedDirs?: readonly string[];
 }
 
 /** `read_file`, `write_file`, `edit_file`, `glob`, `grep`. */
 export function createFileTools(deps: FileToolDeps = {}): AnyTool[] {
   const homeDir = deps.homeDir ?? os.homedir();
+  const protectedDirs = deps.protectedDirs ?? [];
   return [
     createReadFileTool({ homeDir }),
-    createWriteFileTool({ homeDir }),
-    createEditFileTool({ homeDir }),
+    createWriteFileTool({ homeDir, protectedDirs }),
+    createEditFileTool({ homeDir, protectedDirs }),
     createGlobTool({ homeDir }),
     createGrepTool({ homeDir }),
   ];

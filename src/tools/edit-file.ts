@@ -7,7 +7,7 @@ import { EditMismatchError } from "./errors.ts";
 import { applyChange, changeResultIntent, announceIntent, firstChangedLine } from "./file-change.ts";
 import type { FileChangeDetails, WriteToolDeps } from "./file-change.ts";
 import { readTextFile } from "./file-io.ts";
-import { checkWrite } from "./paths.ts";
+import { checkWrite, protectedDirsOf } from "./paths.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
 export const EditFileInput = v.object({
@@ -41,6 +41,7 @@ export function createEditFileTool(
   deps: WriteToolDeps,
 ): Tool<typeof EditFileInput, FileChangeDetails> {
   const homeDirs = homeDirsOf(deps.homeDir);
+  const protectedDirs = protectedDirsOf(deps.protectedDirs);
   return {
     name: "edit_file",
     description:
@@ -58,7 +59,7 @@ export function createEditFileTool(
           "old_string and new_string are identical; there is nothing to change",
         );
       }
-      const target = checkWrite(ctx.cwd, input.path, homeDirs);
+      const target = checkWrite(ctx.cwd, input.path, homeDirs, protectedDirs);
       if (!target.exists)
         throw new NotFoundError(`${target.path} does not exist; use write_file to create it`);
       const oldText = await readTextFile(target.real, target.path, { homeDirs });

@@ -15,6 +15,8 @@ export interface WriteToolDeps {
    * ask before a write when the session root holds it.
    */
   readonly homeDir: string;
+  /** Directories never written, whatever the preset: dsh's own configuration. */
+  readonly protectedDirs: readonly string[];
 }
 
 /** The change a write made, carried in the result so its presenter shows the exact diff. */

@@ -75,18 +75,51 @@ export function resolveForRead(
 }
 
 /**
- * Checks a write target without asking anyone: credential stores under home (like reads),
- * protected names (`.git`, `.dsh`), directories and hard-linked files are refused here,
- * whatever the preset and before anything is read. Whether the write needs the user's
- * approval is the caller's policy (`place`).
+ * Directories given by absolute path, each as given and as it really is (the realpath of its
+ * deepest existing ancestor plus the rest), so that both a lexical path and a resolved one
+ * can be matched against them.
  */
-export function checkWrite(cwd: string, input: string, homeDirs: readonly string[]): WriteTarget {
+export function protectedDirsOf(dirs: readonly string[]): readonly string[] {
+  const all = new Set<string>();
+  for (const dir of dirs) {
+    const lexical = path.resolve(dir);
+    all.add(lexical);
+    try {
+      all.add(resolveReal(lexical).real);
+    } catch {
+      // Unresolvable (no access): the lexical form still guards it.
+    }
+  }
+  return [...all];
+}
+
+/**
+ * Checks a write target without asking anyone: credential stores under home (like reads),
+ * protected names (`.git`, `.dsh`), `protectedDirs` (dsh's own configuration, expanded by
+ * `protectedDirsOf`), directories and hard-linked files are refused here, whatever the preset
+ * and before anything is read. Whether the write needs the user's approval is the caller's
+ * policy (`place`).
+ */
+export function checkWrite(
+  cwd: string,
+  input: string,
+  homeDirs: readonly string[],
+  protectedDirs: readonly string[],
+): WriteTarget {
   const located = locate(cwd, input);
   refuseCredentials(located, homeDirs, "write");
   const guarded = protectedSegment(located.path) ?? protectedSegment(located.real);
   if (guarded !== undefined) {
     throw new PathRefusedError(
       `${located.path} is inside ${guarded}, which dsh never writes (it controls git or dsh itself)`,
+    );
+  }
+  const own = protectedDirs.find(
+    (dir) => isInside(dir, located.path) || isInside(dir, located.real),
+  );
+  if (own !== undefined) {
+    throw new PathRefusedError(
+      `${located.path} is inside ${own}, which holds dsh's own configuration; dsh never writes it`,
     );
   }
   if (!located.exists) return { ...located, mode: undefined };

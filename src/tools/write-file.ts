@@ -11,7 +11,7 @@ import {
 } from "./file-change.ts";
 import type { FileChangeDetails, WriteToolDeps } from "./file-change.ts";
 import { readTextFile } from "./file-io.ts";
-import { checkWrite } from "./paths.ts";
+import { checkWrite, protectedDirsOf } from "./paths.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
 const BOM = "\uFEFF";
@@ -30,6 +30,7 @@ export function createWriteFileTool(
   deps: WriteToolDeps,
 ): Tool<typeof WriteFileInput, FileChangeDetails> {
   const homeDirs = homeDirsOf(deps.homeDir);
+  const protectedDirs = protectedDirsOf(deps.protectedDirs);
   return {
     name: "write_file",
     description:
@@ -37,7 +38,7 @@ export function createWriteFileTool(
       "Prefer edit_file to change part of an existing file.",
     input: WriteFileInput,
     async execute(input, ctx): Promise<ToolResult<FileChangeDetails>> {
-      const target = checkWrite(ctx.cwd, input.path, homeDirs);
+      const target = checkWrite(ctx.cwd, input.path, homeDirs, protectedDirs);
       const oldText = target.exists ? await readTextFile(target.real, target.path, { homeDirs }) : null;
       // A file that had a byte order mark keeps it, as editors do on save.
       const keepBom = oldText?.startsWith(BOM) === true && !input.content.startsWith(BOM);

@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { PRESETS } from "../../src/permission/knobs.ts";
+import { createFileTools } from "../../src/tools/core-tools.ts";
+import { createToolRegistry } from "../../src/tools/registry.ts";
+import type { ToolRegistry } from "../../src/tools/types.ts";
+import { makeSandbox, recordingAnswerer, toolContext } from "./harness.ts";
+import type { Sandbox } from "./harness.ts";
+
+const CONFIG = 'permission = "workspace-write"\n';
+
+let box: Sandbox;
+beforeEach(() => {
+  box = makeSandbox();
+  // A dotfiles repository as the workspace, holding dsh's config directory.
+  box.write(".config/dsh/config.toml", CONFIG);
+});
+afterEach(() => box[Symbol.dispose]());
+
+function registryGuarding(configDir: string): ToolRegistry {
+  return createToolRegistry(createFileTools({ homeDir: box.home, protectedDirs: [configDir] }));
+}
+
+async function run(registry: ToolRegistry, tool: string, args: Record<string, unknown>) {
+  const answerer = recordingAnswerer("allow");
+  const ctx = toolContext(box.root, {
+    knobs: PRESETS["danger-full-access"],
+    answerers: [answerer],
+  });
+  const call = await registry.execute(tool, JSON.stringify(args), ctx);
+  return { result: call.result, asked: answerer.requests.length };
+}
+
+test("dsh's config directory in the workspace is never written, even in full access", async () => {
+  const registry = registryGuarding(path.join(box.root, ".config/dsh"));
+  fs.symlinkSync(path.join(box.root, ".config/dsh"), path.join(box.root, "cfg"));
+  const attempts = [
+    ["write_file", { path: ".config/dsh/config.toml", content: 'permission = "full"\n' }],
+    ["write_file", { path: ".config/dsh/extra.toml", content: "x\n" }],
+    ["write_file", { path: ".config/dsh/sub/new.toml", content: "x\n" }],
+    ["write_file", { path: "cfg/config.toml", content: 'permission = "full"\n' }],
+    [
+      "edit_file",
+      { path: ".config/dsh/config.toml", old_string: "workspace", new_string: "danger-full" },
+    ],
+  ] as const;
+  for (const [tool, args] of attempts) {
+    const { result, asked } = await run(registry, tool, args);
+    expect(result.isError).toBe(true);
+    expect(result.output).toContain("dsh's own configuration");
+    expect(asked).toBe(0);
+  }
+  expect(box.read(".config/dsh/config.toml")).toBe(CONFIG);
+  expect(fs.readdirSync(path.join(box.root, ".config/dsh"))).toEqual(["config.toml"]);
+  // Reading it stays allowed, and a sibling whose name merely starts the same is writable.
+  const read = await run(registry, "read_file", { path: "cfg/config.toml" });
+  expect(read.result.isError).toBe(false);
+  const sibling = await run(registry, "write_file", { path: ".config/dsh-2/a.toml", content: "" });
+  expect(sibling.result.isError).toBe(false);
+});
+
+test("the guard holds for a config directory named via a symlink or not created yet", async () => {
+  // Named through a symlink (e.g. $XDG_CONFIG_HOME pointing into the repository).
+  fs.symlinkSync(path.join(box.root, ".config"), path.join(box.base, "xdg"));
+  const linked = registryGuarding(path.join(box.base, "xdg", "dsh"));
+  const viaReal = await run(linked, "write_file", { path: ".config/dsh/config.toml", content: "" });
+  expect(viaReal.result.output).toContain("dsh's own configuration");
+  expect(box.read(".config/dsh/config.toml")).toBe(CONFIG);
+  // Not created yet: the first write into it is refused as well.
+  const missing = registryGuarding(path.join(box.root, ".config/dsh-next"));
+  const created = await run(missing, "write_file", {
+    path: ".config/dsh-next/config.toml",
+    content: "",
+  });
+  expect(created.result.isError).toBe(true);
+  expect(created.result.output).toContain("dsh's own configuration");
+  expect(fs.existsSync(path.join(box.root, ".config/dsh-next"))).toBe(false);
+});
