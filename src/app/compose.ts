@@ -52,6 +52,7 @@ export function compose(options: ComposeOptions): Composition {
     sandbox: config.sandbox,
     home,
     stateDir: config.home,
+    protectedDirs: [config.configDir],
     envConfig: { include: config.env.include, allowSecret: config.env.allow_secret },
     logger,
   });

@@ -5,7 +5,13 @@
 import { realpathSync } from "node:fs";
 import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import { SandboxUnavailableError } from "./errors.ts";
-import { credentialMasks, credentialPaths, isWithin, workspaceGuards } from "./guards.ts";
+import {
+  credentialMasks,
+  credentialPaths,
+  isWithin,
+  stateDirMasks,
+  workspaceGuards,
+} from "./guards.ts";
 import type { Guard } from "./guards.ts";
 import { hostServiceMasks } from "./host-services.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
@@ -47,6 +53,8 @@ export interface BackendOptions {
   readonly path: string | undefined;
   readonly home: string;
   readonly stateDir: string;
+  /** dsh's config directories: read-only under `workspace-write`. */
+  readonly protectedDirs?: readonly string[];
   /** The parent's `XDG_RUNTIME_DIR`, hidden like `/run/user` when it lies elsewhere. */
   readonly runtimeDir?: string;
   readonly probeTimeoutMs: number;
@@ -111,8 +119,13 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     status: probe.status,
     wrap(input, argv) {
       const guards =
-        input.mode === "workspace-write" ? workspaceGuards(input.workspace, options.stateDir) : [];
-      const masks = credentialMasks(options.home);
+        input.mode === "workspace-write"
+          ? workspaceGuards(input.workspace, options.stateDir, options.protectedDirs)
+          : [];
+      const masks = [
+        ...credentialMasks(options.home),
+        ...stateDirMasks(options.stateDir, input.workspace),
+      ];
       const services = hostServiceMasks(options.runtimeDir);
       const plan = { ...input, guards, masks, services, network: false };
       const filter = program === undefined ? undefined : seccompFd(program);
@@ -131,6 +144,9 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       if (credentialMasks(options.home).some((mask) => isWithin(mask.path, path))) {
         return "it lies in a credential store the sandbox hides";
       }
+      if (stateDirMasks(options.stateDir, workspace).some((mask) => isWithin(mask.path, path))) {
+        return "it lies in dsh's state directory, which the sandbox hides";
+      }
       return undefined;
     },
   };
@@ -144,11 +160,14 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
     status,
     wrap(input, argv) {
       const tempDirs = [realOr("/tmp"), realOr("/var/tmp")];
+      const stateDir = realOr(options.stateDir);
+      const hideState = !isWithin(stateDir, input.workspace);
       const plan = {
         ...input,
         tempDirs,
-        stateDir: realOr(options.stateDir),
-        secrets,
+        stateDir,
+        protectedDirs: (options.protectedDirs ?? []).map(realOr),
+        secrets: hideState ? [...secrets, { type: "dir" as const, path: stateDir }] : secrets,
         network: false,
       };
       return { argv: seatbeltArgs(plan, argv), guards: [], fds: [], close: () => {} };

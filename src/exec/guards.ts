@@ -36,9 +36,14 @@ export function isWithin(root: string, path: string): boolean {
 
 /**
  * The protections for a realpath'd workspace under `workspace-write`. Paths outside the
- * workspace need none: the rest of the filesystem is read-only already.
+ * workspace need none: the rest of the filesystem is read-only already. `protectedDirs`
+ * (dsh's config directory) are kept read-only, or absent, like `.dsh`.
  */
-export function workspaceGuards(workspace: string, stateDir: string): Guard[] {
+export function workspaceGuards(
+  workspace: string,
+  stateDir: string,
+  protectedDirs: readonly string[] = [],
+): Guard[] {
   const guards: Guard[] = [];
   const add = (type: Guard["type"], path: string) => {
     if (isWithin(workspace, path) && !guards.some((guard) => guard.path === path)) {
@@ -60,7 +65,18 @@ export function workspaceGuards(workspace: string, stateDir: string): Guard[] {
   if (gitDir !== undefined) guardGitDir(gitDir, add);
   guardExisting(join(workspace, ".dsh"), "block-dir", add);
   guardExisting(resolve(stateDir), "block-dir", add);
+  for (const dir of protectedDirs) guardExisting(resolve(dir), "block-dir", add);
   return guards;
+}
+
+/**
+ * dsh's state directory holds every project's session transcripts: hidden behind an empty
+ * read-only directory, unless the workspace lies inside it (hiding it would hide the work).
+ */
+export function stateDirMasks(stateDir: string, workspace: string): Mask[] {
+  const real = realpathOrUndefined(resolve(stateDir));
+  if (real === undefined || real === "/" || isWithin(real, workspace)) return [];
+  return statOrUndefined(real)?.isDirectory() === true ? [{ type: "dir", path: real }] : [];
 }
 
 /** Credential stores under `home` that exist (a mount needs an existing mount point). */

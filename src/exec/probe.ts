@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BwrapFeatures } from "./bwrap.ts";
 import { bwrapArgs } from "./bwrap.ts";
-import { credentialMasks, workspaceGuards } from "./guards.ts";
+import { credentialMasks, stateDirMasks, workspaceGuards } from "./guards.ts";
 import { hostServiceMasks } from "./host-services.ts";
 import { findExecutable, isExecutableFile, untrustedReason } from "./locate.ts";
 import { seccompFd, seccompProgram } from "./seccomp.ts";
@@ -62,7 +62,7 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
       workspace: scratch,
       cwd: scratch,
       guards: workspaceGuards(scratch, input.stateDir),
-      masks: credentialMasks(input.home),
+      masks: [...credentialMasks(input.home), ...stateDirMasks(input.stateDir, scratch)],
       services: hostServiceMasks(input.runtimeDir),
       network: false,
     };

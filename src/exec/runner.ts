@@ -52,8 +52,13 @@ export interface CommandRunnerDeps {
   readonly sandbox: SandboxPreference;
   /** The user's home directory (credential stores under it are hidden from commands). */
   readonly home: string;
-  /** dsh's own state directory: read-only inside the sandbox. */
+  /** dsh's own state directory: hidden from sandboxed commands (other projects' transcripts). */
   readonly stateDir: string;
+  /**
+   * Directories no sandboxed command may change, e.g. dsh's config directory; realpath'd and
+   * kept read-only (or, when missing, uncreatable) under `workspace-write`.
+   */
+  readonly protectedDirs?: readonly string[];
   readonly logger: Logger;
   readonly limits?: Partial<RunnerLimits>;
   /** The `[env]` config table: names to pass through, secrets allowed on purpose. */
@@ -86,6 +91,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       path: deps.env.PATH,
       home: deps.home,
       stateDir: deps.stateDir,
+      protectedDirs: deps.protectedDirs,
       runtimeDir: deps.env.XDG_RUNTIME_DIR,
       probeTimeoutMs: limits.probeTimeoutMs,
     }).then((opened) => {

@@ -14,8 +14,10 @@ export interface SeatbeltPlan {
   readonly workspace: string;
   /** Realpath'd temp directories a command may write (e.g. `/private/tmp`, `$TMPDIR`). */
   readonly tempDirs: readonly string[];
-  /** dsh's state directory, kept read-only. */
+  /** dsh's state directory, kept read-only (hidden through `secrets` unless it holds the workspace). */
   readonly stateDir: string;
+  /** dsh's config directories, kept read-only. */
+  readonly protectedDirs: readonly string[];
   /** Credential stores hidden from reads. */
   readonly secrets: readonly Mask[];
   readonly network: boolean;
@@ -68,6 +70,7 @@ export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
       `(literal ${param("GIT_COMMONDIR", join(git, "commondir"))})`,
       `(subpath ${param("DSH_PROJECT", join(plan.workspace, ".dsh"))})`,
       `(subpath ${param("DSH_STATE", plan.stateDir)})`,
+      ...plan.protectedDirs.map((dir, i) => `(subpath ${param(`PROTECTED_${i}`, dir)})`),
     ];
     lines.push(`(deny file-write* ${denied.join(" ")})`);
   }

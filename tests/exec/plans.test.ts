@@ -228,6 +228,7 @@ describe("the macOS sandbox-exec profile", () => {
     workspace: "/Users/u/p",
     tempDirs: ["/private/tmp"],
     stateDir: "/Users/u/.local/share/dsh",
+    protectedDirs: ["/Users/u/.config/dsh"],
     secrets: [
       { type: "dir" as const, path: "/Users/u/.ssh" },
       { type: "file" as const, path: "/Users/u/.netrc" },
@@ -243,7 +244,7 @@ describe("the macOS sandbox-exec profile", () => {
     );
     expect(profile).toContain(
       '(deny file-write* (literal (param "GIT")) (subpath (param "GIT_HOOKS")) (literal (param "GIT_CONFIG")) ' +
-        '(literal (param "GIT_COMMONDIR")) (subpath (param "DSH_PROJECT")) (subpath (param "DSH_STATE")))',
+        '(literal (param "GIT_COMMONDIR")) (subpath (param "DSH_PROJECT")) (subpath (param "DSH_STATE")) (subpath (param "PROTECTED_0")))',
     );
     expect(profile).toContain(
       '(deny file-read* file-write* (subpath (param "SECRET_0")) (literal (param "SECRET_1")))',
@@ -259,6 +260,7 @@ describe("the macOS sandbox-exec profile", () => {
       "GIT_COMMONDIR=/Users/u/p/.git/commondir",
       "DSH_PROJECT=/Users/u/p/.dsh",
       "DSH_STATE=/Users/u/.local/share/dsh",
+      "PROTECTED_0=/Users/u/.config/dsh",
       "SECRET_0=/Users/u/.ssh",
       "SECRET_1=/Users/u/.netrc",
     ]);

@@ -211,6 +211,49 @@ describe("protected paths under workspace-write", () => {
   });
 });
 
+describe("dsh's own directories", () => {
+  for (const sandbox of ["workspace-write", "read-only"] as const) {
+    sandboxTest(`the state directory's transcripts cannot be read (${sandbox})`, async () => {
+      using dir = tempDir();
+      using state = tempDir("dsh-state-", "/var/tmp");
+      mkdirSync(join(state.path, "sessions"));
+      writeFileSync(join(state.path, "sessions/other.jsonl"), "PLANTED-TRANSCRIPT");
+      const own = makeRunner({ stateDir: state.path });
+      const script = `cat ${state.path}/sessions/other.jsonl 2>/dev/null; ls -A ${state.path}; echo end`;
+      const result = await run(own, dir.path, script, { sandbox });
+      expect(result.output).toBe("end\n");
+    });
+  }
+
+  sandboxTest("a workspace inside the state directory still works", async () => {
+    using state = tempDir("dsh-state-", "/var/tmp");
+    const workspace = join(state.path, "project");
+    mkdirSync(workspace);
+    const own = makeRunner({ stateDir: state.path });
+    const result = await run(own, workspace, "echo x > a && cat a");
+    expect(result.output).toBe("x\n");
+  });
+
+  sandboxTest("protected directories in the workspace stay read-only or absent", async () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, "cfg"));
+    writeFileSync(join(dir.path, "cfg/config.toml"), "orig");
+    const own = makeRunner({
+      protectedDirs: [join(dir.path, "cfg"), join(dir.path, "missing/dsh")],
+    });
+    const script =
+      "echo x > cfg/config.toml; echo x > cfg/new; mkdir -p missing/dsh && echo x > missing/dsh/config.toml; echo end";
+    const result = await run(own, dir.path, script);
+    expect(result.output.match(/Read-only file system/g)?.length).toBe(3);
+    expect(result.output).toEndWith("end\n");
+    expect(read(join(dir.path, "cfg/config.toml"))).toBe("orig");
+    expect([existsSync(join(dir.path, "cfg/new")), existsSync(join(dir.path, "missing"))]).toEqual([
+      false,
+      false,
+    ]);
+  });
+});
+
 describe("read-only", () => {
   sandboxTest("nothing in the workspace can be written, /tmp still can (case 3)", async () => {
     using dir = tempDir();
