@@ -6,7 +6,7 @@ import { InvalidInputError } from "../errors.ts";
 import { displayPath } from "./containment.ts";
 import { homeDirsOf } from "./credential-paths.ts";
 import { UnsupportedFileError } from "./errors.ts";
-import { resolveForRead } from "./paths.ts";
+import { resolveForRead, statLocated } from "./paths.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
 import type { SearchDetails } from "./search-intent.ts";
 import type { Tool, ToolResult } from "./types.ts";
@@ -51,7 +51,7 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
       if (input.pattern.trim() === "") throw new InvalidInputError("pattern is empty");
       const split = splitPattern(input.pattern, input.path ?? ".");
       const base = resolveForRead(ctx.cwd, split.base, homeDirs);
-      const stats = await fsp.stat(base.real);
+      const stats = statLocated(base);
       if (!stats.isDirectory()) throw new UnsupportedFileError(`${base.path} is not a directory`);
       const glob = new Bun.Glob(split.pattern);
       const found: string[] = [];

@@ -5,7 +5,6 @@
  * Files are read here and matched in a worker thread (see `grep-matcher.ts`): a pathological
  * regex is stopped by the turn's cancel or by the time budget, and never blocks the process.
  */
-import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError, errorMessage } from "../errors.ts";
@@ -16,7 +15,7 @@ import { MATCH_BUDGET_MS, createLineMatcher } from "./grep-matcher.ts";
 import type { LineMatcher } from "./grep-matcher.ts";
 import type { Location } from "./intent.ts";
 import type { ReadGuard } from "./opened-path.ts";
-import { resolveForRead } from "./paths.ts";
+import { resolveForRead, statLocated } from "./paths.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
 import type { SearchDetails } from "./search-intent.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
@@ -94,7 +93,7 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
       });
       const search = createBatchedSearch(matcher, tally, ctx, { homeDirs, within: base.real });
       let capped = false;
-      if ((await fsp.stat(base.real)).isDirectory()) {
+      if (statLocated(base).isDirectory()) {
         const walk = await walkFiles(
           base.real,
           {

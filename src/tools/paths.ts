@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
 import { isInside } from "./containment.ts";
 import { credentialMatch } from "./credential-paths.ts";
-import { PathRefusedError, UnsupportedFileError, errorCode } from "./errors.ts";
+import { PathRefusedError, UnsupportedFileError, describeFileError, errorCode } from "./errors.ts";
 
 /** Longest path a tool accepts, in characters (Linux `PATH_MAX`). */
 export const MAX_PATH_LENGTH = 4096;
@@ -123,7 +123,7 @@ export function checkWrite(
     );
   }
   if (!located.exists) return { ...located, mode: undefined };
-  const stats = fs.statSync(located.real);
+  const stats = statLocated(located);
   if (stats.isDirectory()) throw new UnsupportedFileError(`${located.path} is a directory`);
   if (!stats.isFile()) throw new UnsupportedFileError(`${located.path} is not a regular file`);
   if (stats.nlink > 1) {
@@ -132,6 +132,23 @@ export function checkWrite(
     );
   }
   return { ...located, mode: stats.mode & 0o7777 };
+}
+
+/**
+ * `stat` of a located path that existed when it was resolved. Throws `NotFoundError` when it
+ * has disappeared since (another process removed it), and what `describeFileError` makes of
+ * other failures.
+ */
+export function statLocated(located: LocatedPath): fs.Stats {
+  try {
+    return fs.statSync(located.real);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      throw new NotFoundError(`${located.path} disappeared while being checked`);
+    }
+    throw describeFileError(error, "check", located.path);
+  }
 }
 
 /** Throws `PathRefusedError` when the path, before or after symlinks, is a credential store. */
