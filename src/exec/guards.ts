@@ -5,6 +5,7 @@
  */
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { InvalidInputError } from "../errors.ts";
 import { CREDENTIAL_DIRS, CREDENTIAL_FILES } from "../permission/credentials.ts";
 
 /**
@@ -51,6 +52,8 @@ export function workspaceGuards(
     }
   };
   const dotGit = join(workspace, ".git");
+  refuseSymlink(dotGit, workspace);
+  refuseSymlink(join(workspace, ".dsh"), workspace);
   const gitStat = lstatOrUndefined(dotGit);
   let gitDir: string | undefined;
   if (gitStat === undefined) {
@@ -62,7 +65,7 @@ export function workspaceGuards(
   } else {
     gitDir = realpathOrUndefined(dotGit);
   }
-  if (gitDir !== undefined) guardGitDir(gitDir, add);
+  if (gitDir !== undefined) guardGitDir(gitDir, workspace, add);
   guardExisting(join(workspace, ".dsh"), "block-dir", add);
   guardExisting(resolve(stateDir), "block-dir", add);
   for (const dir of protectedDirs) guardExisting(resolve(dir), "block-dir", add);
@@ -101,21 +104,40 @@ export function credentialPaths(home: string): Mask[] {
 
 type AddGuard = (type: Guard["type"], path: string) => void;
 
-function guardGitDir(gitDir: string, add: AddGuard): void {
+function guardGitDir(gitDir: string, workspace: string, add: AddGuard): void {
   if (statOrUndefined(gitDir)?.isDirectory()) add("pin", gitDir);
-  guardExisting(join(gitDir, "hooks"), "block-dir", add);
-  guardExisting(join(gitDir, "config"), "block-file", add);
+  guardHooksAndConfig(gitDir, workspace, add);
+  // Submodules' git directories: their configs and hooks run on the host's next git call too.
+  const modules = join(gitDir, "modules");
+  refuseSymlink(modules, workspace);
+  if (lstatOrUndefined(modules)?.isDirectory()) add("readonly", modules);
   // `commondir` moves git's config and hooks elsewhere; a placeholder would break git.
   const commondir = join(gitDir, "commondir");
   guardExisting(commondir, "forbid", add);
   const common = readTrimmed(commondir);
   if (common !== undefined && common.length > 0) {
     const commonDir = realpathOrUndefined(resolve(gitDir, common));
-    if (commonDir !== undefined) {
-      guardExisting(join(commonDir, "hooks"), "block-dir", add);
-      guardExisting(join(commonDir, "config"), "block-file", add);
-    }
+    if (commonDir !== undefined) guardHooksAndConfig(commonDir, workspace, add);
   }
+}
+
+/** A bind mount of a symlink pins its target, not the link: the link could be swapped. */
+function guardHooksAndConfig(gitDir: string, workspace: string, add: AddGuard): void {
+  for (const [name, whenMissing] of [["hooks", "block-dir"], ["config", "block-file"]] as const) {
+    const path = join(gitDir, name);
+    refuseSymlink(path, workspace);
+    guardExisting(path, whenMissing, add);
+  }
+}
+
+/** Outside the workspace a link is read-only like everything else, so only links inside count. */
+function refuseSymlink(path: string, workspace: string): void {
+  if (!isWithin(workspace, path) || lstatOrUndefined(path)?.isSymbolicLink() !== true) return;
+  throw new InvalidInputError(
+    `${path} is a symlink; dsh cannot protect it; run with danger-full-access or replace the ` +
+      "link with the directory or file it points to",
+    { path },
+  );
 }
 
 function guardExisting(path: string, whenMissing: Guard["type"], add: AddGuard): void {

@@ -3,9 +3,9 @@
  * also checks on the host that the side effect did not happen.
  */
 import { afterAll, describe, expect } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { InvalidInputError } from "../../src/errors.ts";
 import { makeRunner, run, tempDir } from "./helpers.ts";
 import { hostMarkers, sandboxTest } from "./sandbox-support.ts";
@@ -199,6 +199,47 @@ describe("protected paths under workspace-write", () => {
     );
     expect(host).toEqual([false, false, false, false, false]);
     expect(read(join(dir.path, ".git/config"))).toBe("orig");
+  });
+
+  const linkedCases = [
+    { link: ".git", target: "g", dir: true },
+    { link: ".git/hooks", target: "../h", dir: true },
+    { link: ".git/config", target: "../c", dir: false },
+    { link: ".dsh", target: "d", dir: true },
+    { link: ".git/modules", target: "../m", dir: true },
+  ];
+  for (const { link, target, dir: isDir } of linkedCases) {
+    sandboxTest(`a protected ${link} that is a symlink refuses the command`, async () => {
+      using dir = tempDir();
+      mkdirSync(join(dir.path, ".git"), { recursive: true });
+      const linkPath = join(dir.path, link);
+      if (link === ".git") rmSync(linkPath, { recursive: true });
+      const targetPath = join(dirname(linkPath), target);
+      if (isDir) mkdirSync(targetPath);
+      else writeFileSync(targetPath, "orig");
+      symlinkSync(target, linkPath);
+      const replace = `rm -f ${link} && mkdir -p ${link} && echo evil > ${link}/planted`;
+      const attempt = run(runner, dir.path, replace);
+      await expect(attempt).rejects.toThrow(
+        new RegExp(`${link.replace(".", "\\.")} is a symlink; dsh cannot protect it`),
+      );
+      expect(existsSync(join(dir.path, link, "planted"))).toBe(false);
+    });
+  }
+
+  sandboxTest("submodules' git directories stay read-only", async () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, ".git/modules/sub/hooks"), { recursive: true });
+    writeFileSync(join(dir.path, ".git/modules/sub/config"), "orig");
+    const script =
+      "echo x > .git/modules/sub/config; echo x > .git/modules/sub/hooks/post-checkout; mkdir .git/modules/new; echo end";
+    const result = await run(runner, dir.path, script);
+    expect(result.output.match(/Read-only file system/g)?.length).toBe(3);
+    expect(read(join(dir.path, ".git/modules/sub/config"))).toBe("orig");
+    expect([
+      existsSync(join(dir.path, ".git/modules/sub/hooks/post-checkout")),
+      existsSync(join(dir.path, ".git/modules/new")),
+    ]).toEqual([false, false]);
   });
 
   sandboxTest("dsh's state directory stays read-only when it lies in the workspace", async () => {
