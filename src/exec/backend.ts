@@ -9,6 +9,7 @@ import {
   credentialMasks,
   credentialPaths,
   isWithin,
+  refuseRedirectedGit,
   stateDirMasks,
   workspaceGuards,
 } from "./guards.ts";
@@ -118,6 +119,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   return {
     status: probe.status,
     wrap(input, argv) {
+      refuseRedirectedGit(input.workspace);
       const guards =
         input.mode === "workspace-write"
           ? workspaceGuards(input.workspace, options.stateDir, options.protectedDirs)

@@ -121,6 +121,23 @@ function guardGitDir(gitDir: string, workspace: string, add: AddGuard): void {
   }
 }
 
+/**
+ * Throws when the workspace's own `.git` directory has a `commondir`: git never writes one
+ * there, so a sandboxed command did and dsh could not remove it, and the host's next git call
+ * would take its config and hooks from wherever it points. Runs for every sandboxed mode.
+ */
+export function refuseRedirectedGit(workspace: string): void {
+  const commondir = join(workspace, ".git", "commondir");
+  if (lstatOrUndefined(join(workspace, ".git"))?.isDirectory() !== true) return;
+  if (lstatOrUndefined(commondir) === undefined) return;
+  throw new InvalidInputError(
+    `${commondir} exists: it makes git take its config and hooks from elsewhere, and git never ` +
+      `creates it in a repository's own .git directory; check where it points, remove it ` +
+      `(rm ${commondir}, after chmod u+w on .git if needed), then run the command again`,
+    { path: commondir },
+  );
+}
+
 /** A bind mount of a symlink pins its target, not the link: the link could be swapped. */
 function guardHooksAndConfig(gitDir: string, workspace: string, add: AddGuard): void {
   for (const [name, whenMissing] of [["hooks", "block-dir"], ["config", "block-file"]] as const) {

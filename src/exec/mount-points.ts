@@ -2,7 +2,8 @@
  * Cleans up after the sandbox's protections. bwrap creates a mount point on the host for a
  * protected path that did not exist (an empty `.dsh/`, `.git/`, ...); once no running
  * command needs it, it is removed again if still empty. A `forbid` path a command created
- * anyway is deleted, and a note says so.
+ * anyway is deleted, and a note says so; when that fails the user is told (an error in the log),
+ * and the guards refuse later commands while the path exists.
  */
 import { lstatSync, readdirSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import type { Logger } from "../log.ts";
@@ -64,9 +65,14 @@ function removeForbidden(path: string, logger: Logger): string[] {
     rmSync(path, { recursive: true, force: true });
     return [`[dsh removed ${path}: sandboxed commands may not create it]`];
   } catch (error) {
-    logger.warn("could not remove a path a sandboxed command created", { path, error });
+    logger.error(
+      `a sandboxed command created ${path} and dsh could not remove it: git would read its ` +
+        "config and hooks from where it points; remove it before running git or dsh again",
+      { path, error },
+    );
     return [
-      `[dsh could not remove ${path}, which a sandboxed command created: check it before using git]`,
+      `[dsh could not remove ${path}, which a sandboxed command created; dsh refuses further ` +
+        "sandboxed commands in this workspace until the user removes it]",
     ];
   }
 }

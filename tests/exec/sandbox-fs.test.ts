@@ -3,11 +3,12 @@
  * also checks on the host that the side effect did not happen.
  */
 import { afterAll, describe, expect } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { InvalidInputError } from "../../src/errors.ts";
-import { makeRunner, run, tempDir } from "./helpers.ts";
+import { silentLogger } from "../../src/log.ts";
+import { makeRunner, outputWatcher, run, tempDir } from "./helpers.ts";
 import { hostMarkers, sandboxTest } from "./sandbox-support.ts";
 
 const markers = hostMarkers();
@@ -177,6 +178,41 @@ describe("protected paths under workspace-write", () => {
       expect(result.output).toContain("wrote\n");
       expect(result.output).toContain(`[dsh removed ${join(dir.path, ".git/commondir")}`);
       expect(existsSync(join(dir.path, ".git/commondir"))).toBe(false);
+    },
+  );
+
+  sandboxTest(
+    "a .git/commondir dsh cannot remove is reported and refuses every later command",
+    async () => {
+      using dir = tempDir();
+      const dotGit = join(dir.path, ".git");
+      const commondir = join(dotGit, "commondir");
+      mkdirSync(join(dotGit, "hooks"), { recursive: true });
+      const errors: string[] = [];
+      const own = makeRunner({ logger: { ...silentLogger, error: (message) => errors.push(message) } });
+      // As an ordinary user `chmod 555 .git` is enough to stop the deletion; root needs more.
+      const root = process.getuid?.() === 0;
+      const watch = outputWatcher("created");
+      const script =
+        "mkdir -p evil && echo ../evil > .git/commondir && chmod 555 .git && echo created && until [ -e go ]; do :; done";
+      try {
+        const first = run(own, dir.path, script, { onOutput: watch.onOutput });
+        await watch.seen;
+        if (root) Bun.spawnSync(["chattr", "+i", commondir]);
+        writeFileSync(join(dir.path, "go"), "");
+        const result = await first;
+        expect(result.output).toContain(`dsh could not remove ${commondir}`);
+        expect(errors.length).toBe(1);
+        expect(existsSync(commondir)).toBe(true);
+        for (const sandbox of ["workspace-write", "read-only"] as const) {
+          const later = run(own, dir.path, "touch ran", { sandbox });
+          await expect(later).rejects.toThrow(`${commondir} exists`);
+        }
+        expect(existsSync(join(dir.path, "ran"))).toBe(false);
+      } finally {
+        if (root) Bun.spawnSync(["chattr", "-i", commondir]);
+        chmodSync(dotGit, 0o755);
+      }
     },
   );
 
