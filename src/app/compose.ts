@@ -52,12 +52,15 @@ export function compose(options: ComposeOptions): Composition {
     sandbox: config.sandbox,
     home,
     stateDir: config.home,
-    protectedDirs: [config.configDir],
+    // The config file itself, not its directory: `DSH_CONFIG` may name a file in any folder.
+    protectedDirs: [config.configPath],
     envConfig: { include: config.env.include, allowSecret: config.env.allow_secret },
     logger,
   });
   const tools = createToolRegistry([
-    ...createFileTools({ homeDir: home, protectedDirs: [config.configDir] }),
+    // dsh's config file and its state (session logs, whose settings events a reload trusts)
+    // are never written by the model, whatever the preset.
+    ...createFileTools({ homeDir: home, protectedDirs: [config.configPath, config.home] }),
     createBashTool(),
     createAskUserQuestionTool(),
   ]);

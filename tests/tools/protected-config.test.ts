@@ -77,3 +77,14 @@ test("the guard holds for a config directory named via a symlink or not created 
   expect(created.result.output).toContain("dsh's own configuration");
   expect(fs.existsSync(path.join(box.root, ".config/dsh-next"))).toBe(false);
 });
+
+test("a protected config file (DSH_CONFIG in any folder) guards that file, not its folder", async () => {
+  box.write("dsh.toml", CONFIG);
+  const registry = registryGuarding(path.join(box.root, "dsh.toml"));
+  const refused = await run(registry, "write_file", { path: "dsh.toml", content: 'permission = "full"\n' });
+  expect(refused.result.isError).toBe(true);
+  expect(box.read("dsh.toml")).toBe(CONFIG);
+  const sibling = await run(registry, "write_file", { path: "notes.txt", content: "ok\n" });
+  expect(sibling.result.isError).toBe(false);
+  expect(box.read("notes.txt")).toBe("ok\n");
+});
