@@ -125,13 +125,19 @@ const NEVER = new Set(["DSH_API_KEY", "DEEPSEEK_API_KEY"]);
 
 /** `scheme://user@` or `scheme://user:pass@` anywhere in a value. */
 const URL_USERINFO = /[a-z][a-z0-9+.-]*:\/\/[^/?#\s@]+@/i;
+/** `user:pass@host` without a scheme, as proxies accept (`https_proxy=user:pw@proxy:3128`). */
+const BARE_USERINFO = /^[^/\s@:]+:[^@\s]*@/;
 
 const allowedPatterns = ALLOWED.map((glob) => globToRegExp(glob, false));
 const deniedPatterns = DENIED.map((glob) => globToRegExp(glob, true));
 
 /** True when a variable's name or value looks like a credential. */
 export function looksSecret(name: string, value: string): boolean {
-  return deniedPatterns.some((re) => re.test(name)) || URL_USERINFO.test(value);
+  return (
+    deniedPatterns.some((re) => re.test(name)) ||
+    URL_USERINFO.test(value) ||
+    BARE_USERINFO.test(value)
+  );
 }
 
 /**

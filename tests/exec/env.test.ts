@@ -114,6 +114,24 @@ describe("the environment scrub", () => {
     ]);
   });
 
+  test("a proxy with credentials but no scheme is dropped; look-alikes without a password pass", () => {
+    const parent = {
+      https_proxy: "user:secret@proxy:3128",
+      ALL_PROXY: "me:p@ss@proxy.corp:8080",
+      GIT_REMOTE: "git@github.com:org/repo.git",
+      MAIL: "someone@example.com",
+      MANPATH: "/usr/share/man:/opt/man@2",
+    };
+    const { env } = scrubEnv(parent, { backend: "none", home: "/h", cwd: "/c", include: ["*"] });
+    expect([env.https_proxy, env.ALL_PROXY, env.GIT_REMOTE, env.MAIL, env.MANPATH]).toEqual([
+      undefined,
+      undefined,
+      "git@github.com:org/repo.git",
+      "someone@example.com",
+      "/usr/share/man:/opt/man@2",
+    ]);
+  });
+
   test("trust stores and proxies pass without configuration; a proxy with credentials does not", () => {
     const parent = {
       SSL_CERT_FILE: "/etc/ssl/corp.pem",
