@@ -9,6 +9,7 @@ export const CREDENTIAL_DIRS: readonly string[] = [
   ".ssh",
   ".aws",
   ".config/gcloud",
+  ".config/gh",
   ".azure",
   ".kube",
   ".docker",
@@ -17,4 +18,17 @@ export const CREDENTIAL_DIRS: readonly string[] = [
 ];
 
 /** Single files that are hidden. */
-export const CREDENTIAL_FILES: readonly string[] = [".netrc", ".npmrc", ".pypirc", ".git-credentials"];
+export const CREDENTIAL_FILES: readonly string[] = [
+  ".netrc",
+  ".npmrc",
+  ".pypirc",
+  ".git-credentials",
+  ".config/hub",
+  ".cargo/credentials.toml",
+  ".cargo/credentials",
+  ".vault-token",
+  ".yarnrc.yml",
+  ".m2/settings.xml",
+  ".terraform.d/credentials.tfrc.json",
+  ".pgpass",
+];

@@ -370,6 +370,32 @@ describe("credential stores (case 18)", () => {
   }
 });
 
+describe("more credential stores (case 18)", () => {
+  sandboxTest("gh, hub, cargo, vault, yarn, maven, terraform and pgpass credentials read as empty", async () => {
+    using dir = tempDir();
+    using homeDir = tempDir("dsh-home-", "/var/tmp");
+    const files = [
+      ".config/gh/hosts.yml",
+      ".config/hub",
+      ".cargo/credentials.toml",
+      ".cargo/credentials",
+      ".vault-token",
+      ".yarnrc.yml",
+      ".m2/settings.xml",
+      ".terraform.d/credentials.tfrc.json",
+      ".pgpass",
+    ];
+    for (const file of files) {
+      mkdirSync(dirname(join(homeDir.path, file)), { recursive: true });
+      writeFileSync(join(homeDir.path, file), `PLANTED ${file}`);
+    }
+    const own = makeRunner({ home: homeDir.path });
+    const script = `cd ~ && cat ${files.join(" ")} 2>/dev/null; ls -A .config/gh; echo end`;
+    const result = await run(own, dir.path, script, { sandbox: "read-only" });
+    expect(result.output).toBe("end\n");
+  });
+});
+
 describe("working directory (case 28)", () => {
   sandboxTest("a home reached through a symlink is still refused as a workspace", async () => {
     using base = tempDir("dsh-home-", "/var/tmp");
