@@ -202,7 +202,8 @@ function statOrUndefined(path: string) {
   }
 }
 
-function realpathOrUndefined(path: string): string | undefined {
+/** The realpath of `path`, or undefined when it does not exist. */
+export function realpathOrUndefined(path: string): string | undefined {
   try {
     return realpathSync(path);
   } catch {

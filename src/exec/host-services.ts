@@ -4,10 +4,10 @@
  * `systemd-run --user`, the Docker socket is root, agents sign with the user's keys; each is
  * code or authority outside the sandbox, so the sandbox replaces them before anything else.
  */
-import { realpathSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import type { Mask } from "./guards.ts";
-import { isWithin } from "./guards.ts";
+import { isWithin, realpathOrUndefined } from "./guards.ts";
 
 /** Every user's runtime directory (session bus, gpg and ssh agents, pipewire, ...). */
 export const RUNTIME_ROOT = "/run/user";
@@ -37,7 +37,7 @@ const SERVICES = [
 export function hostServiceMasks(runtimeDir: string | undefined): Mask[] {
   const masks: Mask[] = [];
   const add = (path: string) => {
-    const real = realOrUndefined(path);
+    const real = realpathOrUndefined(path);
     if (real === undefined || real === "/") return;
     if (masks.some((mask) => mask.type === "dir" && isWithin(mask.path, real))) return;
     const type = statSync(real).isDirectory() ? "dir" : "file";
@@ -49,12 +49,4 @@ export function hostServiceMasks(runtimeDir: string | undefined): Mask[] {
     for (const name of SERVICES) add(`${base}/${name}`);
   }
   return masks;
-}
-
-function realOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
 }
