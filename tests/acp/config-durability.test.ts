@@ -104,18 +104,8 @@ describe("durability of config changes", () => {
     await set(dsh, sessionId, "permission", "read-only");
     // Read while the turn is still open: nothing has ended it or flushed it on its behalf.
     const log = readLog(home, sessionId);
-    expect(log.map((e) => e.type)).toEqual([
-      "header",
-      "turn_start",
-      "user_message",
-      "prompt_submit",
-      // A session's first turn records every setting, then the change lands at once.
-      "model",
-      "effort",
-      "sandbox_mode",
-      "approval_policy",
-      "sandbox_mode",
-    ]);
+    // A session's first turn records every setting, then the change lands at once.
+    expect(log.map((e) => e.type)).toEqual(["header", ...FIRST_TURN_OPENING, "sandbox_mode"]);
     expect(log.at(-1)).toMatchObject({ type: "sandbox_mode", mode: "read-only" });
     await kill(dsh);
     expect(await reloaded(sessionId)).toEqual({ ...DEFAULTS, permission: "read-only" });
