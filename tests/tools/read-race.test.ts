@@ -40,7 +40,7 @@ function startSwapper(directory: string, link: string, linkTarget: string) {
   });
 }
 
-// The audit's race: `R/d` keeps trading places with a symlink into `~/.ssh` while read_file
+// The race: `R/d` keeps trading places with a symlink into `~/.ssh` while read_file
 // and grep open `d/id_rsa`. The checks run on one version of the path and the open may see
 // the other; whatever was opened is checked again, so the key never comes back.
 test("a directory swapped for a symlink into ~/.ssh never leaks a key to reads", async () => {
