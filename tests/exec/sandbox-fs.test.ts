@@ -116,6 +116,19 @@ describe("workspace-write", () => {
 });
 
 describe("protected paths under workspace-write", () => {
+  sandboxTest("a core.hooksPath inside the worktree (husky) is as read-only as .git/hooks", async () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, ".git"), { recursive: true });
+    mkdirSync(join(dir.path, ".husky"));
+    writeFileSync(join(dir.path, ".git/config"), '[core]\n\trepositoryformatversion = 0\n\thooksPath = ".husky"\n');
+    writeFileSync(join(dir.path, ".husky/pre-commit"), "orig");
+    const result = await run(runner, dir.path, "echo x > .husky/pre-commit; echo x > .husky/post-checkout; echo x > ok");
+    expect(result.output.match(/Read-only file system/g)?.length).toBe(2);
+    expect(read(join(dir.path, ".husky/pre-commit"))).toBe("orig");
+    expect(existsSync(join(dir.path, ".husky/post-checkout"))).toBe(false);
+    expect(read(join(dir.path, "ok"))).toBe("x\n");
+  });
+
   sandboxTest("existing .git/hooks, .git/config and .dsh stay read-only (case 10)", async () => {
     using dir = tempDir();
     mkdirSync(join(dir.path, ".git/hooks"), { recursive: true });
