@@ -7,6 +7,7 @@ import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 import { CREDENTIAL_DIRS, CREDENTIAL_FILES } from "../permission/credentials.ts";
+import { hooksPathOf } from "../permission/git-hooks.ts";
 
 /**
  * One protection inside the writable workspace.
@@ -147,33 +148,11 @@ function guardHooksAndConfig(gitDir: string, workspace: string, add: AddGuard): 
   }
   // A `core.hooksPath` inside the worktree (husky's `.husky`, say) holds hooks the host's next
   // commit runs: as protected as `.git/hooks`.
-  const hooksPath = configuredHooksPath(join(gitDir, "config"));
+  const hooksPath = hooksPathOf(workspace, gitDir);
   if (hooksPath !== undefined) {
-    const path = isAbsolute(hooksPath) ? hooksPath : resolve(workspace, hooksPath);
-    refuseSymlink(path, workspace);
-    guardExisting(path, "block-dir", add);
+    refuseSymlink(hooksPath, workspace);
+    guardExisting(hooksPath, "block-dir", add);
   }
-}
-
-/** `core.hooksPath` from a git config file, when set (a plain read: no includes, no `~`). */
-function configuredHooksPath(configFile: string): string | undefined {
-  const text = readTrimmed(configFile);
-  if (text === undefined) return undefined;
-  let inCore = false;
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    const section = /^\[\s*([^\]\s"]+)/.exec(line);
-    if (section) {
-      inCore = section[1]?.toLowerCase() === "core";
-      continue;
-    }
-    const entry = /^hookspath\s*=\s*(.*)$/i.exec(line);
-    if (inCore && entry) {
-      const value = (entry[1] ?? "").replace(/^"(.*)"$/, "$1").trim();
-      return value === "" ? undefined : value;
-    }
-  }
-  return undefined;
 }
 
 /** Outside the workspace a link is read-only like everything else, so only links inside count. */

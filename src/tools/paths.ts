@@ -9,6 +9,7 @@ import { InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
 import { isInside } from "./containment.ts";
 import { credentialMatch } from "./credential-paths.ts";
 import { PathRefusedError, UnsupportedFileError, describeFileError, errorCode } from "./errors.ts";
+import { hooksPathOf } from "../permission/git-hooks.ts";
 
 /** Longest path a tool accepts, in characters (Linux `PATH_MAX`). */
 export const MAX_PATH_LENGTH = 4096;
@@ -112,6 +113,12 @@ export function checkWrite(
   if (guarded !== undefined) {
     throw new PathRefusedError(
       `${located.path} is inside ${guarded}, which dsh never writes (it controls git or dsh itself)`,
+    );
+  }
+  const hooks = hooksPathOf(cwd);
+  if (hooks !== undefined && (isInside(hooks, located.path) || isInside(hooks, located.real))) {
+    throw new PathRefusedError(
+      `${located.path} is inside ${hooks}, the repository's hooks (core.hooksPath), which dsh never writes`,
     );
   }
   const own = protectedDirs.find(
