@@ -164,7 +164,7 @@ async function chooseMode(input: BashInput, ctx: ToolContext): Promise<Mode> {
       input,
       "escalate",
       "outside the sandbox",
-      `The model asks to run this command outside the sandbox: ${reason}`,
+      `the model's reason: ${reason}`,
     );
     return allowed ? UNSANDBOXED : { type: "refused", message: ESCALATION_DENIED };
   }

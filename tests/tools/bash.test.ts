@@ -189,7 +189,7 @@ describe("escalation (case 30)", () => {
         toolCallId: "call-1",
         kind: "escalate",
         title: "Run `touch ran` outside the sandbox",
-        reason: "The model asks to run this command outside the sandbox: needs the network",
+        reason: "the model's reason: needs the network",
         intent: {
           type: "terminal",
           title: "touch ran",
