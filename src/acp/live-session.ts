@@ -144,6 +144,8 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     async requestPermission(request: ApprovalRequest & { readonly toolCallId: string }, signal: AbortSignal) {
       // The call must be on the client, and running, before a permission prompt patches it (zed.md §4).
       await calls.wait(request.toolCallId, signal);
+      await clientSettled(signal);
+      if (signal.aborted) return "deny" satisfies ApprovalDecision;
       try {
         const response = await client.request(
           acp.methods.client.session.requestPermission,
@@ -161,7 +163,11 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     canElicitForm: deps.options.elicitForm,
     async elicit(params, signal) {
       // Like a permission prompt, a tool call's form belongs on a call the client already shows.
-      if ("toolCallId" in params && typeof params.toolCallId === "string") await calls.wait(params.toolCallId, signal);
+      if ("toolCallId" in params && typeof params.toolCallId === "string") {
+        await calls.wait(params.toolCallId, signal);
+        await clientSettled(signal);
+      }
+      signal.throwIfAborted();
       return client.request(acp.methods.client.elicitation.create, params, {
         cancellationSignal: signal,
         stopWaitingOnCancel: true,
@@ -186,3 +192,23 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
 }
 
 function noop() {}
+
+/**
+ * Zed applies notifications apart from requests (zed.md §7.1), so a status update written just
+ * before a permission request could still land after it and cancel the prompt. A short pause
+ * lets the client apply what was already sent; an abort ends it at once.
+ */
+const CLIENT_SETTLE_MS = 50;
+
+function clientSettled(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, CLIENT_SETTLE_MS);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
