@@ -61,6 +61,9 @@ export async function runTurnLoop(deps: TurnDeps, turnId: string, signal: AbortS
 
     if (output.end) return { turnId, ...output.end };
     if (output.toolCalls.length === 0) return { turnId, reason: "end_turn" };
+    // The calls reach the disk before they act on the world: a crash mid-command still leaves
+    // them in the log (and the reload shows them failed).
+    await deps.log.flush();
 
     for (const call of output.toolCalls) {
       if (signal.aborted) return { turnId, reason: "cancelled" };

@@ -2,6 +2,7 @@
  * `dsh acp`: composes the agent with the ACP approval answerer and serves one connection on
  * stdin/stdout. stdout carries nothing but JSON-RPC; logs go to stderr or `DSH_LOG`.
  */
+import { Writable } from "node:stream";
 import { createAcpApprovalAnswerer } from "../acp/approval.ts";
 import { createAcpQuestioner } from "../acp/elicitation.ts";
 import { runAcpServer } from "../acp/server.ts";
@@ -31,13 +32,9 @@ export async function runAcp(env: Readonly<Record<string, string | undefined>>, 
   const shutdown = new AbortController();
   const stop = () => shutdown.abort();
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
-  const sink = Bun.stdout.writer();
-  const output = new WritableStream<Uint8Array>({
-    async write(chunk) {
-      sink.write(chunk); // stdout-ok: the ACP transport
-      await sink.flush();
-    },
-  });
+  // A Node stream, not a FileSink: it reports a client that stopped reading (EPIPE) even when
+  // the pipe was full, where a pending FileSink flush waited forever.
+  const output: WritableStream<Uint8Array> = Writable.toWeb(process.stdout); // stdout-ok: the ACP transport
   await runAcpServer({
     service,
     models: () => composed().models(),

@@ -199,7 +199,7 @@ describe("cancel", () => {
     const marker = join(agent.cwd, "after-sleep");
     server.script(toolTurn([{ id: "sleepy", name: "bash", args: { command: `sleep 30; touch ${marker}` } }]));
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    const running = nextEvent(handle, "tool_call");
+    const running = nextEvent(handle, "tool_start");
     const turn = handle.prompt([{ type: "text", text: "sleep" }]);
     await running;
     handle.cancel();
