@@ -28,6 +28,8 @@ if (!sandboxStatus.ok) {
 }
 
 /** `test.concurrent` when a backend works, otherwise a skip (the reason is printed above). */
+// Skip reason: these cases run real commands under a real sandbox; without a working backend
+// there is nothing to test. CI sets DSH_TEST_REQUIRE_SANDBOX=1, which fails instead (above).
 export const sandboxTest = sandboxStatus.ok ? test.concurrent : test.skip;
 
 /** A host path a failed sandbox would create; `leftovers()` removes any and reports them. */
