@@ -28,7 +28,13 @@ const env = {
 
 /** One agent process, spoken to line by line. */
 function start(command: string[]) {
-  const proc = Bun.spawn(command, { cwd: root, env, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  const proc = Bun.spawn(command, {
+    cwd: root,
+    env,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -99,9 +105,12 @@ try {
   const figures = agents.map((): Figures => ({ init: [], sessionNew: [], exit: [], rss: [] }));
   // Interleaved, so load from elsewhere on the machine hits both alike.
   for (let run = 0; run < RUNS + 3; run++) {
-    for (const [i, agent] of agents.entries()) await once(agent.label, agent.command, run < 3 ? undefined : figures[i]);
+    for (const [i, agent] of agents.entries())
+      await once(agent.label, agent.command, run < 3 ? undefined : figures[i]);
   }
-  agents.forEach((agent, i) => print(agent.label, figures[i] ?? { init: [], sessionNew: [], exit: [], rss: [] }));
+  for (const [i, agent] of agents.entries()) {
+    print(agent.label, figures[i] ?? { init: [], sessionNew: [], exit: [], rss: [] });
+  }
   const ratio = median(figures[1]?.init ?? []) / median(figures[0]?.init ?? []);
   console.log(`dsh / minimal initialize ratio: ${ratio.toFixed(2)} (target ≤ 1.25)`);
 } finally {

@@ -13,7 +13,11 @@ const RUNS = 30;
 const answer = "The quick brown fox jumps over the lazy dog. ".repeat(40);
 const turn = (): ScriptedTurn => ({
   respond: {
-    stream: [...chunks(answer, 16).map((text) => ({ text })), { finish: "stop" as const }, { done: true as const }],
+    stream: [
+      ...chunks(answer, 16).map((text) => ({ text })),
+      { finish: "stop" as const },
+      { done: true as const },
+    ],
   },
 });
 
@@ -26,7 +30,11 @@ try {
     const response = await fetch(`${server.url}/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], stream: true }),
+      body: JSON.stringify({
+        model: "m",
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+      }),
     });
     await response.text();
   });
@@ -40,9 +48,15 @@ try {
     DSH_API_KEY: "bench",
   };
   const viaDsh = await timeRuns(RUNS, 3, async () => {
-    const proc = Bun.spawn([binaryPath, "exec", "hi"], { cwd: root, env, stdout: "pipe", stderr: "ignore" });
+    const proc = Bun.spawn([binaryPath, "exec", "hi"], {
+      cwd: root,
+      env,
+      stdout: "pipe",
+      stderr: "ignore",
+    });
     const out = await new Response(proc.stdout).text();
-    if ((await proc.exited) !== 0 || out.trim() !== answer.trim()) throw new Error("dsh exec failed");
+    if ((await proc.exited) !== 0 || out.trim() !== answer.trim())
+      throw new Error("dsh exec failed");
   });
   report("raw stream (fetch)", raw);
   report("dsh exec end to end", viaDsh);

@@ -15,7 +15,10 @@ const files = readdirSync(import.meta.dir)
 let failed = false;
 for (const name of files) {
   console.log(`\n## ${name}`);
-  const proc = Bun.spawn(["bun", join(import.meta.dir, name)], { stdout: "inherit", stderr: "inherit" });
+  const proc = Bun.spawn(["bun", join(import.meta.dir, name)], {
+    stdout: "inherit",
+    stderr: "inherit",
+  });
   if ((await proc.exited) !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);

@@ -33,9 +33,30 @@ const sessionId = await (async () => {
     log.append({ type: "user_message", turnId, content: [{ type: "text", text: `change ${i}` }] });
     log.append({ type: "prompt_submit", turnId });
     log.append({ type: "reasoning", turnId, step: 1, text: "I will edit the file. ".repeat(20) });
-    const intent = { type: "diff" as const, title: "Edit src.ts", path: file, oldText: body, newText: `${body}// ${i}\n` };
-    log.append({ type: "tool_call", turnId, step: 1, callId: `c${i}`, name: "edit_file", arguments: "{}", intent });
-    log.append({ type: "tool_result", turnId, callId: `c${i}`, isError: false, output: "edited", intent });
+    const intent = {
+      type: "diff" as const,
+      title: "Edit src.ts",
+      path: file,
+      oldText: body,
+      newText: `${body}// ${i}\n`,
+    };
+    log.append({
+      type: "tool_call",
+      turnId,
+      step: 1,
+      callId: `c${i}`,
+      name: "edit_file",
+      arguments: "{}",
+      intent,
+    });
+    log.append({
+      type: "tool_result",
+      turnId,
+      callId: `c${i}`,
+      isError: false,
+      output: "edited",
+      intent,
+    });
     log.append({ type: "assistant_text", turnId, step: 2, text: "Done. ".repeat(50) });
     log.append({ type: "turn_end", turnId, reason: "end_turn" });
   }
@@ -55,7 +76,13 @@ const env = {
 try {
   let updates = 0;
   const times = await timeRuns(RUNS, 1, async () => {
-    const proc = Bun.spawn([binaryPath, "acp"], { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+    const proc = Bun.spawn([binaryPath, "acp"], {
+      cwd,
+      env,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "ignore",
+    });
     const output = new WritableStream<Uint8Array>({
       async write(chunk) {
         proc.stdin.write(chunk);
@@ -69,7 +96,9 @@ try {
         updates++;
       })
       .connectWith(acp.ndJsonStream(output, proc.stdout), async (agent) => {
-        await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
+        await agent.request(acp.methods.agent.initialize, {
+          protocolVersion: acp.PROTOCOL_VERSION,
+        });
         const start = performance.now();
         await agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
         loadMs.push(performance.now() - start);
@@ -77,7 +106,10 @@ try {
     proc.stdin.end();
     await proc.exited;
   });
-  report(`spawn + initialize + load (${TURNS} turns, ${(bytes / 1024 / 1024).toFixed(1)} MB log)`, times);
+  report(
+    `spawn + initialize + load (${TURNS} turns, ${(bytes / 1024 / 1024).toFixed(1)} MB log)`,
+    times,
+  );
   report(`session/load alone (${updates} updates replayed)`, loadMs.slice(-RUNS));
 } finally {
   rmSync(root, { recursive: true, force: true });

@@ -3,7 +3,9 @@
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 0 ? ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2 : (sorted[mid] ?? 0);
+  return sorted.length % 2 === 0
+    ? ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
+    : (sorted[mid] ?? 0);
 }
 
 export function percentile(values: readonly number[], p: number): number {
@@ -12,7 +14,11 @@ export function percentile(values: readonly number[], p: number): number {
 }
 
 /** Runs `fn` `runs` times after `warmup` discarded runs; returns the timings in ms. */
-export async function timeRuns(runs: number, warmup: number, fn: () => Promise<void>): Promise<number[]> {
+export async function timeRuns(
+  runs: number,
+  warmup: number,
+  fn: () => Promise<void>,
+): Promise<number[]> {
   for (let i = 0; i < warmup; i++) await fn();
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -24,5 +30,7 @@ export async function timeRuns(runs: number, warmup: number, fn: () => Promise<v
 }
 
 export function report(label: string, times: readonly number[]): void {
-  console.log(`${label}: median ${median(times).toFixed(1)} ms, p90 ${percentile(times, 90).toFixed(1)} ms (n=${times.length})`);
+  console.log(
+    `${label}: median ${median(times).toFixed(1)} ms, p90 ${percentile(times, 90).toFixed(1)} ms (n=${times.length})`,
+  );
 }

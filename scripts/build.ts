@@ -24,12 +24,19 @@ export const COMPILE_FLAGS = [
 const root = join(import.meta.dir, "..");
 
 /** Compiles `entry` into `outfile`; rejects with bun's output when the build fails. */
-export async function compile(entry: string, outfile: string, extra: readonly string[] = []): Promise<void> {
-  const proc = Bun.spawn(["bun", "build", entry, ...COMPILE_FLAGS, ...extra, "--outfile", outfile], {
-    cwd: root,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+export async function compile(
+  entry: string,
+  outfile: string,
+  extra: readonly string[] = [],
+): Promise<void> {
+  const proc = Bun.spawn(
+    ["bun", "build", entry, ...COMPILE_FLAGS, ...extra, "--outfile", outfile],
+    {
+      cwd: root,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   const [code, stdout, stderr] = await Promise.all([
     proc.exited,
     new Response(proc.stdout).text(),

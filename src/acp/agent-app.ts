@@ -49,7 +49,9 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
       guard(() => sessions.resume(params, client), params.sessionId),
     )
     .onRequest(m.session.list, ({ params }) => guard(() => sessions.list(params)))
-    .onRequest(m.session.close, ({ params }) => guard(() => sessions.close(params), params.sessionId))
+    .onRequest(m.session.close, ({ params }) =>
+      guard(() => sessions.close(params), params.sessionId),
+    )
     .onRequest(m.session.setConfigOption, ({ params }) =>
       guard(async () => sessions.setConfigOption(params), params.sessionId),
     )

@@ -69,5 +69,7 @@ export function permissionParams(
 
 /** Only the allow option selected is an allow; reject, cancelled and unknown ids deny. */
 export function decisionOf(response: acp.RequestPermissionResponse): ApprovalDecision {
-  return response.outcome.outcome === "selected" && response.outcome.optionId === ALLOW ? "allow" : "deny";
+  return response.outcome.outcome === "selected" && response.outcome.optionId === ALLOW
+    ? "allow"
+    : "deny";
 }

@@ -21,10 +21,14 @@ export interface AcpModel {
 }
 
 const PRESET_LABELS: Readonly<Record<PresetChoice, { name: string; description: string }>> = {
-  "read-only": { name: "Read only", description: "Commands may read anything and write nothing but temp" },
+  "read-only": {
+    name: "Read only",
+    description: "Commands may read anything and write nothing but temp",
+  },
   "workspace-write": {
     name: "Workspace write",
-    description: "Writes only under the session folder and temp, no network; asks before anything else",
+    description:
+      "Writes only under the session folder and temp, no network; asks before anything else",
   },
   "danger-full-access": { name: "Full access", description: "No sandbox, never asks" },
   custom: { name: "Custom", description: "Knobs that match no preset" },
@@ -38,7 +42,10 @@ const EFFORTS: readonly { value: Effort; name: string }[] = [
 ];
 
 /** The full option list for `settings`, in display order. */
-export function configOptions(settings: SessionSettings, models: readonly AcpModel[]): acp.SessionConfigOption[] {
+export function configOptions(
+  settings: SessionSettings,
+  models: readonly AcpModel[],
+): acp.SessionConfigOption[] {
   const options: acp.SessionConfigOption[] = [
     {
       type: "select",
@@ -82,12 +89,16 @@ export function configChange(
 ): Partial<SessionSettings> {
   const { configId } = request;
   if ("type" in request && request.type === "boolean") {
-    throw new InvalidInputError(`config option ${quoted(configId)} is not a boolean`, { configId: quoted(configId) });
+    throw new InvalidInputError(`config option ${quoted(configId)} is not a boolean`, {
+      configId: quoted(configId),
+    });
   }
   const value = String(request.value);
   const offered = configOptions(settings, models).find((o) => o.id === configId);
   if (offered === undefined) {
-    throw new InvalidInputError(`unknown config option: ${quoted(configId)}`, { configId: quoted(configId) });
+    throw new InvalidInputError(`unknown config option: ${quoted(configId)}`, {
+      configId: quoted(configId),
+    });
   }
   switch (configId) {
     case "permission":
@@ -96,7 +107,8 @@ export function configChange(
       // The current model may be one this process's catalog does not know (a DSH_MODEL of
       // another run): offered, so choosing it again is no change rather than an error.
       if (value === settings.model) return {};
-      if (modelChoices(settings.model, models).some((m) => m.value === value)) return { model: value };
+      if (modelChoices(settings.model, models).some((m) => m.value === value))
+        return { model: value };
       break;
     case "effort": {
       const effort = EFFORTS.find((e) => e.value === value);
@@ -104,7 +116,10 @@ export function configChange(
       break;
     }
   }
-  throw new InvalidInputError(`config option ${configId} has no value ${quoted(value)}`, { configId, value: quoted(value) });
+  throw new InvalidInputError(`config option ${configId} has no value ${quoted(value)}`, {
+    configId,
+    value: quoted(value),
+  });
 }
 
 function currentModel(id: string, models: readonly AcpModel[]): AcpModel | undefined {
@@ -112,7 +127,10 @@ function currentModel(id: string, models: readonly AcpModel[]): AcpModel | undef
 }
 
 /** The catalog's models, plus the current one when the catalog does not know it. */
-function modelChoices(current: string, models: readonly AcpModel[]): acp.SessionConfigSelectOption[] {
+function modelChoices(
+  current: string,
+  models: readonly AcpModel[],
+): acp.SessionConfigSelectOption[] {
   const choices = models.map((m) => ({ value: m.id, name: m.name }));
   if (currentModel(current, models) === undefined) choices.push({ value: current, name: current });
   return choices;

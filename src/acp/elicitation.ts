@@ -4,7 +4,7 @@
  * session and the asking tool call. Anything but a valid accept is a decline; the turn's abort
  * cancels the request and settles the question `cancelled` at once, whatever the client does.
  */
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
 import * as v from "valibot";
 import type {
   InteractionProvider,
@@ -34,7 +34,9 @@ export interface QuestionFormRequest extends QuestionForm {
 }
 
 /** Creates the provider; the composition hands the same object to the ACP bridge. */
-export function createAcpQuestioner(deps: AcpQuestionerDeps = {}): InteractionProvider & AcpFormRegistry {
+export function createAcpQuestioner(
+  deps: AcpQuestionerDeps = {},
+): InteractionProvider & AcpFormRegistry {
   const targets = new Map<string, AcpFormTarget>();
   return {
     register(sessionId, target) {
@@ -80,14 +82,26 @@ export function questionsToForm(questions: readonly Question[]): QuestionForm {
   questions.forEach((question, index) => {
     const title = question.header ?? question.question;
     const description = question.header === undefined ? undefined : question.question;
-    const options = question.options.map((option): acp.EnumOption => ({
-      const: option.label,
-      title: option.label,
-      ...(option.description === undefined ? {} : { description: option.description }),
-    }));
+    const options = question.options.map(
+      (option): acp.EnumOption => ({
+        const: option.label,
+        title: option.label,
+        ...(option.description === undefined ? {} : { description: option.description }),
+      }),
+    );
     properties[pickKey(index)] = question.multiSelect
-      ? { type: "array", title, ...(description === undefined ? {} : { description }), items: { anyOf: options } }
-      : { type: "string", title, ...(description === undefined ? {} : { description }), oneOf: options };
+      ? {
+          type: "array",
+          title,
+          ...(description === undefined ? {} : { description }),
+          items: { anyOf: options },
+        }
+      : {
+          type: "string",
+          title,
+          ...(description === undefined ? {} : { description }),
+          oneOf: options,
+        };
     properties[textKey(index)] = {
       type: "string",
       title: "Or your own answer",
@@ -143,7 +157,10 @@ function answerOf(question: Question, pick: unknown, text: unknown): QuestionAns
     const picked = v.safeParse(Single, pick);
     if (!picked.success) return undefined;
     // Some forms send "" for an untouched select.
-    selected = picked.output === null || picked.output === undefined || picked.output === "" ? [] : [picked.output];
+    selected =
+      picked.output === null || picked.output === undefined || picked.output === ""
+        ? []
+        : [picked.output];
   }
   if (!selected.every((label) => labels.has(label))) return undefined;
   const typed = custom.output?.trim() ?? "";

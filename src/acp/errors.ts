@@ -22,7 +22,8 @@ export function toRequestError(error: unknown, subject: ErrorSubject = {}): acp.
     case "invalid_input":
       return acp.RequestError.invalidParams(data, error.message);
     case "not_found": {
-      const scoped = subject.sessionId === undefined ? data : { ...data, sessionId: quoted(subject.sessionId) };
+      const scoped =
+        subject.sessionId === undefined ? data : { ...data, sessionId: quoted(subject.sessionId) };
       return new acp.RequestError(-32002, `Resource not found: ${error.message}`, scoped);
     }
     case "conflict":

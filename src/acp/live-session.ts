@@ -64,7 +64,8 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
         // The client is gone or the pipe broke: the turn and its log go on regardless.
         const data = { sessionId, update: update.sessionUpdate, error };
         if (sendFailed) logger.debug("could not send a session update", data);
-        else logger.warn("could not send a session update; later failures are logged at debug", data);
+        else
+          logger.warn("could not send a session update; later failures are logged at debug", data);
         sendFailed = true;
       }
     }
@@ -118,9 +119,12 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     },
     send,
     async prompt(content, signal) {
-      if (disposed !== undefined) throw new ConflictError(`session ${sessionId} is closed`, { sessionId });
+      if (disposed !== undefined)
+        throw new ConflictError(`session ${sessionId} is closed`, { sessionId });
       if (inFlight !== undefined) {
-        throw new ConflictError(`a prompt is already running in session ${sessionId}`, { sessionId });
+        throw new ConflictError(`a prompt is already running in session ${sessionId}`, {
+          sessionId,
+        });
       }
       const controller = new AbortController();
       const abort = () => controller.abort();
@@ -141,7 +145,10 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     },
     cancel,
     settled: () => inFlight?.settled ?? Promise.resolve(),
-    async requestPermission(request: ApprovalRequest & { readonly toolCallId: string }, signal: AbortSignal) {
+    async requestPermission(
+      request: ApprovalRequest & { readonly toolCallId: string },
+      signal: AbortSignal,
+    ) {
       // The call must be on the client, and running, before a permission prompt patches it (zed.md §4).
       await calls.wait(request.toolCallId, signal);
       await clientSettled(signal);

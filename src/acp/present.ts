@@ -66,7 +66,9 @@ export function contentOf(
     case "generic":
       return intent.text === undefined || intent.text === "" ? [] : [textContent(intent.text)];
     case "diff":
-      return [{ type: "diff", path: intent.path, oldText: intent.oldText, newText: intent.newText }];
+      return [
+        { type: "diff", path: intent.path, oldText: intent.oldText, newText: intent.newText },
+      ];
     case "terminal":
       return options.terminalOutput
         ? [{ type: "terminal", terminalId: toolCallId }]
@@ -80,7 +82,12 @@ export function contentOf(
 
 /** A `tool_call` announcing a call before it runs (`pending` until its `tool_start`). */
 export function presentCall(
-  call: { readonly callId: string; readonly name: string; readonly rawInput: unknown; readonly intent: RenderIntent },
+  call: {
+    readonly callId: string;
+    readonly name: string;
+    readonly rawInput: unknown;
+    readonly intent: RenderIntent;
+  },
   options: PresentOptions,
 ): acp.SessionUpdate {
   const { callId, intent } = call;
@@ -111,7 +118,11 @@ export function presentTerminalOutput(toolCallId: string, data: string): acp.Ses
 }
 
 /** Running output of a command shown as text (clients without terminal cards). */
-export function presentOutputSoFar(toolCallId: string, intent: TerminalIntent, output: string): acp.SessionUpdate {
+export function presentOutputSoFar(
+  toolCallId: string,
+  intent: TerminalIntent,
+  output: string,
+): acp.SessionUpdate {
   return {
     sessionUpdate: "tool_call_update",
     toolCallId,
@@ -177,7 +188,10 @@ function exitCode(code: number | null | undefined): number | null {
 
 /** A command, its output and how it ended, as Markdown (clients without terminal cards). */
 export function terminalText(intent: TerminalIntent): string {
-  const body = [`$ ${intent.command}`, ...(intent.output === "" ? [] : [clip(intent.output).replace(/\n$/, "")])];
+  const body = [
+    `$ ${intent.command}`,
+    ...(intent.output === "" ? [] : [clip(intent.output).replace(/\n$/, "")]),
+  ];
   const text = fence("sh", body.join("\n"));
   if (intent.exit === undefined) return text;
   if (intent.exit.signal !== null) return `${text}\n\nkilled by ${intent.exit.signal}`;

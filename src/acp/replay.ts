@@ -10,7 +10,10 @@ import type { PresentOptions } from "./present.ts";
 import { createUpdateMapper } from "./update-mapper.ts";
 
 /** The updates that replay `events`, in log order. Pure: touches neither disk nor client. */
-export function replayUpdates(events: readonly SessionEvent[], options: PresentOptions): acp.SessionUpdate[] {
+export function replayUpdates(
+  events: readonly SessionEvent[],
+  options: PresentOptions,
+): acp.SessionUpdate[] {
   const mapper = createUpdateMapper({ ...options, now: () => 0 });
   const updates: acp.SessionUpdate[] = [];
   for (const event of events) {
@@ -22,12 +25,18 @@ export function replayUpdates(events: readonly SessionEvent[], options: PresentO
         break;
       case "reasoning":
         if (event.text !== "") {
-          updates.push({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } });
+          updates.push({
+            sessionUpdate: "agent_thought_chunk",
+            content: { type: "text", text: event.text },
+          });
         }
         break;
       case "assistant_text":
         if (event.text !== "") {
-          updates.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } });
+          updates.push({
+            sessionUpdate: "agent_message_chunk",
+            content: { type: "text", text: event.text },
+          });
         }
         break;
       case "tool_call":
@@ -46,7 +55,9 @@ export function replayUpdates(events: readonly SessionEvent[], options: PresentO
         updates.push(...mapper.map({ ...event, type: "tool_result" }));
         break;
       case "turn_end":
-        updates.push(...mapper.map({ type: "turn_end", turnId: event.turnId, reason: event.reason }));
+        updates.push(
+          ...mapper.map({ type: "turn_end", turnId: event.turnId, reason: event.reason }),
+        );
         break;
       case "turn_start":
       case "prompt_submit":

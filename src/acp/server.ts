@@ -14,7 +14,12 @@ export async function runAcpServer(deps: RunAcpDeps): Promise<void> {
   const { logger } = deps;
   let client: ClientOptions = { terminalOutput: false, elicitForm: false };
   const clientOptions = () => client;
-  const table = createSessionTable({ logger, clientOptions, approvals: deps.approvals, questions: deps.questions });
+  const table = createSessionTable({
+    logger,
+    clientOptions,
+    approvals: deps.approvals,
+    questions: deps.questions,
+  });
   const app = createAgentApp({
     ...deps,
     table,

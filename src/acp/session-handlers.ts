@@ -25,7 +25,8 @@ export interface SessionHandlerDeps {
 /** The session methods, each taking parsed params and the connection's client context. */
 export function createSessionHandlers(deps: SessionHandlerDeps) {
   const { service, table } = deps;
-  const optionsOf = (session: LiveSession) => configOptions(session.handle.settings(), deps.models());
+  const optionsOf = (session: LiveSession) =>
+    configOptions(session.handle.settings(), deps.models());
 
   /** Reopens a session (or takes the live one), optionally replaying its transcript first. */
   const reopen = async (
@@ -40,26 +41,35 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
     return table.reserve(sessionId, async () => {
       const existing = table.get(sessionId);
       if (existing !== undefined) await checkReusable(existing, cwd);
-      const session = existing ?? (await table.open(() => service.resume(sessionId, { cwd }), client));
+      const session =
+        existing ?? (await table.open(() => service.resume(sessionId, { cwd }), client));
       if (replay) await session.send(replayUpdates(session.handle.history(), deps.clientOptions()));
       return { configOptions: optionsOf(session) };
     });
   };
 
   return {
-    async new(params: acp.NewSessionRequest, client: acp.AgentContext): Promise<acp.NewSessionResponse> {
+    async new(
+      params: acp.NewSessionRequest,
+      client: acp.AgentContext,
+    ): Promise<acp.NewSessionResponse> {
       await checkCwd(params.cwd);
       ignoreMcpServers(deps.logger, params.mcpServers);
       const session = await table.open(() => service.create({ cwd: params.cwd }), client);
       return { sessionId: session.id, configOptions: optionsOf(session) };
     },
-    load: (params: acp.LoadSessionRequest, client: acp.AgentContext): Promise<acp.LoadSessionResponse> =>
-      reopen(params, client, true),
-    resume: (params: acp.ResumeSessionRequest, client: acp.AgentContext): Promise<acp.ResumeSessionResponse> =>
-      reopen(params, client, false),
+    load: (
+      params: acp.LoadSessionRequest,
+      client: acp.AgentContext,
+    ): Promise<acp.LoadSessionResponse> => reopen(params, client, true),
+    resume: (
+      params: acp.ResumeSessionRequest,
+      client: acp.AgentContext,
+    ): Promise<acp.ResumeSessionResponse> => reopen(params, client, false),
     async list(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
       // Every session fits in one page, so dsh never hands out a cursor to come back with.
-      if (params.cursor != null) throw new InvalidInputError("unknown cursor", { cursor: params.cursor });
+      if (params.cursor != null)
+        throw new InvalidInputError("unknown cursor", { cursor: params.cursor });
       const sessions = (await service.list())
         .filter((s) => params.cwd == null || s.cwd === params.cwd)
         .map((s) => ({
@@ -95,13 +105,17 @@ export function checkSessionId(id: string): void {
 
 /** A live session can be loaded again only when idle and for the same directory. */
 async function checkReusable(session: LiveSession, cwd: string): Promise<void> {
-  if (session.busy) throw new ConflictError(`session ${session.id} is running a prompt`, { sessionId: session.id });
+  if (session.busy)
+    throw new ConflictError(`session ${session.id} is running a prompt`, { sessionId: session.id });
   const [wanted, actual] = await Promise.all([canonical(cwd), canonical(session.handle.cwd)]);
   if (wanted !== actual) {
-    throw new InvalidInputError(`session ${session.id} belongs to ${session.handle.cwd}, not ${cwd}`, {
-      sessionId: session.id,
-      cwd,
-    });
+    throw new InvalidInputError(
+      `session ${session.id} belongs to ${session.handle.cwd}, not ${cwd}`,
+      {
+        sessionId: session.id,
+        cwd,
+      },
+    );
   }
 }
 

@@ -63,13 +63,17 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
   return {
     get: (id) => live.get(id)?.session,
     require(id) {
-      if (reserved.has(id)) throw new ConflictError(`session ${id} is still loading`, { sessionId: id });
+      if (reserved.has(id))
+        throw new ConflictError(`session ${id} is still loading`, { sessionId: id });
       const entry = live.get(id);
       if (entry !== undefined) return entry.session;
-      throw new NotFoundError(`no live session ${quoted(id)} on this connection`, { sessionId: quoted(id) });
+      throw new NotFoundError(`no live session ${quoted(id)} on this connection`, {
+        sessionId: quoted(id),
+      });
     },
     async reserve(id, work) {
-      if (reserved.has(id)) throw new ConflictError(`session ${id} is already loading`, { sessionId: id });
+      if (reserved.has(id))
+        throw new ConflictError(`session ${id} is already loading`, { sessionId: id });
       reserved.add(id);
       try {
         return await track(work());
@@ -86,7 +90,12 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
             void track(Promise.resolve(handle[Symbol.asyncDispose]()));
             throw new ConflictError("dsh is shutting down");
           }
-          const session = openLiveSession({ handle, client, options: deps.clientOptions(), logger: deps.logger });
+          const session = openLiveSession({
+            handle,
+            client,
+            options: deps.clientOptions(),
+            logger: deps.logger,
+          });
           const unregisterApprovals = deps.approvals?.register(handle.sessionId, session) ?? noop;
           const unregisterQuestions = deps.questions?.register(handle.sessionId, session) ?? noop;
           const unregister = () => {

@@ -31,7 +31,10 @@ export interface RunAcpDeps {
 
 /** A live session's way of asking its client for a decision on one of its tool calls. */
 export interface AcpPermissionTarget {
-  requestPermission(request: ApprovalRequest & { readonly toolCallId: string }, signal: AbortSignal): Promise<ApprovalDecision>;
+  requestPermission(
+    request: ApprovalRequest & { readonly toolCallId: string },
+    signal: AbortSignal,
+  ): Promise<ApprovalDecision>;
 }
 
 /** Sessions live on an ACP connection register here while they are open. */
@@ -48,7 +51,10 @@ export interface AcpFormTarget {
    * Sends `elicitation/create` once the tool call it names is on the client; aborting
    * `signal` cancels the request (the promise then rejects).
    */
-  elicit(params: acp.CreateElicitationRequest, signal: AbortSignal): Promise<acp.CreateElicitationResponse>;
+  elicit(
+    params: acp.CreateElicitationRequest,
+    signal: AbortSignal,
+  ): Promise<acp.CreateElicitationResponse>;
 }
 
 /** Sessions live on an ACP connection register here while they are open. */

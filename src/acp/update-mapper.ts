@@ -88,7 +88,13 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
           return [presentCall(event, options)];
         case "tool_start":
           return open.has(event.callId)
-            ? [{ sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress" }]
+            ? [
+                {
+                  sessionUpdate: "tool_call_update",
+                  toolCallId: event.callId,
+                  status: "in_progress",
+                },
+              ]
             : [];
         case "tool_progress":
           return progress(event.callId, event.chunk);
@@ -117,7 +123,9 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
             },
           ];
         case "turn_end":
-          return [...open].filter(([, call]) => call.turnId === event.turnId).flatMap(([id, call]) => close(id, call));
+          return [...open]
+            .filter(([, call]) => call.turnId === event.turnId)
+            .flatMap(([id, call]) => close(id, call));
         default: {
           const exhaustive: never = event;
           return exhaustive;
@@ -130,7 +138,10 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
   };
 }
 
-function chunk(kind: "agent_thought_chunk" | "agent_message_chunk", text: string): acp.SessionUpdate {
+function chunk(
+  kind: "agent_thought_chunk" | "agent_message_chunk",
+  text: string,
+): acp.SessionUpdate {
   return { sessionUpdate: kind, content: { type: "text", text } };
 }
 

@@ -56,14 +56,18 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
 
   const publish = (event: LiveEvent) => hub.publish(event);
 
-  async function turn(content: readonly UserContent[], controller: AbortController): Promise<TurnOutcome> {
+  async function turn(
+    content: readonly UserContent[],
+    controller: AbortController,
+  ): Promise<TurnOutcome> {
     const turnId = crypto.randomUUID();
     let outcome: TurnOutcome;
     try {
       log.append({ type: "turn_start", turnId });
       log.append({ type: "user_message", turnId, content: [...content] });
       log.append({ type: "prompt_submit", turnId });
-      for (const event of settingsEvents(durable(), pending, unrecordedSettings(log.events))) log.append(event);
+      for (const event of settingsEvents(durable(), pending, unrecordedSettings(log.events)))
+        log.append(event);
       pending = {};
       publish({ type: "turn_start", turnId, content });
       outcome = await runTurnLoop(
@@ -71,7 +75,10 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
           log,
           client: deps.client,
           tools: deps.tools,
-          definitions: deps.tools.definitions({ sessionId: log.header.id, interaction: deps.interaction }),
+          definitions: deps.tools.definitions({
+            sessionId: log.header.id,
+            interaction: deps.interaction,
+          }),
           systemPrompt: deps.systemPrompt,
           cwd: deps.root,
           maxRequests: deps.maxRequests,
@@ -94,10 +101,19 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       );
     } catch (error) {
       deps.logger.error("turn failed", { sessionId: log.header.id, error });
-      outcome = { turnId, reason: "error", error: { code: "internal", message: errorMessage(error) } };
+      outcome = {
+        turnId,
+        reason: "error",
+        error: { code: "internal", message: errorMessage(error) },
+      };
     }
     try {
-      log.append({ type: "turn_end", turnId, reason: outcome.reason, ...(outcome.error ? { error: outcome.error } : {}) });
+      log.append({
+        type: "turn_end",
+        turnId,
+        reason: outcome.reason,
+        ...(outcome.error ? { error: outcome.error } : {}),
+      });
       await log.flush();
     } catch (error) {
       deps.logger.error("could not record the end of a turn", { sessionId: log.header.id, error });
@@ -114,7 +130,10 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
 
     async prompt(content, signal) {
       if (disposing) throw new ConflictError("the session is closed", { sessionId: log.header.id });
-      if (running) throw new ConflictError("a prompt is already running in this session", { sessionId: log.header.id });
+      if (running)
+        throw new ConflictError("a prompt is already running in this session", {
+          sessionId: log.header.id,
+        });
       if (!hasContent(content)) throw new InvalidInputError("the prompt is empty");
       const controller = new AbortController();
       const abort = () => controller.abort();
@@ -156,7 +175,10 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
         // Durable at once: a crash later in the turn keeps the change.
         if (events.length > 0) {
           log.flush().catch((error: unknown) => {
-            deps.logger.error("could not flush a settings change", { sessionId: log.header.id, error });
+            deps.logger.error("could not flush a settings change", {
+              sessionId: log.header.id,
+              error,
+            });
           });
         }
       } else {
@@ -190,7 +212,9 @@ function hasContent(content: readonly UserContent[]): boolean {
  * resumed session keeps its own settings whatever the defaults of the process reopening it.
  */
 function unrecordedSettings(events: readonly SessionEvent[]): ReadonlySet<SettingsEventType> {
-  return new Set(SETTINGS_EVENT_TYPES.filter((type) => !events.some((event) => event.type === type)));
+  return new Set(
+    SETTINGS_EVENT_TYPES.filter((type) => !events.some((event) => event.type === type)),
+  );
 }
 
 /**
@@ -204,8 +228,10 @@ function settingsEvents(
 ): NewSessionEvent[] {
   const to: SessionSettings = { ...from, ...change };
   const events: NewSessionEvent[] = [];
-  if (record.has("model") || to.model !== from.model) events.push({ type: "model", model: to.model });
-  if (record.has("effort") || to.effort !== from.effort) events.push({ type: "effort", effort: to.effort });
+  if (record.has("model") || to.model !== from.model)
+    events.push({ type: "model", model: to.model });
+  if (record.has("effort") || to.effort !== from.effort)
+    events.push({ type: "effort", effort: to.effort });
   if (record.has("sandbox_mode") || to.knobs.sandboxMode !== from.knobs.sandboxMode) {
     events.push({ type: "sandbox_mode", mode: to.knobs.sandboxMode });
   }

@@ -23,7 +23,9 @@ export function validateSettingsChange(
       throw new InvalidInputError(`unknown sandbox mode: ${String(change.knobs.sandboxMode)}`);
     }
     if (!v.is(ApprovalPolicy, change.knobs.approvalPolicy)) {
-      throw new InvalidInputError(`unknown approval policy: ${String(change.knobs.approvalPolicy)}`);
+      throw new InvalidInputError(
+        `unknown approval policy: ${String(change.knobs.approvalPolicy)}`,
+      );
     }
   }
   return change;

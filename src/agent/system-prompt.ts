@@ -2,7 +2,15 @@
  * The system prompt: short and concrete. It is built once per session and kept byte-stable,
  * so the provider's prefix cache keeps hitting.
  */
-import { closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { credentialMatch, homeDirsOf } from "../tools/credential-paths.ts";
 
@@ -58,7 +66,9 @@ export function findInstructions(
     dir = parent;
   }
   const projectDirs = root === undefined ? [cwd] : dirs.reverse();
-  const candidates = [...(configDir ? [configDir] : []), ...projectDirs].map((d) => join(d, "AGENTS.md"));
+  const candidates = [...(configDir ? [configDir] : []), ...projectDirs].map((d) =>
+    join(d, "AGENTS.md"),
+  );
   const found: { path: string; text: string }[] = [];
   const homes = homeDirsOf(homeDir);
   for (const path of candidates) {

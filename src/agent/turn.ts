@@ -44,7 +44,11 @@ interface StepOutput {
 }
 
 /** Runs the model/tool loop of a turn whose start, user message and anchor are logged. */
-export async function runTurnLoop(deps: TurnDeps, turnId: string, signal: AbortSignal): Promise<TurnOutcome> {
+export async function runTurnLoop(
+  deps: TurnDeps,
+  turnId: string,
+  signal: AbortSignal,
+): Promise<TurnOutcome> {
   for (let step = 1; ; step++) {
     if (step > deps.maxRequests) return { turnId, reason: "max_turn_requests" };
     if (signal.aborted) return { turnId, reason: "cancelled" };
@@ -55,7 +59,13 @@ export async function runTurnLoop(deps: TurnDeps, turnId: string, signal: AbortS
       { role: "system", content: deps.systemPrompt },
       ...foldHistory(deps.log.events),
     ];
-    const request = { turnId, model, messages, definitions: deps.definitions, effort: settings.effort };
+    const request = {
+      turnId,
+      model,
+      messages,
+      definitions: deps.definitions,
+      effort: settings.effort,
+    };
     const output = await streamStep(deps, request, signal);
     logStep(deps, turnId, step, output);
 
@@ -84,7 +94,12 @@ async function streamStep(
   signal: AbortSignal,
 ): Promise<StepOutput> {
   const output: StepOutput = { reasoning: "", text: "", toolCalls: [] };
-  const request = { model: step.model, messages: step.messages, tools: step.definitions, effort: step.effort };
+  const request = {
+    model: step.model,
+    messages: step.messages,
+    tools: step.definitions,
+    effort: step.effort,
+  };
   for await (const event of deps.client.stream(request, signal)) {
     switch (event.type) {
       case "reasoning_delta":
@@ -120,7 +135,10 @@ async function streamStep(
   // A client that ends without finish or error breaks its contract; treat it like a cut stream.
   output.end = signal.aborted
     ? { reason: "cancelled" }
-    : { reason: "error", error: { code: "premature_eof", message: "the model stream ended without a finish" } };
+    : {
+        reason: "error",
+        error: { code: "premature_eof", message: "the model stream ended without a finish" },
+      };
   return output;
 }
 
@@ -130,24 +148,60 @@ function errorEnd(error: LlmError, signal: AbortSignal): StepOutput["end"] {
 }
 
 function logStep(deps: TurnDeps, turnId: string, step: number, output: StepOutput): void {
-  if (output.reasoning !== "") deps.log.append({ type: "reasoning", turnId, step, text: output.reasoning });
-  if (output.text !== "") deps.log.append({ type: "assistant_text", turnId, step, text: output.text });
+  if (output.reasoning !== "")
+    deps.log.append({ type: "reasoning", turnId, step, text: output.reasoning });
+  if (output.text !== "")
+    deps.log.append({ type: "assistant_text", turnId, step, text: output.text });
   for (const call of output.toolCalls) {
     const intent = deps.tools.presentCall(call.name, call.arguments, { cwd: deps.cwd });
-    deps.log.append({ type: "tool_call", turnId, step, callId: call.id, name: call.name, arguments: call.arguments, intent });
-    deps.publish({ type: "tool_call", turnId, callId: call.id, name: call.name, rawInput: parseRawInput(call.arguments), intent });
+    deps.log.append({
+      type: "tool_call",
+      turnId,
+      step,
+      callId: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      intent,
+    });
+    deps.publish({
+      type: "tool_call",
+      turnId,
+      callId: call.id,
+      name: call.name,
+      rawInput: parseRawInput(call.arguments),
+      intent,
+    });
   }
 }
 
-async function runToolCall(deps: TurnDeps, turnId: string, call: ChatToolCall, signal: AbortSignal): Promise<void> {
+async function runToolCall(
+  deps: TurnDeps,
+  turnId: string,
+  call: ChatToolCall,
+  signal: AbortSignal,
+): Promise<void> {
   const context: ToolContext = {
     ...deps.toolContext(call.id, signal),
     progress: (chunk) => deps.publish({ type: "tool_progress", turnId, callId: call.id, chunk }),
   };
   deps.publish({ type: "tool_start", turnId, callId: call.id });
   const { result, intent } = await deps.tools.execute(call.name, call.arguments, context);
-  deps.log.append({ type: "tool_result", turnId, callId: call.id, isError: result.isError, output: result.output, intent });
-  deps.publish({ type: "tool_result", turnId, callId: call.id, isError: result.isError, output: result.output, intent });
+  deps.log.append({
+    type: "tool_result",
+    turnId,
+    callId: call.id,
+    isError: result.isError,
+    output: result.output,
+    intent,
+  });
+  deps.publish({
+    type: "tool_result",
+    turnId,
+    callId: call.id,
+    isError: result.isError,
+    output: result.output,
+    intent,
+  });
 }
 
 function logUsage(deps: TurnDeps, turnId: string, usage: Usage, contextWindow: number): void {

@@ -22,7 +22,11 @@ export interface TurnOutcome {
 
 /** What subscribers see while a turn runs. Deltas are live only; the log holds whole blocks. */
 export type LiveEvent =
-  | { readonly type: "turn_start"; readonly turnId: string; readonly content: readonly UserContent[] }
+  | {
+      readonly type: "turn_start";
+      readonly turnId: string;
+      readonly content: readonly UserContent[];
+    }
   | { readonly type: "reasoning_delta"; readonly turnId: string; readonly text: string }
   | { readonly type: "text_delta"; readonly turnId: string; readonly text: string }
   | {
@@ -35,7 +39,12 @@ export type LiveEvent =
     }
   /** A announced call starts running (calls of one step run one after another). */
   | { readonly type: "tool_start"; readonly turnId: string; readonly callId: string }
-  | { readonly type: "tool_progress"; readonly turnId: string; readonly callId: string; readonly chunk: string }
+  | {
+      readonly type: "tool_progress";
+      readonly turnId: string;
+      readonly callId: string;
+      readonly chunk: string;
+    }
   | {
       readonly type: "tool_result";
       readonly turnId: string;
@@ -44,7 +53,12 @@ export type LiveEvent =
       readonly output: string;
       readonly intent: RenderIntent;
     }
-  | { readonly type: "usage"; readonly turnId: string; readonly usage: Usage; readonly contextWindow: number }
+  | {
+      readonly type: "usage";
+      readonly turnId: string;
+      readonly usage: Usage;
+      readonly contextWindow: number;
+    }
   | ({ readonly type: "turn_end" } & TurnOutcome);
 
 /** The per-session settings a surface can show and change. */

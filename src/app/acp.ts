@@ -12,7 +12,10 @@ import { type Composition, compose } from "./compose.ts";
 import { loadConfig } from "./config.ts";
 
 /** Serves until stdin ends or SIGINT/SIGTERM/SIGHUP; resolves with the exit code. */
-export async function runAcp(env: Readonly<Record<string, string | undefined>>, version: string): Promise<number> {
+export async function runAcp(
+  env: Readonly<Record<string, string | undefined>>,
+  version: string,
+): Promise<number> {
   const config = loadConfig(env);
   const logger = createLogger({ destination: config.log, level: "info" });
   const approvals = createAcpApprovalAnswerer();
@@ -20,7 +23,13 @@ export async function runAcp(env: Readonly<Record<string, string | undefined>>, 
   // Composed at the first session request, so `initialize` is answered without waiting for it.
   let composition: Composition | undefined;
   const composed = () => {
-    composition ??= compose({ config, env, logger, answerers: [approvals], questioners: [questions] });
+    composition ??= compose({
+      config,
+      env,
+      logger,
+      answerers: [approvals],
+      questioners: [questions],
+    });
     return composition;
   };
   const service: AgentService = {

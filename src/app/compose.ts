@@ -66,7 +66,8 @@ export function compose(options: ComposeOptions): Composition {
   ]);
   const approval = createApprovalSeam({
     answerers: options.answerers,
-    onError: (error, request) => logger.warn("an approval answerer failed; denied", { kind: request.kind, error }),
+    onError: (error, request) =>
+      logger.warn("an approval answerer failed; denied", { kind: request.kind, error }),
   });
   const interaction = createInteractionSeam({
     providers: options.questioners ?? [],

@@ -72,16 +72,23 @@ export class ConfigError extends DshError<"config"> {
   }
 }
 
-export function loadConfig(env: Readonly<Record<string, string | undefined>>, flags: ConfigFlags = {}): Config {
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: ConfigFlags = {},
+): Config {
   const home = env.HOME || homedir();
-  const configPath = nonEmpty(env.DSH_CONFIG) ?? join(nonEmpty(env.XDG_CONFIG_HOME) ?? join(home, ".config"), "dsh", "config.toml");
+  const configPath =
+    nonEmpty(env.DSH_CONFIG) ??
+    join(nonEmpty(env.XDG_CONFIG_HOME) ?? join(home, ".config"), "dsh", "config.toml");
   const file = readConfigFile(configPath, nonEmpty(env.DSH_CONFIG) !== undefined);
   const dataHome = nonEmpty(env.XDG_DATA_HOME) ?? join(home, ".local", "share");
 
   const named = flags.permission ?? nonEmpty(env.DSH_PERMISSION);
   const permission = named ?? file.permission ?? "workspace-write";
   if (!v.is(PresetId, permission)) {
-    throw new ConfigError(`unknown permission preset "${permission}" (${PresetId.options.join(", ")})`);
+    throw new ConfigError(
+      `unknown permission preset "${permission}" (${PresetId.options.join(", ")})`,
+    );
   }
   // A preset named by a flag or the environment wins whole over the file's knobs.
   const knobs: Knobs =
@@ -121,17 +128,22 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
   }
   let text: string;
   try {
-    if (statSync(path).isDirectory()) throw new ConfigError(`${path} is a directory, not a config file`);
+    if (statSync(path).isDirectory())
+      throw new ConfigError(`${path} is a directory, not a config file`);
     text = readFileSync(path, "utf8");
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ConfigError(
+      `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   let data: unknown;
   try {
     data = Bun.TOML.parse(text);
   } catch (error) {
-    throw new ConfigError(`${path}: not valid TOML: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ConfigError(
+      `${path}: not valid TOML: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const parsed = v.safeParse(ConfigFile, data);
   if (!parsed.success) {

@@ -24,7 +24,12 @@ export class UsageError extends DshError<"usage"> {
   }
 }
 
-const VALUE_FLAGS = { "--model": "model", "--permission": "permission", "--cwd": "cwd", "--resume": "resume" } as const;
+const VALUE_FLAGS = {
+  "--model": "model",
+  "--permission": "permission",
+  "--cwd": "cwd",
+  "--resume": "resume",
+} as const;
 const COMMANDS = new Set<string>(["acp", "chat", "exec", "sessions", "doctor"]);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
@@ -47,16 +52,19 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       continue;
     }
     if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown flag: ${arg}`);
-    if (command === undefined && positional.length === 0 && COMMANDS.has(arg)) command = arg as CommandName;
+    if (command === undefined && positional.length === 0 && COMMANDS.has(arg))
+      command = arg as CommandName;
     else positional.push(arg);
   }
   const resolved = command ?? "chat";
   if (resolved === "exec") {
-    if (positional.length === 0) throw new UsageError('dsh exec needs a prompt: dsh exec "fix the failing test"');
+    if (positional.length === 0)
+      throw new UsageError('dsh exec needs a prompt: dsh exec "fix the failing test"');
     return { command: resolved, flags, prompt: positional.join(" ") };
   }
   if (positional.length > 0) {
-    const hint = command === undefined ? ` (did you mean: dsh exec "${positional.join(" ")}"?)` : "";
+    const hint =
+      command === undefined ? ` (did you mean: dsh exec "${positional.join(" ")}"?)` : "";
     throw new UsageError(`unexpected argument: ${positional[0]}${hint}`);
   }
   return { command: resolved, flags };

@@ -24,10 +24,18 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
   await using session = await openTerminalSession(io, args.flags, [answerer], [questioner]);
   const { handle, composition } = session;
 
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: io.stdinIsTTY });
+  const rl = createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    terminal: io.stdinIsTTY,
+  });
   lines = createLineQueue(rl, { terminal: io.stdinIsTTY, write: (text) => io.stdout.write(text) });
   // One stream for everything: activity and questions then appear in the order they happen.
-  const renderer = createLiveRenderer({ answer: io.stdout, activity: io.stdout, color: io.stdinIsTTY });
+  const renderer = createLiveRenderer({
+    answer: io.stdout,
+    activity: io.stdout,
+    color: io.stdinIsTTY,
+  });
   void (async () => {
     for await (const event of handle.events()) renderer.render(event);
   })();
@@ -47,7 +55,9 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
   process.on("SIGINT", onInterrupt);
 
   const settingsLine = (s: SessionSettings) => `model ${s.model} · permission ${presetOf(s.knobs)}`;
-  io.stdout.write(`dsh · ${handle.cwd} · ${settingsLine(handle.settings())}\n/help for commands, Ctrl-D to exit\n`);
+  io.stdout.write(
+    `dsh · ${handle.cwd} · ${settingsLine(handle.settings())}\n/help for commands, Ctrl-D to exit\n`,
+  );
   try {
     for (;;) {
       if (io.stdinIsTTY) {
@@ -62,7 +72,10 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
       const text = line.trim();
       if (text === "") continue;
       if (text.startsWith("/")) {
-        if (runSlashCommand(io, handle, text, () => composition.models().map((m) => m.id)) === "exit") break;
+        if (
+          runSlashCommand(io, handle, text, () => composition.models().map((m) => m.id)) === "exit"
+        )
+          break;
         continue;
       }
       turnRunning = true;
@@ -83,7 +96,12 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
   return 0;
 }
 
-function runSlashCommand(io: CliIo, handle: AgentHandle, text: string, models: () => string[]): "exit" | "ok" {
+function runSlashCommand(
+  io: CliIo,
+  handle: AgentHandle,
+  text: string,
+  models: () => string[],
+): "exit" | "ok" {
   const [name, value] = text.split(/\s+/, 2);
   try {
     switch (name) {
@@ -97,7 +115,9 @@ function runSlashCommand(io: CliIo, handle: AgentHandle, text: string, models: (
       case "/permission": {
         const permission = createPermissionService(handle);
         if (value) permission.set(value);
-        io.stdout.write(`permission: ${permission.current()} (available: ${permission.choices().join(", ")})\n`);
+        io.stdout.write(
+          `permission: ${permission.current()} (available: ${permission.choices().join(", ")})\n`,
+        );
         return "ok";
       }
       case "/help":

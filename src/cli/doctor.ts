@@ -18,14 +18,18 @@ export async function runDoctor(io: CliIo): Promise<number> {
   try {
     config = loadConfig(io.env);
   } catch (error) {
-    io.stdout.write(`✗ config: ${errorMessage(error)}\n  fix the file or point DSH_CONFIG elsewhere\n`);
+    io.stdout.write(
+      `✗ config: ${errorMessage(error)}\n  fix the file or point DSH_CONFIG elsewhere\n`,
+    );
     return 1;
   }
   const checks: Check[] = [
     {
       name: "config",
       ok: true,
-      detail: existsSync(config.configPath) ? config.configPath : `${config.configPath} (absent; defaults in use)`,
+      detail: existsSync(config.configPath)
+        ? config.configPath
+        : `${config.configPath} (absent; defaults in use)`,
     },
     config.apiKey
       ? { name: "api key", ok: true, detail: "set" }
@@ -35,7 +39,8 @@ export async function runDoctor(io: CliIo): Promise<number> {
     await sandboxCheck(io, config),
     stateDirCheck(config),
   ];
-  for (const check of checks) io.stdout.write(`${check.ok ? "✓" : "✗"} ${check.name}: ${check.detail}\n`);
+  for (const check of checks)
+    io.stdout.write(`${check.ok ? "✓" : "✗"} ${check.name}: ${check.detail}\n`);
   return checks.every((check) => check.ok) ? 0 : 1;
 }
 
@@ -46,20 +51,29 @@ async function endpointCheck(config: Config): Promise<Check> {
       headers: config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {},
       signal: AbortSignal.timeout(5000),
     });
-    if (response.status === 401) return { name: "endpoint", ok: false, detail: `${url} rejected the API key (401)` };
+    if (response.status === 401)
+      return { name: "endpoint", ok: false, detail: `${url} rejected the API key (401)` };
     return { name: "endpoint", ok: true, detail: `${config.baseUrl} answered ${response.status}` };
   } catch (error) {
-    return { name: "endpoint", ok: false, detail: `${config.baseUrl} unreachable: ${errorMessage(error)}` };
+    return {
+      name: "endpoint",
+      ok: false,
+      detail: `${config.baseUrl} unreachable: ${errorMessage(error)}`,
+    };
   }
 }
 
 function modelCheck(config: Config): Check {
   const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
-  const known = createModelCatalog({ userModels: config.models }).models().some((m) => m.id === catalog.default.id);
+  const known = createModelCatalog({ userModels: config.models })
+    .models()
+    .some((m) => m.id === catalog.default.id);
   return {
     name: "model",
     ok: true,
-    detail: known ? catalog.default.id : `${catalog.default.id} (not in the catalog; used as-is with ${config.baseUrl})`,
+    detail: known
+      ? catalog.default.id
+      : `${catalog.default.id} (not in the catalog; used as-is with ${config.baseUrl})`,
   };
 }
 
@@ -84,6 +98,10 @@ function stateDirCheck(config: Config): Check {
     accessSync(config.home, constants.W_OK);
     return { name: "state dir", ok: true, detail: `${config.home} writable` };
   } catch (error) {
-    return { name: "state dir", ok: false, detail: `${config.home}: ${errorMessage(error)}; set DSH_HOME to a writable dir` };
+    return {
+      name: "state dir",
+      ok: false,
+      detail: `${config.home}: ${errorMessage(error)}; set DSH_HOME to a writable dir`,
+    };
   }
 }

@@ -7,7 +7,11 @@ import { openTerminalSession } from "./session.ts";
 import { describeOutcome } from "./outcome.ts";
 
 /** Runs the command and returns the exit code: 0 for a finished answer, 1 otherwise, 130 on Ctrl-C. */
-export async function runExec(io: CliIo, args: ParsedArgs, readStdin: () => Promise<string>): Promise<number> {
+export async function runExec(
+  io: CliIo,
+  args: ParsedArgs,
+  readStdin: () => Promise<string>,
+): Promise<number> {
   const prompt = args.prompt === "-" ? await readStdin() : (args.prompt ?? "");
   if (prompt.trim() === "") {
     printError(io, "the prompt is empty");
@@ -16,7 +20,11 @@ export async function runExec(io: CliIo, args: ParsedArgs, readStdin: () => Prom
   // No answerers: nobody can approve anything in a one-shot run, so every approval is denied.
   await using session = await openTerminalSession(io, args.flags, []);
   const { handle } = session;
-  const renderer = createLiveRenderer({ answer: io.stdout, activity: io.stderr, color: io.stderrIsTTY });
+  const renderer = createLiveRenderer({
+    answer: io.stdout,
+    activity: io.stderr,
+    color: io.stderrIsTTY,
+  });
   const events = handle.events();
   const rendering = (async () => {
     for await (const event of events) {

@@ -71,12 +71,18 @@ function pickedNumbers(text: string, question: Question): number[] | undefined {
   const pattern = question.multiSelect ? /^\d+(\s*[,\s]\s*\d+)*$/ : /^\d+$/;
   if (!pattern.test(text)) return undefined;
   const numbers = text.split(/[\s,]+/).map(Number);
-  const inRange = numbers.every((n) => Number.isInteger(n) && n >= 1 && n <= question.options.length);
+  const inRange = numbers.every(
+    (n) => Number.isInteger(n) && n >= 1 && n <= question.options.length,
+  );
   return inRange ? numbers : undefined;
 }
 
 /** The question and its options, then the line the answer is typed on. */
-function promptText(question: Question, index: number, count: number): { body: string; answerLine: string } {
+function promptText(
+  question: Question,
+  index: number,
+  count: number,
+): { body: string; answerLine: string } {
   const counter = count > 1 ? ` (${index + 1}/${count})` : "";
   const header = question.header === undefined ? "" : `[${question.header}] `;
   const options = question.options.map((option, i) => {
@@ -86,5 +92,8 @@ function promptText(question: Question, index: number, count: number): { body: s
   const how = question.multiSelect
     ? "Numbers separated by commas (e.g. 1,3), or type your own answer; empty to decline: "
     : "A number, or type your own answer; empty to decline: ";
-  return { body: `\n? ${header}${question.question}${counter}\n${options.join("")}`, answerLine: `  ${how}` };
+  return {
+    body: `\n? ${header}${question.question}${counter}\n${options.join("")}`,
+    answerLine: `  ${how}`,
+  };
 }

@@ -67,7 +67,11 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           return;
         case "tool_result":
           for (const line of outputPreview(event.intent)) activity(dim(`  │ ${line}`));
-          activity(event.isError ? red(`  ✗ ${firstLine(event.output)}`) : dim(`  ✓ ${resultSummary(event.intent)}`));
+          activity(
+            event.isError
+              ? red(`  ✗ ${firstLine(event.output)}`)
+              : dim(`  ✓ ${resultSummary(event.intent)}`),
+          );
           return;
         case "turn_end":
           breakLine();
@@ -112,7 +116,9 @@ function outputPreview(intent: RenderIntent): string[] {
   const lines = intent.output.replace(/\n+$/, "").split("\n");
   if (lines.length === 1 && lines[0] === "") return [];
   const shown = lines.slice(-PREVIEW_LINES).map(cut);
-  return lines.length > PREVIEW_LINES ? [`… ${lines.length - PREVIEW_LINES} more lines`, ...shown] : shown;
+  return lines.length > PREVIEW_LINES
+    ? [`… ${lines.length - PREVIEW_LINES} more lines`, ...shown]
+    : shown;
 }
 
 function cut(line: string): string {

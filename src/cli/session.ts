@@ -23,7 +23,10 @@ export async function openTerminalSession(
 ): Promise<TerminalSession> {
   const config = loadConfig(io.env, { model: flags.model, permission: flags.permission });
   // In the terminal only warnings and errors go to stderr, to keep the chat readable.
-  const logger = createLogger({ destination: config.log, level: config.log === "stderr" ? "warn" : "info" });
+  const logger = createLogger({
+    destination: config.log,
+    level: config.log === "stderr" ? "warn" : "info",
+  });
   const composition = compose({ config, env: io.env, logger, answerers, questioners });
   const cwd = resolve(io.cwd, flags.cwd ?? ".");
   try {

@@ -39,7 +39,9 @@ function detailOf(intent: RenderIntent): string {
     case "terminal":
       return `  $ ${intent.command}\n`;
     case "diff":
-      return changedLines(intent.oldText, intent.newText).map((line) => `  ${line}\n`).join("");
+      return changedLines(intent.oldText, intent.newText)
+        .map((line) => `  ${line}\n`)
+        .join("");
     case "generic":
       return "";
     default: {

@@ -141,7 +141,10 @@ export function refuseRedirectedGit(workspace: string): void {
 
 /** A bind mount of a symlink pins its target, not the link: the link could be swapped. */
 function guardHooksAndConfig(gitDir: string, workspace: string, add: AddGuard): void {
-  for (const [name, whenMissing] of [["hooks", "block-dir"], ["config", "block-file"]] as const) {
+  for (const [name, whenMissing] of [
+    ["hooks", "block-dir"],
+    ["config", "block-file"],
+  ] as const) {
     const path = join(gitDir, name);
     refuseSymlink(path, workspace);
     guardExisting(path, whenMissing, add);

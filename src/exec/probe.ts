@@ -171,7 +171,10 @@ export function explainBwrapFailure(run: QuietRun): { reason: string; fix: strin
   };
 }
 
-const PROBE_ENV = { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", LANG: "C" };
+const PROBE_ENV = {
+  PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+  LANG: "C",
+};
 
 async function runQuiet(
   argv: readonly string[],

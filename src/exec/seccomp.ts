@@ -66,7 +66,9 @@ export function seccompProgram(arch: string): Uint8Array | undefined {
     [LD_W_ABS, 0, 0, OFFSET_NR],
   ];
   if (table.foreignBit !== undefined) code.push([JSET_K, killFrom(3), 0, table.foreignBit]);
-  table.denied.forEach((nr, i) => code.push([JEQ_K, epermFrom(prologue + i), 0, nr]));
+  table.denied.forEach((nr, i) => {
+    code.push([JEQ_K, epermFrom(prologue + i), 0, nr]);
+  });
   code.push([RET_K, 0, 0, RET_ALLOW], [RET_K, 0, 0, RET_EPERM], [RET_K, 0, 0, RET_KILL_PROCESS]);
   const bytes = new Uint8Array(code.length * 8);
   const view = new DataView(bytes.buffer);

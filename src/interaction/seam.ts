@@ -7,7 +7,8 @@ export interface InteractionSeamDeps {
 }
 
 export function createInteractionSeam(deps: InteractionSeamDeps): InteractionSeam {
-  const providerFor = (sessionId: string) => deps.providers.find((provider) => provider.canAsk(sessionId));
+  const providerFor = (sessionId: string) =>
+    deps.providers.find((provider) => provider.canAsk(sessionId));
   return {
     canAsk: (sessionId) => providerFor(sessionId) !== undefined,
     async ask(request, signal) {

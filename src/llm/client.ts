@@ -96,7 +96,8 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
       if (!response.ok || response.body === null) {
         const text = await response.text().catch(() => "");
         const error = httpError(response.status, text, host);
-        if (error.code === "bad_request") logger.warn("model request refused", requestShape(request));
+        if (error.code === "bad_request")
+          logger.warn("model request refused", requestShape(request));
         return failed(error, parseRetryAfter(response.headers.get("retry-after"), Date.now()));
       }
 
@@ -106,7 +107,9 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
         const text = await response.text().catch(() => "");
         const { events } = normaliser.push({ event: "message", data: text });
         const error = events.find((event) => event.type === "error");
-        return failed(error?.error ?? new LlmError("protocol", `${host} did not answer with an event stream`));
+        return failed(
+          error?.error ?? new LlmError("protocol", `${host} did not answer with an event stream`),
+        );
       }
       const decoder = createSseDecoder();
       const reader = response.body.getReader();
@@ -116,7 +119,8 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
         try {
           read = await reader.read();
         } catch (error) {
-          if (signal.aborted || idleFired) return failed(transport(error, "lost the connection to"));
+          if (signal.aborted || idleFired)
+            return failed(transport(error, "lost the connection to"));
           cause = error;
           read = { done: true, value: undefined };
         }
@@ -144,9 +148,13 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
         const error =
           cause === undefined
             ? event.error
-            : new LlmError("premature_eof", `the connection to ${host} broke mid-stream: ${errorMessage(cause)}`, {
-                cause,
-              });
+            : new LlmError(
+                "premature_eof",
+                `the connection to ${host} broke mid-stream: ${errorMessage(cause)}`,
+                {
+                  cause,
+                },
+              );
         return failed(error);
       }
       return undefined;
@@ -237,5 +245,10 @@ function requestShape(request: ChatRequest): Record<string, unknown> {
       ? `assistant(reasoning:${message.reasoning.length},calls:${message.toolCalls.length})`
       : message.role,
   );
-  return { model: request.model.id, echo: request.model.reasoningEcho, tools: request.tools.length, roles };
+  return {
+    model: request.model.id,
+    echo: request.model.reasoningEcho,
+    tools: request.tools.length,
+    roles,
+  };
 }

@@ -2,7 +2,12 @@
  * The model layer's public surface: the streaming client, the model catalog and their types.
  * Everything else in `src/llm` is internal.
  */
-export { createModelCatalog, type ModelCatalog, type ModelCatalogOptions, UserModelConfig } from "./catalog.ts";
+export {
+  createModelCatalog,
+  type ModelCatalog,
+  type ModelCatalogOptions,
+  UserModelConfig,
+} from "./catalog.ts";
 export { createModelClient, type ModelClientDeps } from "./client.ts";
 export type { RetryPolicy } from "./retry.ts";
 export {

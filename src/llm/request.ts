@@ -18,7 +18,11 @@ export function buildRequestBody(request: ChatRequest): Record<string, unknown> 
       : {
           tools: tools.map((tool) => ({
             type: "function",
-            function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+            function: {
+              name: tool.name,
+              description: tool.description,
+              parameters: tool.parameters,
+            },
           })),
           tool_choice: "auto",
         }),
@@ -36,7 +40,10 @@ function thinkingFields(model: ModelInfo, effort: Effort | undefined): Record<st
   switch (model.thinking) {
     case "deepseek":
       if (effort === "off") return { thinking: { type: "disabled" } };
-      return { thinking: { type: "enabled" }, ...(effort === undefined ? {} : { reasoning_effort: effort }) };
+      return {
+        thinking: { type: "enabled" },
+        ...(effort === undefined ? {} : { reasoning_effort: effort }),
+      };
     case "reasoning_effort":
       return effort === undefined || effort === "off" ? {} : { reasoning_effort: effort };
     case "none":

@@ -26,7 +26,8 @@ export function createSseDecoder(): SseDecoder {
   let eventName = "";
 
   const dispatch = (out: SseMessage[]) => {
-    if (dataLines.length > 0) out.push({ event: eventName || "message", data: dataLines.join("\n") });
+    if (dataLines.length > 0)
+      out.push({ event: eventName || "message", data: dataLines.join("\n") });
     dataLines = [];
     eventName = "";
   };

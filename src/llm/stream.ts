@@ -59,9 +59,19 @@ export function createStepNormaliser(callIdPrefix: string): StepNormaliser {
     const wireId = delta.id || undefined;
     let call = byWireIndex.get(wireIndex);
     // Old Ollama sent index 0 for every call: a different id at a known index is a new call.
-    if (call === undefined || (wireId !== undefined && call.wireId !== undefined && wireId !== call.wireId)) {
+    if (
+      call === undefined ||
+      (wireId !== undefined && call.wireId !== undefined && wireId !== call.wireId)
+    ) {
       const index = calls.length;
-      call = { index, wireId, id: wireId ?? `${callIdPrefix}_${index}`, name: "", args: "", started: false };
+      call = {
+        index,
+        wireId,
+        id: wireId ?? `${callIdPrefix}_${index}`,
+        name: "",
+        args: "",
+        started: false,
+      };
       calls.push(call);
       byWireIndex.set(wireIndex, call);
     }
@@ -71,10 +81,12 @@ export function createStepNormaliser(callIdPrefix: string): StepNormaliser {
     if (!call.started && call.name !== "") {
       call.started = true;
       out.push({ type: "tool_call_start", index: call.index, id: call.id, name: call.name });
-      if (call.args !== "") out.push({ type: "tool_call_delta", index: call.index, fragment: call.args });
+      if (call.args !== "")
+        out.push({ type: "tool_call_delta", index: call.index, fragment: call.args });
     }
     call.args += fragment;
-    if (call.started && fragment !== "") out.push({ type: "tool_call_delta", index: call.index, fragment });
+    if (call.started && fragment !== "")
+      out.push({ type: "tool_call_delta", index: call.index, fragment });
   };
 
   const finalEvents = (): LlmEvent[] => {
@@ -85,32 +97,46 @@ export function createStepNormaliser(callIdPrefix: string): StepNormaliser {
       const args = call.args.trim() === "" ? "{}" : call.args;
       // A call cut off by the token limit is unusable; keep only complete ones.
       if (truncated && (call.name === "" || !isJson(args))) continue;
-      if (!call.started) out.push({ type: "tool_call_start", index: call.index, id: call.id, name: call.name });
+      if (!call.started)
+        out.push({ type: "tool_call_start", index: call.index, id: call.id, name: call.name });
       finished.push({ id: call.id, name: call.name, arguments: args });
     }
     if (usage !== undefined) out.push({ type: "usage", usage });
-    out.push({ type: "finish", reason: toFinishReason(finishReason, finished.length > 0), toolCalls: finished });
+    out.push({
+      type: "finish",
+      reason: toFinishReason(finishReason, finished.length > 0),
+      toolCalls: finished,
+    });
     return out;
   };
 
   return {
     push(message) {
       if (message.event === "error") {
-        const error = readServerError(parseJson(message.data)) ?? { message: message.data || "stream error" };
+        const error = readServerError(parseJson(message.data)) ?? {
+          message: message.data || "stream error",
+        };
         return fail(classify(error), `the model server reported an error: ${error.message}`);
       }
       const data = message.data.trim();
       if (data === "[DONE]") return { events: finalEvents(), ended: true };
       const json = parseJson(data);
-      if (json === undefined) return fail("protocol", `the model server sent a chunk that is not JSON: ${clip(data)}`);
-      const envelope = typeof json === "object" && json !== null && "error" in json ? readServerError(json) : undefined;
+      if (json === undefined)
+        return fail("protocol", `the model server sent a chunk that is not JSON: ${clip(data)}`);
+      const envelope =
+        typeof json === "object" && json !== null && "error" in json
+          ? readServerError(json)
+          : undefined;
       if (envelope !== undefined) {
         return fail(classify(envelope), `the model server reported an error: ${envelope.message}`);
       }
       const chunk = v.safeParse(WireChunk, json);
       if (!chunk.success) {
         const path = v.getDotPath(chunk.issues[0]) ?? "(root)";
-        return fail("protocol", `the model server sent a malformed chunk (at ${path}): ${clip(data)}`);
+        return fail(
+          "protocol",
+          `the model server sent a malformed chunk (at ${path}): ${clip(data)}`,
+        );
       }
       if (chunk.output.usage) usage = toUsage(chunk.output.usage);
       const events: LlmEvent[] = [];
@@ -120,7 +146,9 @@ export function createStepNormaliser(callIdPrefix: string): StepNormaliser {
         const reasoning = delta.reasoning_content ?? delta.reasoning;
         if (reasoning) events.push({ type: "reasoning_delta", text: reasoning });
         if (delta.content) events.push({ type: "text_delta", text: delta.content });
-        delta.tool_calls?.forEach((call, position) => acceptToolCall(call, position, events));
+        delta.tool_calls?.forEach((call, position) => {
+          acceptToolCall(call, position, events);
+        });
       }
       const reason = choice?.finish_reason;
       if (reason === "insufficient_system_resource") {
@@ -132,7 +160,10 @@ export function createStepNormaliser(callIdPrefix: string): StepNormaliser {
     },
     close() {
       if (finishReason !== undefined) return finalEvents();
-      return fail("premature_eof", "the model stream ended prematurely (no finish reason, no [DONE])").events;
+      return fail(
+        "premature_eof",
+        "the model stream ended prematurely (no finish reason, no [DONE])",
+      ).events;
     },
   };
 }
@@ -153,7 +184,8 @@ function classify(error: ServerError): LlmErrorCode {
   const tag = `${error.type ?? ""} ${error.code ?? ""}`.toLowerCase();
   if (tag.includes("rate_limit") || tag.includes("429")) return "rate_limit";
   if (tag.includes("overloaded") || tag.includes("503")) return "overloaded";
-  if (tag.includes("balance") || tag.includes("quota") || tag.includes("402")) return "insufficient_balance";
+  if (tag.includes("balance") || tag.includes("quota") || tag.includes("402"))
+    return "insufficient_balance";
   if (tag.includes("auth") || tag.includes("401")) return "auth";
   if (tag.includes("invalid_request") || tag.includes("400")) return "bad_request";
   return "server";

@@ -72,11 +72,20 @@ export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" |
 export type LlmEvent =
   | { readonly type: "reasoning_delta"; readonly text: string }
   | { readonly type: "text_delta"; readonly text: string }
-  | { readonly type: "tool_call_start"; readonly index: number; readonly id: string; readonly name: string }
+  | {
+      readonly type: "tool_call_start";
+      readonly index: number;
+      readonly id: string;
+      readonly name: string;
+    }
   | { readonly type: "tool_call_delta"; readonly index: number; readonly fragment: string }
   | { readonly type: "usage"; readonly usage: Usage }
   /** Tool calls are complete (assembled by index) only here, at the end of the step. */
-  | { readonly type: "finish"; readonly reason: FinishReason; readonly toolCalls: readonly ChatToolCall[] }
+  | {
+      readonly type: "finish";
+      readonly reason: FinishReason;
+      readonly toolCalls: readonly ChatToolCall[];
+    }
   | { readonly type: "error"; readonly error: LlmError };
 
 export type LlmErrorCode =

@@ -86,7 +86,11 @@ export function readServerError(body: unknown): ServerError | undefined {
     };
   }
   const flat = v.safeParse(FlatError, body);
-  if (flat.success) return { message: flat.output.message, ...(flat.output.type == null ? {} : { type: flat.output.type }) };
+  if (flat.success)
+    return {
+      message: flat.output.message,
+      ...(flat.output.type == null ? {} : { type: flat.output.type }),
+    };
   const detail = v.safeParse(DetailError, body);
   return detail.success ? { message: detail.output.detail } : undefined;
 }

@@ -30,7 +30,9 @@ export const PRESETS: Readonly<Record<PresetId, Knobs>> = {
 export function presetOf(knobs: Knobs): PresetId | "custom" {
   const match = PresetId.options.find((id) => {
     const preset = PRESETS[id];
-    return preset.sandboxMode === knobs.sandboxMode && preset.approvalPolicy === knobs.approvalPolicy;
+    return (
+      preset.sandboxMode === knobs.sandboxMode && preset.approvalPolicy === knobs.approvalPolicy
+    );
   });
   return match ?? "custom";
 }

@@ -55,7 +55,9 @@ export function parsePreset(preset: string): PresetId {
     );
   }
   const known = PresetId.options.join(", ");
-  throw new InvalidInputError(`unknown permission preset: ${quoted(preset)} (${known})`, { preset: quoted(preset) });
+  throw new InvalidInputError(`unknown permission preset: ${quoted(preset)} (${known})`, {
+    preset: quoted(preset),
+  });
 }
 
 /** Every preset, plus `custom` when `knobs` match none. */

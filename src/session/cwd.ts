@@ -43,11 +43,13 @@ const KERNEL_ROOTS = ["/proc", "/sys", "/dev"];
 async function checkNotKernel(cwd: string): Promise<void> {
   const real = await realpath(cwd).catch(() => cwd);
   const root = KERNEL_ROOTS.find((r) => real === r || real.startsWith(`${r}/`));
-  if (root !== undefined) throw unusable(`cwd is inside ${root}, a kernel file system, not a project directory`, cwd);
+  if (root !== undefined)
+    throw unusable(`cwd is inside ${root}, a kernel file system, not a project directory`, cwd);
 }
 
 function whyNot(error: unknown): string {
-  const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
+  const code =
+    typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
   switch (code) {
     case "ENAMETOOLONG":
       return "is too long";

@@ -91,7 +91,10 @@ function mergeUserRuns(messages: ChatMessage[]): ChatMessage[] {
   for (const message of messages) {
     const previous = merged.at(-1);
     if (message.role === "user" && previous?.role === "user") {
-      merged[merged.length - 1] = { role: "user", content: `${previous.content}\n\n${message.content}` };
+      merged[merged.length - 1] = {
+        role: "user",
+        content: `${previous.content}\n\n${message.content}`,
+      };
     } else {
       merged.push(message);
     }

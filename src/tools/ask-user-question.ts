@@ -17,28 +17,30 @@ const NotBlank = /\S/;
 
 const OptionInput = v.object({
   label: v.pipe(v.string(), v.regex(NotBlank), v.description("The choice, in a few words.")),
-  description: v.optional(
-    v.pipe(v.string(), v.description("What choosing it means or implies.")),
-  ),
+  description: v.optional(v.pipe(v.string(), v.description("What choosing it means or implies."))),
 });
 
 const QuestionInput = v.object({
   question: v.pipe(
     v.string(),
     v.regex(NotBlank),
-    v.description("The complete question, e.g. \"Which database should the service use?\""),
+    v.description('The complete question, e.g. "Which database should the service use?"'),
   ),
   header: v.optional(
     v.pipe(
       v.string(),
       v.maxLength(MAX_HEADER_CHARS),
-      v.description(`A very short label for the question (at most ${MAX_HEADER_CHARS} characters), e.g. "Database".`),
+      v.description(
+        `A very short label for the question (at most ${MAX_HEADER_CHARS} characters), e.g. "Database".`,
+      ),
     ),
   ),
   options: v.pipe(
     v.array(OptionInput),
     v.minLength(2),
-    v.description("Two or more distinct choices. Do not add an \"Other\" choice: the user can always type their own answer."),
+    v.description(
+      'Two or more distinct choices. Do not add an "Other" choice: the user can always type their own answer.',
+    ),
   ),
   multi_select: v.optional(
     v.pipe(v.boolean(), v.description("Let the user pick several options. Default false.")),
@@ -77,10 +79,15 @@ export function createAskUserQuestionTool(): Tool<typeof AskUserQuestionInput, Q
     available: (ctx) => ctx.interaction.canAsk(ctx.sessionId),
     async execute(input, ctx): Promise<ToolResult<QuestionOutcome>> {
       const questions = toQuestions(input);
-      const repeated = questions.findIndex((q) => new Set(q.options.map((o) => o.label.trim())).size !== q.options.length);
+      const repeated = questions.findIndex(
+        (q) => new Set(q.options.map((o) => o.label.trim())).size !== q.options.length,
+      );
       // Two options with one label could not be told apart in a form (JSON Schema can't say it).
       if (repeated !== -1) {
-        return { isError: true, output: `question ${repeated + 1} repeats an option label; give each option a distinct label` };
+        return {
+          isError: true,
+          output: `question ${repeated + 1} repeats an option label; give each option a distinct label`,
+        };
       }
       const outcome = await ctx.interaction.ask(
         { sessionId: ctx.sessionId, toolCallId: ctx.toolCallId, questions },
@@ -110,7 +117,9 @@ export function toQuestions(input: AskUserQuestionInput): Question[] {
     ...(q.header === undefined || q.header.trim() === "" ? {} : { header: q.header.trim() }),
     options: q.options.map((o) => ({
       label: o.label,
-      ...(o.description === undefined || o.description.trim() === "" ? {} : { description: o.description }),
+      ...(o.description === undefined || o.description.trim() === ""
+        ? {}
+        : { description: o.description }),
     })),
     multiSelect: q.multi_select ?? false,
   }));
@@ -134,7 +143,10 @@ function resultOf(questions: readonly Question[], outcome: QuestionOutcome): Too
 }
 
 /** The model-readable answers: each question, then the answer (typed text over picks). */
-export function formatAnswers(questions: readonly Question[], answers: readonly QuestionAnswer[]): string {
+export function formatAnswers(
+  questions: readonly Question[],
+  answers: readonly QuestionAnswer[],
+): string {
   const lines = ["The user answered:"];
   questions.forEach((question, index) => {
     const answer = answers[index];
@@ -151,7 +163,9 @@ function answerLine(answer: QuestionAnswer | undefined): string {
 }
 
 function headed(question: Question): string {
-  return question.header === undefined ? question.question : `[${question.header}] ${question.question}`;
+  return question.header === undefined
+    ? question.question
+    : `[${question.header}] ${question.question}`;
 }
 
 /** Markdown listing the questions and their options, for the call's card. */

@@ -77,7 +77,12 @@ export function createBashTool(): Tool<typeof BashInput, BashDetails> {
     presentResult: (input, result, ctx): RenderIntent => {
       // A command that never ran has no output: the reason is text, not a terminal's print.
       if (result.details?.ran === false) {
-        return { type: "generic", kind: "execute", title: oneLine(input.command), text: result.output };
+        return {
+          type: "generic",
+          kind: "execute",
+          title: oneLine(input.command),
+          text: result.output,
+        };
       }
       return {
         ...terminalIntent(input.command, result.details?.cwd ?? ctx.cwd),

@@ -4,7 +4,12 @@ import { InvalidInputError, NotFoundError } from "../errors.ts";
 import { displayPath } from "./containment.ts";
 import { homeDirsOf } from "./credential-paths.ts";
 import { EditMismatchError } from "./errors.ts";
-import { applyChange, changeResultIntent, announceIntent, firstChangedLine } from "./file-change.ts";
+import {
+  applyChange,
+  changeResultIntent,
+  announceIntent,
+  firstChangedLine,
+} from "./file-change.ts";
 import type { FileChangeDetails, WriteToolDeps } from "./file-change.ts";
 import { readTextFile } from "./file-io.ts";
 import { checkWrite, protectedDirsOf } from "./paths.ts";
@@ -77,8 +82,7 @@ export function createEditFileTool(
       };
     },
     // The call shows the replaced fragment; the result carries the whole file's diff.
-    presentCall: (input, ctx) =>
-      announceIntent("Edit", input.path, ctx),
+    presentCall: (input, ctx) => announceIntent("Edit", input.path, ctx),
     presentResult: (input, result, ctx) => changeResultIntent("Edit", input.path, result, ctx),
   };
 }

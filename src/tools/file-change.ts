@@ -63,7 +63,11 @@ export function changeIntent(
  * at line 1, or a rewrite shown as a new file); the exact diff comes with the result, and
  * with the approval request when one is needed.
  */
-export function announceIntent(verb: string, inputPath: string, ctx: PresentContext): GenericIntent {
+export function announceIntent(
+  verb: string,
+  inputPath: string,
+  ctx: PresentContext,
+): GenericIntent {
   const absolute = path.resolve(ctx.cwd, inputPath);
   return {
     type: "generic",

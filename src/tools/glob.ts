@@ -128,7 +128,9 @@ async function newestFirst(files: readonly string[]): Promise<string[]> {
         ),
       ),
     );
-    batch.forEach((file, index) => stamped.push({ file, mtime: mtimes[index] ?? 0 }));
+    batch.forEach((file, index) => {
+      stamped.push({ file, mtime: mtimes[index] ?? 0 });
+    });
   }
   stamped.sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return stamped.map((entry) => entry.file);

@@ -167,7 +167,9 @@ function refuseCredentials(
   const denied = credentialMatch(located.path, homeDirs) ?? credentialMatch(located.real, homeDirs);
   if (denied === undefined) return;
   const where = denied === located.path ? "" : ` is under ${denied}, which`;
-  throw new PathRefusedError(`${located.path}${where} holds credentials; dsh does not ${action} it`);
+  throw new PathRefusedError(
+    `${located.path}${where} holds credentials; dsh does not ${action} it`,
+  );
 }
 
 /** The protected directory a path lies in, e.g. `/r/.git`, or undefined. */

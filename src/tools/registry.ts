@@ -53,7 +53,8 @@ export function createToolRegistry(
   return {
     names,
     definitions(ctx) {
-      if (ctx === undefined || tools.every((tool) => tool.available === undefined)) return definitions;
+      if (ctx === undefined || tools.every((tool) => tool.available === undefined))
+        return definitions;
       return definitions.filter((_, index) => tools[index]?.available?.(ctx) ?? true);
     },
     presentCall(name, rawArguments, ctx) {

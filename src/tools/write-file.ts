@@ -39,7 +39,9 @@ export function createWriteFileTool(
     input: WriteFileInput,
     async execute(input, ctx): Promise<ToolResult<FileChangeDetails>> {
       const target = checkWrite(ctx.cwd, input.path, homeDirs, protectedDirs);
-      const oldText = target.exists ? await readTextFile(target.real, target.path, { homeDirs }) : null;
+      const oldText = target.exists
+        ? await readTextFile(target.real, target.path, { homeDirs })
+        : null;
       // A file that had a byte order mark keeps it, as editors do on save.
       const keepBom = oldText?.startsWith(BOM) === true && !input.content.startsWith(BOM);
       const newText = keepBom ? BOM + input.content : input.content;

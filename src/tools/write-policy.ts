@@ -91,7 +91,7 @@ function homeDotfileOf(target: WriteTarget, homeDirs: readonly string[]): string
     if (!isInside(target.root, home)) continue;
     for (const file of [target.path, target.real]) {
       const rel = relativeInside(home, file);
-      if (rel !== undefined && rel.startsWith(".")) return home;
+      if (rel?.startsWith(".")) return home;
     }
   }
   return undefined;

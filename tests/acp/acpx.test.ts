@@ -25,7 +25,18 @@ test("acpx runs a prompt with a command through dsh acp", async () => {
       textTurn("All done: bash said hi.", { reasoning: "ok" }),
     );
     const proc = Bun.spawn(
-      [acpx, "--agent", `${binary} acp`, "--cwd", project, "--approve-all", "--format", "json", "exec", "say hi with bash"],
+      [
+        acpx,
+        "--agent",
+        `${binary} acp`,
+        "--cwd",
+        project,
+        "--approve-all",
+        "--format",
+        "json",
+        "exec",
+        "say hi with bash",
+      ],
       {
         env: {
           PATH: process.env.PATH ?? "/usr/bin:/bin",

@@ -22,18 +22,33 @@ const models = [
 
 describe("the stop-reason codec", () => {
   test("passes every ACP stop reason through and turns error into an error", () => {
-    const reasons = ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"] as const;
+    const reasons = [
+      "end_turn",
+      "max_tokens",
+      "max_turn_requests",
+      "refusal",
+      "cancelled",
+    ] as const;
     expect(reasons.map((reason) => settlementOf({ turnId: "t", reason }))).toEqual(
       reasons.map((stopReason) => ({ type: "stop", stopReason })),
     );
-    expect(settlementOf({ turnId: "t", reason: "error", error: { code: "auth", message: "the API key was rejected" } })).toEqual({
+    expect(
+      settlementOf({
+        turnId: "t",
+        reason: "error",
+        error: { code: "auth", message: "the API key was rejected" },
+      }),
+    ).toEqual({
       type: "error",
       error: { code: "auth", message: "the API key was rejected" },
     });
   });
 
   test("an error turn rejects with its own message and code", () => {
-    const error = turnError({ code: "auth", message: "authentication failed: the API key was rejected" });
+    const error = turnError({
+      code: "auth",
+      message: "authentication failed: the API key was rejected",
+    });
     expect([error.code, error.message, error.data]).toEqual([
       -32603,
       "authentication failed: the API key was rejected",
@@ -51,8 +66,12 @@ describe("error mapping", () => {
       toRequestError(new Error("boom")).code,
     ];
     expect(codes).toEqual([-32602, -32002, -32600, -32603]);
-    expect(toRequestError(new NotFoundError("no session"), { sessionId: "s" }).data).toMatchObject({ sessionId: "s" });
-    expect(toRequestError(new InvalidInputError("bad cwd")).message).toBe("Invalid params: bad cwd");
+    expect(toRequestError(new NotFoundError("no session"), { sessionId: "s" }).data).toMatchObject({
+      sessionId: "s",
+    });
+    expect(toRequestError(new InvalidInputError("bad cwd")).message).toBe(
+      "Invalid params: bad cwd",
+    );
   });
 
   test("a RequestError passes through untouched", () => {
@@ -73,10 +92,16 @@ describe("config options", () => {
 
   test("custom shows only while current; an unknown current model is still offered", () => {
     const custom = configOptions(
-      { ...settings, model: "local-llm", knobs: { sandboxMode: "read-only", approvalPolicy: "never" } },
+      {
+        ...settings,
+        model: "local-llm",
+        knobs: { sandboxMode: "read-only", approvalPolicy: "never" },
+      },
       models,
     );
-    const values = custom.map((o) => (o.type === "select" ? o.options.map((c) => ("value" in c ? c.value : c.group)) : []));
+    const values = custom.map((o) =>
+      o.type === "select" ? o.options.map((c) => ("value" in c ? c.value : c.group)) : [],
+    );
     expect(values).toEqual([
       ["read-only", "workspace-write", "danger-full-access", "custom"],
       ["deepseek-chat", "deepseek-reasoner", "local-llm"],
@@ -89,19 +114,33 @@ describe("config options", () => {
     expect(configChange(req("permission", "read-only"), settings, models)).toEqual({
       knobs: { sandboxMode: "read-only", approvalPolicy: "on-request" },
     });
-    expect(configChange(req("model", "deepseek-reasoner"), settings, models)).toEqual({ model: "deepseek-reasoner" });
-    for (const bad of [req("permission", "custom"), req("model", "gpt"), req("effort", "low"), req("colour", "red")]) {
+    expect(configChange(req("model", "deepseek-reasoner"), settings, models)).toEqual({
+      model: "deepseek-reasoner",
+    });
+    for (const bad of [
+      req("permission", "custom"),
+      req("model", "gpt"),
+      req("effort", "low"),
+      req("colour", "red"),
+    ]) {
       expect(() => configChange(bad, settings, models)).toThrow(InvalidInputError);
     }
-    expect(() => configChange({ sessionId: "s", configId: "model", type: "boolean", value: true }, settings, models)).toThrow(
-      InvalidInputError,
-    );
+    expect(() =>
+      configChange(
+        { sessionId: "s", configId: "model", type: "boolean", value: true },
+        settings,
+        models,
+      ),
+    ).toThrow(InvalidInputError);
   });
 
   test("the option list is a valid session/new response", () => {
     const validator = createAcpValidator();
     validator.inbound({ jsonrpc: "2.0", id: 0, method: "session/new", params: {} });
-    const result = { sessionId: "s", configOptions: configOptions({ ...settings, model: "deepseek-reasoner" }, models) };
+    const result = {
+      sessionId: "s",
+      configOptions: configOptions({ ...settings, model: "deepseek-reasoner" }, models),
+    };
     expect(validator.outbound({ jsonrpc: "2.0", id: 0, result })).toEqual([]);
   });
 });
@@ -125,7 +164,10 @@ describe("prompt content", () => {
       [{ type: "text", text: "  \n" }],
       [{ type: "image", data: "AA==", mimeType: "image/png" }],
       [{ type: "audio", data: "AA==", mimeType: "audio/wav" }],
-      [{ type: "text", text: "x" }, { type: "resource", resource: { uri: "file:///a", text: "a" } }],
+      [
+        { type: "text", text: "x" },
+        { type: "resource", resource: { uri: "file:///a", text: "a" } },
+      ],
     ];
     for (const prompt of bad) expect(() => userContentOf(prompt)).toThrow(InvalidInputError);
   });
@@ -146,7 +188,13 @@ describe("permission requests", () => {
         kind: "escalate",
         title: "Run `make install` unsandboxed",
         reason: "needs network",
-        intent: { type: "terminal", title: "make install", command: "make install", cwd: "/p", output: "" },
+        intent: {
+          type: "terminal",
+          title: "make install",
+          command: "make install",
+          cwd: "/p",
+          output: "",
+        },
         rawInput: { command: "make install", escalate: true },
       },
       { terminalOutput: false },
@@ -159,7 +207,10 @@ describe("permission requests", () => {
         kind: "execute",
         rawInput: { command: "make install", escalate: true },
         content: [
-          { type: "content", content: { type: "text", text: "Run `make install` unsandboxed: needs network" } },
+          {
+            type: "content",
+            content: { type: "text", text: "Run `make install` unsandboxed: needs network" },
+          },
           { type: "content", content: { type: "text", text: "```sh\n$ make install\n```" } },
         ],
       },
@@ -168,7 +219,14 @@ describe("permission requests", () => {
         { optionId: "reject", name: "Reject", kind: "reject_once" },
       ],
     });
-    expect(createAcpValidator().outbound({ jsonrpc: "2.0", id: 0, method: "session/request_permission", params })).toEqual([]);
+    expect(
+      createAcpValidator().outbound({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "session/request_permission",
+        params,
+      }),
+    ).toEqual([]);
   });
 
   test("only the allow option allows", () => {

@@ -47,7 +47,11 @@ async function kill(dsh: AcpProcess): Promise<void> {
 /** What a fresh process shows for the session. */
 async function reloaded(sessionId: string): Promise<Record<string, unknown>> {
   await using dsh = await start();
-  const { configOptions } = await dsh.agent.request(m.load, { sessionId, cwd: project, mcpServers: [] });
+  const { configOptions } = await dsh.agent.request(m.load, {
+    sessionId,
+    cwd: project,
+    mcpServers: [],
+  });
   expect(dsh.problems).toEqual([]);
   return currentValues(configOptions);
 }
@@ -68,7 +72,11 @@ describe("durability of config changes", () => {
     await dsh.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
     await set(dsh, sessionId, "model", "deepseek-v4-pro");
     const { configOptions } = await set(dsh, sessionId, "permission", "read-only");
-    expect(currentValues(configOptions)).toEqual({ permission: "read-only", model: "deepseek-v4-pro", effort: "low" });
+    expect(currentValues(configOptions)).toEqual({
+      permission: "read-only",
+      model: "deepseek-v4-pro",
+      effort: "low",
+    });
     expect(types(sessionId).slice(-1)).toEqual(["turn_end"]);
     await kill(dsh);
     expect(await reloaded(sessionId)).toEqual({ ...DEFAULTS, effort: "low" });
@@ -90,7 +98,11 @@ describe("durability of config changes", () => {
       "turn_end",
     ]);
     await kill(dsh);
-    expect(await reloaded(sessionId)).toEqual({ ...DEFAULTS, permission: "danger-full-access", model: "deepseek-v4-pro" });
+    expect(await reloaded(sessionId)).toEqual({
+      ...DEFAULTS,
+      permission: "danger-full-access",
+      model: "deepseek-v4-pro",
+    });
   });
 
   test("a change during a turn is on disk at once and survives a kill mid-turn", async () => {
@@ -98,7 +110,10 @@ describe("durability of config changes", () => {
     const { sessionId } = await dsh.agent.request(m.new, { cwd: project, mcpServers: [] });
     const never = Promise.withResolvers<void>();
     model.script({ respond: { stream: [{ text: "working" }, { until: never.promise }] } });
-    const prompt = dsh.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text: "long job" }] });
+    const prompt = dsh.agent.request(m.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "long job" }],
+    });
     prompt.catch(() => undefined);
     await model.received(0);
     await set(dsh, sessionId, "permission", "read-only");

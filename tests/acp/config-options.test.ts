@@ -50,14 +50,25 @@ describe("the option list", () => {
     expect(shape(changed.configOptions)).toEqual(full);
     await rig.h.agent.request(m.close, { sessionId: created.sessionId });
 
-    await using other = startAcpHarness({ service: rig.agent.composition.service, models: rig.agent.composition.models });
+    await using other = startAcpHarness({
+      service: rig.agent.composition.service,
+      models: rig.agent.composition.models,
+    });
     await other.agent.request(acp.methods.agent.initialize, zedInitialize(false));
-    const loaded = await other.agent.request(m.load, { sessionId: created.sessionId, cwd: rig.agent.cwd, mcpServers: [] });
+    const loaded = await other.agent.request(m.load, {
+      sessionId: created.sessionId,
+      cwd: rig.agent.cwd,
+      mcpServers: [],
+    });
     expect(shape(loaded.configOptions)).toEqual(full);
-    const resumed = await other.agent.request(m.resume, { sessionId: created.sessionId, cwd: rig.agent.cwd });
+    const resumed = await other.agent.request(m.resume, {
+      sessionId: created.sessionId,
+      cwd: rig.agent.cwd,
+    });
     expect(shape(resumed.configOptions)).toEqual(full);
 
-    for (const response of [created, changed, loaded, resumed]) expect(response).not.toHaveProperty("modes");
+    for (const response of [created, changed, loaded, resumed])
+      expect(response).not.toHaveProperty("modes");
     expect([...rig.h.problems, ...other.problems]).toEqual([]);
   });
 });
@@ -67,13 +78,23 @@ describe("permission presets", () => {
     await using rig = await startRig();
     const { sessionId } = await rig.newSession();
     const seen: unknown[] = [];
-    for (const preset of ["read-only", "danger-full-access", "workspace-write", "danger-full-access"]) {
+    for (const preset of [
+      "read-only",
+      "danger-full-access",
+      "workspace-write",
+      "danger-full-access",
+    ]) {
       const { configOptions } = await rig.setOption(sessionId, "permission", preset);
       seen.push(currentValues(configOptions).permission);
       rig.model.script(textTurn("ok"));
       await rig.prompt(sessionId, `now ${preset}`);
     }
-    expect(seen).toEqual(["read-only", "danger-full-access", "workspace-write", "danger-full-access"]);
+    expect(seen).toEqual([
+      "read-only",
+      "danger-full-access",
+      "workspace-write",
+      "danger-full-access",
+    ]);
     expect(settingsEvents(rig.logLines(sessionId))).toEqual([
       ["model", "deepseek-flash"],
       ["effort", "high"],
@@ -87,12 +108,18 @@ describe("permission presets", () => {
       ["approval_policy", "never"],
     ]);
     await rig.h.agent.request(m.close, { sessionId });
-    const loaded = await rig.h.agent.request(m.load, { sessionId, cwd: rig.agent.cwd, mcpServers: [] });
+    const loaded = await rig.h.agent.request(m.load, {
+      sessionId,
+      cwd: rig.agent.cwd,
+      mcpServers: [],
+    });
     expect(currentValues(loaded.configOptions).permission).toBe("danger-full-access");
   });
 
   test("knobs from the config file that match no preset show as custom, which cannot be chosen", async () => {
-    await using rig = await startRig({ configToml: 'permission = "workspace-write"\napproval_policy = "never"\n' });
+    await using rig = await startRig({
+      configToml: 'permission = "workspace-write"\napproval_policy = "never"\n',
+    });
     const { sessionId, configOptions } = await rig.newSession();
     expect(currentValues(configOptions).permission).toBe("custom");
     expect(offered(configOptions, "permission")).toEqual([...PRESETS, "custom"]);
@@ -121,7 +148,9 @@ describe("permission presets", () => {
 
 describe("invalid changes", () => {
   test("unknown ids, values not offered and boolean values are invalid params and change nothing", async () => {
-    await using rig = await startRig({ configToml: '[[models]]\nid = "plain"\nthinking = "none"\n' });
+    await using rig = await startRig({
+      configToml: '[[models]]\nid = "plain"\nthinking = "none"\n',
+    });
     const { sessionId, configOptions } = await rig.newSession();
     const before = currentValues(configOptions);
     const bad: acp.SetSessionConfigOptionRequest[] = [
@@ -135,7 +164,8 @@ describe("invalid changes", () => {
       { sessionId, configId: "permission", type: "boolean", value: true },
     ];
     const codes = [];
-    for (const params of bad) codes.push((await rejection(rig.h.agent.request(m.setConfigOption, params))).code);
+    for (const params of bad)
+      codes.push((await rejection(rig.h.agent.request(m.setConfigOption, params))).code);
     expect(codes).toEqual(bad.map(() => -32602));
 
     // effort is offered only while the model controls reasoning.
@@ -145,7 +175,9 @@ describe("invalid changes", () => {
     const back = await rig.setOption(sessionId, "model", "deepseek-flash");
     expect(currentValues(back.configOptions)).toEqual(before);
 
-    expect((await rejection(rig.setOption("no-such-session", "permission", "read-only"))).code).toBe(-32002);
+    expect(
+      (await rejection(rig.setOption("no-such-session", "permission", "read-only"))).code,
+    ).toBe(-32002);
     expect(rig.h.problems).toEqual([]);
   });
 });
@@ -166,7 +198,10 @@ describe("model and effort", () => {
     await rig.setOption(sessionId, "effort", "off");
     rig.model.script(textTurn("ok"));
     await rig.prompt(sessionId, "again");
-    expect(rig.model.requests[1]?.body).toMatchObject({ model: "deepseek-v4-pro", thinking: { type: "disabled" } });
+    expect(rig.model.requests[1]?.body).toMatchObject({
+      model: "deepseek-v4-pro",
+      thinking: { type: "disabled" },
+    });
     expect(rig.model.requests[1]?.body).not.toHaveProperty("reasoning_effort");
   });
 
@@ -176,7 +211,9 @@ describe("model and effort", () => {
     const gate = Promise.withResolvers<void>();
     const step = toolTurn([{ id: "r1", name: "read_file", args: { path: "missing.txt" } }]);
     const held: ScriptedTurn = {
-      respond: { stream: [{ until: gate.promise }, ...("stream" in step.respond ? step.respond.stream : [])] },
+      respond: {
+        stream: [{ until: gate.promise }, ...("stream" in step.respond ? step.respond.stream : [])],
+      },
     };
     rig.model.script(held, textTurn("done"));
     const prompt = rig.prompt(sessionId, "read");
@@ -185,16 +222,24 @@ describe("model and effort", () => {
     expect(currentValues(configOptions).model).toBe("deepseek-v4-flash");
     gate.resolve();
     expect(await prompt).toEqual({ stopReason: "end_turn" });
-    expect(rig.model.requests.map((r) => r.body.model)).toEqual(["deepseek-flash", "deepseek-v4-flash"]);
+    expect(rig.model.requests.map((r) => r.body.model)).toEqual([
+      "deepseek-flash",
+      "deepseek-v4-flash",
+    ]);
   });
 
   test("DSH_MODEL outside the catalog is the default, offered in the select and sent as-is", async () => {
     await using rig = await startRig({ env: { DSH_MODEL: "local-llm" } });
     const { sessionId, configOptions } = await rig.newSession();
-    expect(currentValues(configOptions)).toEqual({ permission: "workspace-write", model: "local-llm" });
+    expect(currentValues(configOptions)).toEqual({
+      permission: "workspace-write",
+      model: "local-llm",
+    });
     expect(offered(configOptions, "model")).toEqual([...MODELS, "local-llm"]);
     // Choosing the current model again is no change, even though no catalog entry describes it.
-    expect(currentValues((await rig.setOption(sessionId, "model", "local-llm")).configOptions).model).toBe("local-llm");
+    expect(
+      currentValues((await rig.setOption(sessionId, "model", "local-llm")).configOptions).model,
+    ).toBe("local-llm");
     rig.model.script(textTurn("ok"));
     await rig.prompt(sessionId, "hi");
     expect(rig.model.requests[0]?.body.model).toBe("local-llm");

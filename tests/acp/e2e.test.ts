@@ -13,7 +13,12 @@ function expectPureStdout(lines: readonly string[]): void {
   const bad = lines.filter((line) => {
     try {
       const message: unknown = JSON.parse(line);
-      return !(typeof message === "object" && message !== null && "jsonrpc" in message && message.jsonrpc === "2.0");
+      return !(
+        typeof message === "object" &&
+        message !== null &&
+        "jsonrpc" in message &&
+        message.jsonrpc === "2.0"
+      );
     } catch {
       return true;
     }
@@ -28,13 +33,25 @@ describe("dsh acp, the compiled binary over real pipes", () => {
     const init = await dsh.agent.request(acp.methods.agent.initialize, zedInitialize(true));
     expect(init.protocolVersion).toBe(1);
     const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
-    model.script(toolTurn([{ id: "b1", name: "bash", args: { command: "echo hello" } }]), textTurn("It printed hello."));
-    const result = await dsh.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text: "say hello" }] });
+    model.script(
+      toolTurn([{ id: "b1", name: "bash", args: { command: "echo hello" } }]),
+      textTurn("It printed hello."),
+    );
+    const result = await dsh.agent.request(m.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "say hello" }],
+    });
     expect(result).toEqual({ stopReason: "end_turn" });
     const updates = dsh.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update);
     const exit = updates.findLast((u) => u.sessionUpdate === "tool_call_update");
-    expect(exit).toMatchObject({ status: "completed", _meta: { terminal_exit: { terminal_id: "b1", exit_code: 0 } } });
-    expect(updates.at(-2)).toEqual({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "It printed hello." } });
+    expect(exit).toMatchObject({
+      status: "completed",
+      _meta: { terminal_exit: { terminal_id: "b1", exit_code: 0 } },
+    });
+    expect(updates.at(-2)).toEqual({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "It printed hello." },
+    });
 
     const { code, ms } = await dsh.closeStdin();
     expect(code).toBe(0);
@@ -50,14 +67,21 @@ describe("dsh acp, the compiled binary over real pipes", () => {
     await dsh.agent.request(acp.methods.agent.initialize, zedInitialize(false));
     const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
     const never = Promise.withResolvers<void>();
-    model.script({ respond: { stream: [{ text: "thinking about it" }, { until: never.promise }] } });
-    const prompt = dsh.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text: "long job" }] });
+    model.script({
+      respond: { stream: [{ text: "thinking about it" }, { until: never.promise }] },
+    });
+    const prompt = dsh.agent.request(m.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "long job" }],
+    });
     prompt.catch(() => undefined);
     await model.received(0);
     const { code } = await dsh.closeStdin();
     expect(code).toBe(0);
     await model.aborted(0);
-    const log = readFileSync(join(dsh.home, "sessions", `${sessionId}.jsonl`), "utf8").trim().split("\n");
+    const log = readFileSync(join(dsh.home, "sessions", `${sessionId}.jsonl`), "utf8")
+      .trim()
+      .split("\n");
     expect(JSON.parse(log.at(-1) ?? "{}")).toMatchObject({ type: "turn_end", reason: "cancelled" });
     expectPureStdout(dsh.lines);
     expect(dsh.problems).toEqual([]);
@@ -70,7 +94,10 @@ describe("dsh acp, the compiled binary over real pipes", () => {
     const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
     const never = Promise.withResolvers<void>();
     model.script({ respond: { stream: [{ until: never.promise }] } });
-    const prompt = dsh.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text: "long job" }] });
+    const prompt = dsh.agent.request(m.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "long job" }],
+    });
     await model.received(0);
     dsh.proc.kill("SIGTERM");
     expect(await prompt).toEqual({ stopReason: "cancelled" });
@@ -95,7 +122,9 @@ describe("dsh acp against the real DeepSeek API", () => {
   const key = process.env.DEEPSEEK_API_KEY;
   if (key === undefined || key === "") {
     test("is skipped without DEEPSEEK_API_KEY", () => {
-      console.info("skipping the DeepSeek e2e: set DEEPSEEK_API_KEY to run it against api.deepseek.com");
+      console.info(
+        "skipping the DeepSeek e2e: set DEEPSEEK_API_KEY to run it against api.deepseek.com",
+      );
     });
     return;
   }
@@ -110,7 +139,11 @@ describe("dsh acp against the real DeepSeek API", () => {
     expect(result.stopReason).toBe("end_turn");
     const text = dsh.updates
       .map((n) => n.update)
-      .flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []))
+      .flatMap((u) =>
+        u.sessionUpdate === "agent_message_chunk" && u.content.type === "text"
+          ? [u.content.text]
+          : [],
+      )
       .join("");
     expect(text.toLowerCase()).toContain("pong");
     expect((await dsh.closeStdin()).code).toBe(0);

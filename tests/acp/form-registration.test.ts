@@ -33,7 +33,10 @@ describe("live sessions register for questions", () => {
       },
     });
     await h.agent.request(acp.methods.agent.initialize, zedInitialize(true));
-    const { sessionId } = await h.agent.request(acp.methods.agent.session.new, { cwd: agent.cwd, mcpServers: [] });
+    const { sessionId } = await h.agent.request(acp.methods.agent.session.new, {
+      cwd: agent.cwd,
+      mcpServers: [],
+    });
     const target = live.get(sessionId);
     expect(target?.canElicitForm).toBe(true);
     const params: acp.CreateElicitationRequest = {
@@ -42,7 +45,9 @@ describe("live sessions register for questions", () => {
       message: "Pick a colour",
       requestedSchema: {
         type: "object",
-        properties: { colour: { type: "string", title: "Colour", oneOf: [{ const: "red", title: "Red" }] } },
+        properties: {
+          colour: { type: "string", title: "Colour", oneOf: [{ const: "red", title: "Red" }] },
+        },
         required: ["colour"],
       },
     };
@@ -58,9 +63,19 @@ describe("live sessions register for questions", () => {
     await using model = await startModelServer();
     await using agent = createTestAgent({ baseUrl: model.url });
     const { registry, live } = recordingRegistry();
-    await using h = startAcpHarness({ service: agent.composition.service, models: agent.composition.models, questions: registry });
-    await h.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: { elicitation: {} } });
-    const { sessionId } = await h.agent.request(acp.methods.agent.session.new, { cwd: agent.cwd, mcpServers: [] });
+    await using h = startAcpHarness({
+      service: agent.composition.service,
+      models: agent.composition.models,
+      questions: registry,
+    });
+    await h.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: 1,
+      clientCapabilities: { elicitation: {} },
+    });
+    const { sessionId } = await h.agent.request(acp.methods.agent.session.new, {
+      cwd: agent.cwd,
+      mcpServers: [],
+    });
     expect(live.get(sessionId)?.canElicitForm).toBe(false);
   });
 });

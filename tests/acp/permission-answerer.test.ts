@@ -12,7 +12,13 @@ import { createApprovalSeam } from "../../src/approval/seam.ts";
 import { startAcpHarness, zedInitialize } from "../support/acp-harness.ts";
 import type { RecordedRequest } from "../support/model-server.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
-import { type Rig, type RigOptions, readLog, recordingAnswerer, startRig } from "../permission/rig.ts";
+import {
+  type Rig,
+  type RigOptions,
+  readLog,
+  recordingAnswerer,
+  startRig,
+} from "../permission/rig.ts";
 
 const m = acp.methods.agent.session;
 
@@ -54,7 +60,8 @@ function toolResults(request: RecordedRequest | undefined): Record<string, strin
 function finalStatuses(rig: Rig, sessionId: string): Record<string, unknown> {
   const statuses: Record<string, unknown> = {};
   for (const u of rig.h.updates(sessionId)) {
-    if (u.sessionUpdate === "tool_call_update" && u.status != null) statuses[u.toolCallId] = u.status;
+    if (u.sessionUpdate === "tool_call_update" && u.status != null)
+      statuses[u.toolCallId] = u.status;
   }
   return statuses;
 }
@@ -66,7 +73,9 @@ async function expectRefused(options: RigOptions, expectedAsks: number) {
   scriptAskingTurn(rig);
   expect(await rig.prompt(sessionId, "write and run")).toEqual({ stopReason: "end_turn" });
   expect(effects(rig)).toEqual({ wrote: false, ran: false });
-  expect(rig.h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["w1", "b1"].slice(0, expectedAsks));
+  expect(rig.h.permissions.map((p) => p.toolCall.toolCallId)).toEqual(
+    ["w1", "b1"].slice(0, expectedAsks),
+  );
   expect(finalStatuses(rig, sessionId)).toEqual({ w1: "failed", b1: "failed" });
   const results = toolResults(rig.model.requests[1]);
   expect(results.w1).toContain("nothing was written");
@@ -92,12 +101,20 @@ describe("the client's answer", () => {
     expect(effects(rig)).toEqual({ wrote: true, ran: true });
     const [write, run] = rig.h.permissions;
     expect(write?.toolCall).toMatchObject({ toolCallId: "w1", title: "Write .env", kind: "edit" });
-    expect(JSON.stringify(write?.toolCall.content)).toContain(`Write ${join(rig.agent.cwd, ".env")}: `);
-    expect(write?.toolCall.content?.some((c) => c.type === "diff" && c.newText === "TOKEN=1\n")).toBe(true);
+    expect(JSON.stringify(write?.toolCall.content)).toContain(
+      `Write ${join(rig.agent.cwd, ".env")}: `,
+    );
+    expect(
+      write?.toolCall.content?.some((c) => c.type === "diff" && c.newText === "TOKEN=1\n"),
+    ).toBe(true);
     expect(run?.toolCall).toMatchObject({
       toolCallId: "b1",
       kind: "execute",
-      rawInput: { command: "touch escalated", escalate: true, justification: "needs the real home" },
+      rawInput: {
+        command: "touch escalated",
+        escalate: true,
+        justification: "needs the real home",
+      },
     });
     expect(JSON.stringify(run?.toolCall.content)).toContain("$ touch escalated");
     expect(run?.options).toEqual([
@@ -110,7 +127,10 @@ describe("the client's answer", () => {
 
   const denials: [string, NonNullable<RigOptions["onPermission"]>][] = [
     ["reject", () => ({ outcome: { outcome: "selected", optionId: "reject" } })],
-    ["an unknown option id", () => ({ outcome: { outcome: "selected", optionId: "allow_always" } })],
+    [
+      "an unknown option id",
+      () => ({ outcome: { outcome: "selected", optionId: "allow_always" } }),
+    ],
     [
       "an error response",
       () => {
@@ -125,7 +145,9 @@ describe("the client's answer", () => {
   }
 
   test("a cancelled outcome (the user stopped the turn): nothing written, no further question, the turn ends cancelled", async () => {
-    await using rig = await startRig({ onPermission: () => ({ outcome: { outcome: "cancelled" } }) });
+    await using rig = await startRig({
+      onPermission: () => ({ outcome: { outcome: "cancelled" } }),
+    });
     const { sessionId } = await rig.newSession();
     scriptAskingTurn(rig);
     expect(await rig.prompt(sessionId, "write and run")).toEqual({ stopReason: "cancelled" });
@@ -210,7 +232,16 @@ describe("routing", () => {
     await using rig = await startRig();
     const [a, b, c] = [await rig.newSession(), await rig.newSession(), await rig.newSession()];
     const release = Promise.withResolvers<void>();
-    const held = { respond: { stream: [{ text: "busy" }, { until: release.promise }, { finish: "stop" as const }, { done: true as const }] } };
+    const held = {
+      respond: {
+        stream: [
+          { text: "busy" },
+          { until: release.promise },
+          { finish: "stop" as const },
+          { done: true as const },
+        ],
+      },
+    };
     // A and C are mid-turn while B asks.
     rig.model.script(held);
     const promptA = rig.prompt(a.sessionId, "wait");
@@ -221,16 +252,25 @@ describe("routing", () => {
     scriptAskingTurn(rig);
     expect(await rig.prompt(b.sessionId, "write and run")).toEqual({ stopReason: "end_turn" });
     release.resolve();
-    expect(await Promise.all([promptA, promptC])).toEqual([{ stopReason: "end_turn" }, { stopReason: "end_turn" }]);
+    expect(await Promise.all([promptA, promptC])).toEqual([
+      { stopReason: "end_turn" },
+      { stopReason: "end_turn" },
+    ]);
 
     const asked = rig.h.sent.filter((msg) => msg.method === "session/request_permission");
-    expect(asked.map((msg) => JSON.stringify(msg.params)).every((p) => p.includes(`"sessionId":"${b.sessionId}"`))).toBe(true);
+    expect(
+      asked
+        .map((msg) => JSON.stringify(msg.params))
+        .every((p) => p.includes(`"sessionId":"${b.sessionId}"`)),
+    ).toBe(true);
     expect(rig.h.permissions.map((p) => [p.sessionId, p.toolCall.toolCallId])).toEqual([
       [b.sessionId, "w1"],
       [b.sessionId, "b1"],
     ]);
     for (const other of [a, c]) {
-      expect(rig.h.updates(other.sessionId).some((u) => u.sessionUpdate === "tool_call")).toBe(false);
+      expect(rig.h.updates(other.sessionId).some((u) => u.sessionUpdate === "tool_call")).toBe(
+        false,
+      );
     }
     expect(rig.h.problems).toEqual([]);
   });

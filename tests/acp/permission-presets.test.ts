@@ -21,17 +21,29 @@ describe("dsh acp permission presets", () => {
     await using dsh = await spawnAcp({ baseUrl: model.url, env: { DSH_PERMISSION: "read-only" } });
     await using outside = disposableDir();
     await dsh.agent.request(acp.methods.agent.initialize, zedInitialize(false));
-    const { sessionId, configOptions } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
+    const { sessionId, configOptions } = await dsh.agent.request(m.new, {
+      cwd: dsh.cwd,
+      mcpServers: [],
+    });
     expect(currentValues(configOptions).permission).toBe("read-only");
-    const prompt = (text: string) => dsh.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text }] });
-    const asked = () => dsh.lines.filter((line) => line.includes('"session/request_permission"')).length;
+    const prompt = (text: string) =>
+      dsh.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text }] });
+    const asked = () =>
+      dsh.lines.filter((line) => line.includes('"session/request_permission"')).length;
 
-    model.script(toolTurn([{ id: "w1", name: "write_file", args: { path: "notes.txt", content: "x" } }]), textTurn("ok"));
+    model.script(
+      toolTurn([{ id: "w1", name: "write_file", args: { path: "notes.txt", content: "x" } }]),
+      textTurn("ok"),
+    );
     expect(await prompt("write notes")).toEqual({ stopReason: "end_turn" });
     expect(asked()).toBe(1);
     expect(existsSync(join(dsh.cwd, "notes.txt"))).toBe(false);
 
-    await dsh.agent.request(m.setConfigOption, { sessionId, configId: "permission", value: "danger-full-access" });
+    await dsh.agent.request(m.setConfigOption, {
+      sessionId,
+      configId: "permission",
+      value: "danger-full-access",
+    });
     const far = join(outside.path, "far.txt");
     model.script(
       toolTurn([
@@ -43,12 +55,17 @@ describe("dsh acp permission presets", () => {
     );
     expect(await prompt("write everything")).toEqual({ stopReason: "end_turn" });
     expect(asked()).toBe(1);
-    expect([join(dsh.cwd, "notes.txt"), far, join(dsh.cwd, "ran")].map((p) => existsSync(p))).toEqual([true, true, true]);
+    expect(
+      [join(dsh.cwd, "notes.txt"), far, join(dsh.cwd, "ran")].map((p) => existsSync(p)),
+    ).toEqual([true, true, true]);
     expect(dsh.problems).toEqual([]);
   });
 });
 
 function disposableDir() {
   const path = mkdtempSync(join(tmpdir(), "dsh-outside-"));
-  return { path, [Symbol.asyncDispose]: async () => rmSync(path, { recursive: true, force: true }) };
+  return {
+    path,
+    [Symbol.asyncDispose]: async () => rmSync(path, { recursive: true, force: true }),
+  };
 }

@@ -7,7 +7,11 @@ import { type ScriptedTurn, textTurn } from "../support/model-server.ts";
 const m = acp.methods.agent.session;
 
 /** A text turn whose stream waits for `release` after `before` was sent. */
-function heldTurn(release: Promise<unknown>, before: string | undefined, after: string): ScriptedTurn {
+function heldTurn(
+  release: Promise<unknown>,
+  before: string | undefined,
+  after: string,
+): ScriptedTurn {
   return {
     respond: {
       stream: [
@@ -28,7 +32,9 @@ function updatesAfterSettlement(h: AcpHarness, sessionId: string): unknown[] {
   expect(settled).toBeGreaterThan(-1);
   return h.sent
     .slice(settled + 1)
-    .filter((msg) => msg.method === "session/update" && JSON.stringify(msg.params).includes(sessionId));
+    .filter(
+      (msg) => msg.method === "session/update" && JSON.stringify(msg.params).includes(sessionId),
+    );
 }
 
 function kinds(updates: readonly acp.SessionUpdate[]): string[] {
@@ -52,7 +58,14 @@ describe("session/prompt", () => {
     await f.h.disconnect();
     expect(updatesAfterSettlement(f.h, sessionId)).toEqual([]);
     expect(f.h.updates(sessionId)).toEqual(seenAtSettlement);
-    expect(f.h.sent.filter((msg) => msg.method === undefined && msg.result !== undefined && JSON.stringify(msg.result).includes("stopReason"))).toHaveLength(1);
+    expect(
+      f.h.sent.filter(
+        (msg) =>
+          msg.method === undefined &&
+          msg.result !== undefined &&
+          JSON.stringify(msg.result).includes("stopReason"),
+      ),
+    ).toHaveLength(1);
     expect(f.h.problems).toEqual([]);
   });
 
@@ -64,10 +77,14 @@ describe("session/prompt", () => {
       [{ type: "text", text: "   " }],
       [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }],
       [{ type: "audio", data: "UklGRg==", mimeType: "audio/wav" }],
-      [{ type: "text", text: "see" }, { type: "resource", resource: { uri: "file:///a.txt", text: "a" } }],
+      [
+        { type: "text", text: "see" },
+        { type: "resource", resource: { uri: "file:///a.txt", text: "a" } },
+      ],
     ];
     const codes = [];
-    for (const prompt of prompts) codes.push((await rejection(f.h.agent.request(m.prompt, { sessionId, prompt }))).code);
+    for (const prompt of prompts)
+      codes.push((await rejection(f.h.agent.request(m.prompt, { sessionId, prompt }))).code);
     expect(codes).toEqual([-32602, -32602, -32602, -32602, -32602]);
     expect(f.model.requests).toHaveLength(0);
     f.model.script(textTurn("ok"));
@@ -93,9 +110,13 @@ describe("session/prompt", () => {
     release.resolve();
     expect(await first).toEqual({ stopReason: "end_turn" });
     expect(second.code).toBe(-32600);
-    const text = f.h.updates(sessionId).flatMap((u) =>
-      u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
-    );
+    const text = f.h
+      .updates(sessionId)
+      .flatMap((u) =>
+        u.sessionUpdate === "agent_message_chunk" && u.content.type === "text"
+          ? [u.content.text]
+          : [],
+      );
     expect(text.join("")).toBe("first answer");
     expect(f.model.requests).toHaveLength(1);
     expect(f.h.problems).toEqual([]);
@@ -104,7 +125,12 @@ describe("session/prompt", () => {
   test("an error turn rejects the prompt with the typed error's message; an auth failure says so", async () => {
     await using f = await startAcpFixture();
     const { sessionId } = await f.newSession();
-    f.model.script({ respond: { status: 401, json: { error: { message: "Authentication Fails, Your api key is invalid" } } } });
+    f.model.script({
+      respond: {
+        status: 401,
+        json: { error: { message: "Authentication Fails, Your api key is invalid" } },
+      },
+    });
     const error = await rejection(f.prompt(sessionId, "hi"));
     expect(error.code).toBe(-32603);
     expect(error.data).toMatchObject({ code: "auth" });
@@ -124,8 +150,11 @@ describe("session/prompt", () => {
   test("ten sessions prompted at once each get their own answer, with no cross-talk", async () => {
     await using f = await startAcpFixture();
     const sessions = await Promise.all(Array.from({ length: 10 }, () => f.newSession()));
-    for (let n = 0; n < 10; n++) f.model.script(textTurn(`answer ${n}`, { reasoning: `thought ${n}` }));
-    const results = await Promise.all(sessions.map((s, k) => f.prompt(s.sessionId, `question ${k}`)));
+    for (let n = 0; n < 10; n++)
+      f.model.script(textTurn(`answer ${n}`, { reasoning: `thought ${n}` }));
+    const results = await Promise.all(
+      sessions.map((s, k) => f.prompt(s.sessionId, `question ${k}`)),
+    );
     expect(results.every((r) => r.stopReason === "end_turn")).toBe(true);
     // The server answers requests in arrival order: request n got "answer n".
     const answerOf = new Map<string, string>();
@@ -215,7 +244,10 @@ describe("session/cancel", () => {
     const b = await f.newSession();
     const release = Promise.withResolvers<void>();
     const never = Promise.withResolvers<void>();
-    f.model.script(heldTurn(never.promise, undefined, "a"), heldTurn(release.promise, undefined, "b done"));
+    f.model.script(
+      heldTurn(never.promise, undefined, "a"),
+      heldTurn(release.promise, undefined, "b done"),
+    );
     const pa = f.prompt(a.sessionId, "a");
     await f.model.received(0);
     const pb = f.prompt(b.sessionId, "b");

@@ -37,8 +37,14 @@ describe("ask_user_question over ACP", () => {
       },
     });
     await h.agent.request(acp.methods.agent.initialize, zedInitialize(true));
-    const { sessionId } = await h.agent.request(acp.methods.agent.session.new, { cwd: agent.cwd, mcpServers: [] });
-    model.script(toolTurn([{ id: "ask1", name: "ask_user_question", args: question }]), textTurn("Postgres it is"));
+    const { sessionId } = await h.agent.request(acp.methods.agent.session.new, {
+      cwd: agent.cwd,
+      mcpServers: [],
+    });
+    model.script(
+      toolTurn([{ id: "ask1", name: "ask_user_question", args: question }]),
+      textTurn("Postgres it is"),
+    );
     const response = await h.agent.request(acp.methods.agent.session.prompt, {
       sessionId,
       prompt: [{ type: "text", text: "set up a database" }],
@@ -47,7 +53,9 @@ describe("ask_user_question over ACP", () => {
     expect(toolNames(model.requests[0]?.body ?? {})).toContain("ask_user_question");
     expect(forms.length).toBe(1);
     expect(forms[0]).toMatchObject({ mode: "form", sessionId, toolCallId: "ask1" });
-    const toolMessage = (model.requests[1]?.body.messages as { role: string; content: string }[]).find((m) => m.role === "tool");
+    const toolMessage = (
+      model.requests[1]!.body.messages as { role: string; content: string }[]
+    ).find((m) => m.role === "tool");
     expect(toolMessage?.content).toContain("Postgres");
     expect(h.problems).toEqual([]);
   });
@@ -56,9 +64,19 @@ describe("ask_user_question over ACP", () => {
     await using model = await startModelServer();
     const questions = createAcpQuestioner();
     await using agent = createTestAgent({ baseUrl: model.url, questioners: [questions] });
-    await using h = startAcpHarness({ service: agent.composition.service, models: agent.composition.models, questions });
-    await h.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
-    const { sessionId } = await h.agent.request(acp.methods.agent.session.new, { cwd: agent.cwd, mcpServers: [] });
+    await using h = startAcpHarness({
+      service: agent.composition.service,
+      models: agent.composition.models,
+      questions,
+    });
+    await h.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: 1,
+      clientCapabilities: {},
+    });
+    const { sessionId } = await h.agent.request(acp.methods.agent.session.new, {
+      cwd: agent.cwd,
+      mcpServers: [],
+    });
     model.script(textTurn("I will pick SQLite myself"));
     const response = await h.agent.request(acp.methods.agent.session.prompt, {
       sessionId,
@@ -85,15 +103,23 @@ describe("ask_user_question over ACP", () => {
       },
     });
     await h.agent.request(acp.methods.agent.initialize, zedInitialize(false));
-    const { sessionId } = await h.agent.request(acp.methods.agent.session.new, { cwd: agent.cwd, mcpServers: [] });
-    model.script(toolTurn([{ id: "ask2", name: "ask_user_question", args: question }]), textTurn("you declined"));
+    const { sessionId } = await h.agent.request(acp.methods.agent.session.new, {
+      cwd: agent.cwd,
+      mcpServers: [],
+    });
+    model.script(
+      toolTurn([{ id: "ask2", name: "ask_user_question", args: question }]),
+      textTurn("you declined"),
+    );
     const response = await h.agent.request(acp.methods.agent.session.prompt, {
       sessionId,
       prompt: [{ type: "text", text: "ask me" }],
     });
     await opened.promise;
     expect(response.stopReason).toBe("end_turn");
-    const toolMessage = (model.requests[1]?.body.messages as { role: string; content: string }[]).find((m) => m.role === "tool");
+    const toolMessage = (
+      model.requests[1]!.body.messages as { role: string; content: string }[]
+    ).find((m) => m.role === "tool");
     expect(toolMessage?.content).toContain("declined");
   });
 });

@@ -5,7 +5,13 @@ import type { TerminalIntent } from "../../src/tools/intent.ts";
 import { updateProblems } from "../support/acp-schema.ts";
 
 const at = "2026-01-01T00:00:00.000Z";
-const ls: TerminalIntent = { type: "terminal", title: "Run `ls`", command: "ls", cwd: "/p", output: "" };
+const ls: TerminalIntent = {
+  type: "terminal",
+  title: "Run `ls`",
+  command: "ls",
+  cwd: "/p",
+  output: "",
+};
 const events: SessionEvent[] = [
   { type: "turn_start", seq: 1, at, turnId: "t1" },
   {
@@ -22,7 +28,17 @@ const events: SessionEvent[] = [
   { type: "model", seq: 4, at, model: "m" },
   { type: "reasoning", seq: 5, at, turnId: "t1", step: 1, text: "think" },
   { type: "assistant_text", seq: 6, at, turnId: "t1", step: 1, text: "ok" },
-  { type: "tool_call", seq: 7, at, turnId: "t1", step: 1, callId: "c1", name: "bash", arguments: '{"command":"ls"}', intent: ls },
+  {
+    type: "tool_call",
+    seq: 7,
+    at,
+    turnId: "t1",
+    step: 1,
+    callId: "c1",
+    name: "bash",
+    arguments: '{"command":"ls"}',
+    intent: ls,
+  },
   {
     type: "tool_result",
     seq: 8,
@@ -37,13 +53,29 @@ const events: SessionEvent[] = [
   { type: "turn_end", seq: 10, at, turnId: "t1", reason: "end_turn" },
   { type: "turn_start", seq: 11, at, turnId: "t2" },
   { type: "user_message", seq: 12, at, turnId: "t2", content: [{ type: "text", text: "again" }] },
-  { type: "tool_call", seq: 13, at, turnId: "t2", step: 1, callId: "c2", name: "bash", arguments: "not json", intent: ls },
+  {
+    type: "tool_call",
+    seq: 13,
+    at,
+    turnId: "t2",
+    step: 1,
+    callId: "c2",
+    name: "bash",
+    arguments: "not json",
+    intent: ls,
+  },
 ];
 
 describe("replay", () => {
   test("rebuilds the transcript: user blocks, thoughts, text, tool calls with final status", () => {
     const updates = replayUpdates(events, { terminalOutput: false });
-    expect(updates.map((u) => [u.sessionUpdate, "toolCallId" in u ? u.toolCallId : "", "status" in u ? u.status : ""])).toEqual([
+    expect(
+      updates.map((u) => [
+        u.sessionUpdate,
+        "toolCallId" in u ? u.toolCallId : "",
+        "status" in u ? u.status : "",
+      ]),
+    ).toEqual([
       ["user_message_chunk", "", ""],
       ["user_message_chunk", "", ""],
       ["agent_thought_chunk", "", ""],
@@ -66,7 +98,11 @@ describe("replay", () => {
   test("with terminal cards a replayed command gets its card, output and exit", () => {
     const updates = replayUpdates(events.slice(0, 10), { terminalOutput: true });
     const call = updates.filter((u) => "toolCallId" in u && u.toolCallId === "c1");
-    expect(call.map((u) => Object.keys(u._meta ?? {}))).toEqual([["terminal_info"], ["terminal_output"], ["terminal_exit"]]);
+    expect(call.map((u) => Object.keys(u._meta ?? {}))).toEqual([
+      ["terminal_info"],
+      ["terminal_output"],
+      ["terminal_exit"],
+    ]);
     expect(updateProblems(updates)).toEqual([]);
   });
 });

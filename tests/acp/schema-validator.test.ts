@@ -9,10 +9,15 @@ describe("the outgoing-message validator", () => {
       validator.outbound({
         jsonrpc: "2.0",
         method: "session/update",
-        params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } } },
+        params: {
+          sessionId: "s",
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } },
+        },
       }),
     ).toEqual([]);
-    expect(validator.outbound({ jsonrpc: "2.0", id: 3, result: { stopReason: "end_turn" } })).toEqual([]);
+    expect(
+      validator.outbound({ jsonrpc: "2.0", id: 3, result: { stopReason: "end_turn" } }),
+    ).toEqual([]);
   });
 
   test("flags what the root schema would let through", () => {
@@ -23,15 +28,24 @@ describe("the outgoing-message validator", () => {
       method: "session/update",
       params: { sessionId: "s", update: { sessionUpdate: "bogus" } },
     });
-    const bogusStop = validator.outbound({ jsonrpc: "2.0", id: 1, result: { stopReason: "bogus" } });
+    const bogusStop = validator.outbound({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { stopReason: "bogus" },
+    });
     const typo = validator.outbound({
       jsonrpc: "2.0",
       method: "session/update",
-      params: { sessionId: "s", update: { sessionUpdate: "tool_call", toolCallId: "c", title: "t", rawinput: {} } },
+      params: {
+        sessionId: "s",
+        update: { sessionUpdate: "tool_call", toolCallId: "c", title: "t", rawinput: {} },
+      },
     });
     const notRpc = validator.outbound({ id: 2, result: {} });
     const unknownId = validator.outbound({ jsonrpc: "2.0", id: 9, result: {} });
-    expect([bogusUpdate.length, bogusStop.length, notRpc.length, unknownId.length].every((n) => n > 0)).toBe(true);
+    expect(
+      [bogusUpdate.length, bogusStop.length, notRpc.length, unknownId.length].every((n) => n > 0),
+    ).toBe(true);
     expect(typo).toEqual([`session/update update: unknown key "rawinput" for SessionUpdate`]);
   });
 

@@ -45,7 +45,9 @@ describe("session/new", () => {
     await using f = await startAcpFixture({ env: { DSH_PERMISSION: "read-only" } });
     const created = await f.h.agent.request(m.new, {
       cwd: f.agent.cwd,
-      mcpServers: [{ name: "ctx", command: "/bin/false", args: [], env: [{ name: "TOKEN", value: "secret" }] }],
+      mcpServers: [
+        { name: "ctx", command: "/bin/false", args: [], env: [{ name: "TOKEN", value: "secret" }] },
+      ],
     });
     expect(created.configOptions?.map((o) => [o.id, o.currentValue])).toEqual([
       ["permission", "read-only"],
@@ -62,12 +64,30 @@ describe("session/set_config_option", () => {
   test("applies a preset and answers the full list; unknown ids and values are invalid params", async () => {
     await using f = await startAcpFixture();
     const { sessionId, configOptions } = await f.newSession();
-    const changed = await f.h.agent.request(m.setConfigOption, { sessionId, configId: "permission", value: "read-only" });
+    const changed = await f.h.agent.request(m.setConfigOption, {
+      sessionId,
+      configId: "permission",
+      value: "read-only",
+    });
     expect(changed.configOptions.map((o) => o.id)).toEqual(configOptions?.map((o) => o.id) ?? []);
     expect(changed.configOptions[0]).toMatchObject({ id: "permission", currentValue: "read-only" });
     const codes = [];
-    for (const [configId, value] of [["permission", "custom"], ["model", "no-such-model"], ["colour", "red"]]) {
-      codes.push((await rejection(f.h.agent.request(m.setConfigOption, { sessionId, configId: configId ?? "", value: value ?? "" }))).code);
+    for (const [configId, value] of [
+      ["permission", "custom"],
+      ["model", "no-such-model"],
+      ["colour", "red"],
+    ]) {
+      codes.push(
+        (
+          await rejection(
+            f.h.agent.request(m.setConfigOption, {
+              sessionId,
+              configId: configId ?? "",
+              value: value ?? "",
+            }),
+          )
+        ).code,
+      );
     }
     expect(codes).toEqual([-32602, -32602, -32602]);
     expect(f.h.problems).toEqual([]);
@@ -87,7 +107,12 @@ describe("session/list and session/close", () => {
     expect(all.sessions.map((s) => s.sessionId).sort()).toEqual([a.sessionId, b.sessionId].sort());
     const here = await f.h.agent.request(m.list, { cwd: f.agent.cwd });
     expect(here.sessions).toEqual([
-      { sessionId: a.sessionId, cwd: f.agent.cwd, title: "first question", updatedAt: expect.any(String) },
+      {
+        sessionId: a.sessionId,
+        cwd: f.agent.cwd,
+        title: "first question",
+        updatedAt: expect.any(String),
+      },
     ]);
     expect((await rejection(f.h.agent.request(m.list, { cursor: "x" }))).code).toBe(-32602);
     expect(f.h.problems).toEqual([]);
@@ -106,13 +131,18 @@ describe("session/load", () => {
     await using f = await startAcpFixture({ terminalOutput: false });
     const { sessionId } = await f.newSession();
     f.model.script(
-      toolTurn([{ id: "w1", name: "write_file", args: { path: "a.txt", content: "A\n" } }], { reasoning: "plan" }),
+      toolTurn([{ id: "w1", name: "write_file", args: { path: "a.txt", content: "A\n" } }], {
+        reasoning: "plan",
+      }),
       textTurn("Wrote it."),
     );
     await f.prompt(sessionId, "write a.txt");
     await f.h.disconnect();
 
-    await using h = startAcpHarness({ service: f.agent.composition.service, models: f.agent.composition.models });
+    await using h = startAcpHarness({
+      service: f.agent.composition.service,
+      models: f.agent.composition.models,
+    });
     await h.agent.request(acp.methods.agent.initialize, zedInitialize(false));
     const loaded = await h.agent.request(m.load, { sessionId, cwd: f.agent.cwd, mcpServers: [] });
     const replayed = h.updates(sessionId);
@@ -135,13 +165,20 @@ describe("session/load", () => {
       }),
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Wrote it." } },
     ]);
-    expect(loaded.configOptions?.[0]).toMatchObject({ id: "permission", currentValue: "workspace-write" });
+    expect(loaded.configOptions?.[0]).toMatchObject({
+      id: "permission",
+      currentValue: "workspace-write",
+    });
     // Every replayed update precedes the response.
-    const answered = h.sent.findIndex((msg) => msg.result !== undefined && JSON.stringify(msg.result).includes("configOptions"));
+    const answered = h.sent.findIndex(
+      (msg) => msg.result !== undefined && JSON.stringify(msg.result).includes("configOptions"),
+    );
     expect(h.sent.slice(answered).filter((msg) => msg.method === "session/update")).toEqual([]);
     // The loaded session takes prompts.
     f.model.script(textTurn("again"));
-    expect(await h.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text: "more" }] })).toEqual({ stopReason: "end_turn" });
+    expect(
+      await h.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text: "more" }] }),
+    ).toEqual({ stopReason: "end_turn" });
     await h.disconnect();
     expect(h.problems).toEqual([]);
   });
@@ -153,9 +190,11 @@ describe("session/load", () => {
     const log = readFileSync(join(f.agent.home, "sessions", `${sessionId}.jsonl`), "utf8");
     // A copy one level up: a store that joined the id into a path would find it.
     writeFileSync(join(f.agent.home, "evil.jsonl"), log.replace(sessionId, "../evil"));
-    const load = (id: string, cwd = f.agent.cwd) => rejection(f.h.agent.request(m.load, { sessionId: id, cwd, mcpServers: [] }));
+    const load = (id: string, cwd = f.agent.cwd) =>
+      rejection(f.h.agent.request(m.load, { sessionId: id, cwd, mcpServers: [] }));
     const hostile = [];
-    for (const id of ["../evil", "/etc/passwd", "..", "a/b", `${sessionId}\0`, ""]) hostile.push((await load(id)).code);
+    for (const id of ["../evil", "/etc/passwd", "..", "a/b", `${sessionId}\0`, ""])
+      hostile.push((await load(id)).code);
     expect(hostile).toEqual([-32602, -32602, -32602, -32602, -32602, -32602]);
     expect((await load("0190f5a2-0000-7000-8000-000000000000")).code).toBe(-32002);
     expect((await load(sessionId, join(f.agent.cwd, ".."))).code).toBe(-32602);
@@ -168,10 +207,14 @@ describe("session/load", () => {
     const { sessionId } = await f.newSession();
     await f.h.agent.request(m.close, { sessionId });
     const params = { sessionId, cwd: f.agent.cwd, mcpServers: [] };
-    const [one, two] = await Promise.allSettled([f.h.agent.request(m.load, params), f.h.agent.request(m.load, params)]);
+    const [one, two] = await Promise.allSettled([
+      f.h.agent.request(m.load, params),
+      f.h.agent.request(m.load, params),
+    ]);
     const outcomes = [one.status, two.status].sort();
     expect(outcomes).toEqual(["fulfilled", "rejected"]);
-    const refused = one.status === "rejected" ? one.reason : two.status === "rejected" ? two.reason : undefined;
+    const refused =
+      one.status === "rejected" ? one.reason : two.status === "rejected" ? two.reason : undefined;
     expect(refused).toBeInstanceOf(acp.RequestError);
     expect(refused instanceof acp.RequestError ? refused.code : 0).toBe(-32600);
   });
@@ -213,7 +256,9 @@ describe("lifecycle", () => {
     await f.h.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
     await f.h.disconnect();
     await f.model.aborted(0);
-    const lines = readFileSync(join(f.agent.home, "sessions", `${sessionId}.jsonl`), "utf8").trim().split("\n");
+    const lines = readFileSync(join(f.agent.home, "sessions", `${sessionId}.jsonl`), "utf8")
+      .trim()
+      .split("\n");
     const last: unknown = JSON.parse(lines.at(-1) ?? "{}");
     expect(last).toMatchObject({ type: "turn_end", reason: "cancelled" });
     expect(f.h.problems).toEqual([]);

@@ -4,9 +4,27 @@ import type { LiveEvent } from "../../src/agent/types.ts";
 import type { TerminalIntent } from "../../src/tools/intent.ts";
 import { updateProblems } from "../support/acp-schema.ts";
 
-const intent: TerminalIntent = { type: "terminal", title: "Run `make`", command: "make", cwd: "/p", output: "" };
-const call: LiveEvent = { type: "tool_call", turnId: "t", callId: "c", name: "bash", rawInput: { command: "make" }, intent };
-const progress = (chunk: string): LiveEvent => ({ type: "tool_progress", turnId: "t", callId: "c", chunk });
+const intent: TerminalIntent = {
+  type: "terminal",
+  title: "Run `make`",
+  command: "make",
+  cwd: "/p",
+  output: "",
+};
+const call: LiveEvent = {
+  type: "tool_call",
+  turnId: "t",
+  callId: "c",
+  name: "bash",
+  rawInput: { command: "make" },
+  intent,
+};
+const progress = (chunk: string): LiveEvent => ({
+  type: "tool_progress",
+  turnId: "t",
+  callId: "c",
+  chunk,
+});
 
 describe("the live update mapper", () => {
   test("maps deltas, usage and a turn's events in order; empty deltas vanish", () => {
@@ -16,7 +34,12 @@ describe("the live update mapper", () => {
       { type: "reasoning_delta", turnId: "t", text: "hmm" },
       { type: "text_delta", turnId: "t", text: "" },
       { type: "text_delta", turnId: "t", text: "hello" },
-      { type: "usage", turnId: "t", usage: { promptTokens: 1200.7, completionTokens: 5 }, contextWindow: 128000 },
+      {
+        type: "usage",
+        turnId: "t",
+        usage: { promptTokens: 1200.7, completionTokens: 5 },
+        contextWindow: 128000,
+      },
       { type: "turn_end", turnId: "t", reason: "end_turn" },
     ];
     const updates = events.flatMap((e) => mapper.map(e));
@@ -32,12 +55,26 @@ describe("the live update mapper", () => {
     const mapper = createUpdateMapper({ terminalOutput: true });
     mapper.map(call);
     expect(mapper.map(progress("one\ntwo\r\n"))).toEqual([
-      { sessionUpdate: "tool_call_update", toolCallId: "c", _meta: { terminal_output: { terminal_id: "c", data: "one\r\ntwo\r\n" } } },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "c",
+        _meta: { terminal_output: { terminal_id: "c", data: "one\r\ntwo\r\n" } },
+      },
     ]);
-    const end = mapper.map({ type: "tool_result", turnId: "t", callId: "c", isError: false, output: "one\ntwo\n", intent: { ...intent, output: "one\ntwo\n", exit: { code: 0, signal: null } } });
+    const end = mapper.map({
+      type: "tool_result",
+      turnId: "t",
+      callId: "c",
+      isError: false,
+      output: "one\ntwo\n",
+      intent: { ...intent, output: "one\ntwo\n", exit: { code: 0, signal: null } },
+    });
     // Streamed already: only the exit follows.
     expect(end).toHaveLength(1);
-    expect(end[0]).toMatchObject({ status: "completed", _meta: { terminal_exit: { exit_code: 0 } } });
+    expect(end[0]).toMatchObject({
+      status: "completed",
+      _meta: { terminal_exit: { exit_code: 0 } },
+    });
   });
 
   test("without terminal cards, progress is resent as text at most every interval", () => {
@@ -48,7 +85,11 @@ describe("the live update mapper", () => {
     clock = TEXT_PROGRESS_INTERVAL_MS;
     const first = mapper.map(progress("b\n"));
     expect(first).toEqual([
-      { sessionUpdate: "tool_call_update", toolCallId: "c", content: [{ type: "content", content: { type: "text", text: "```sh\n$ make\na\nb\n```" } }] },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "c",
+        content: [{ type: "content", content: { type: "text", text: "```sh\n$ make\na\nb\n```" } }],
+      },
     ]);
     clock += 1;
     expect(mapper.map(progress("c\n"))).toEqual([]);
@@ -67,9 +108,15 @@ describe("the live update mapper", () => {
     mapper.map({ ...call, turnId: "other", callId: "d" });
     const updates = mapper.map({ type: "turn_end", turnId: "t", reason: "cancelled" });
     expect(updates).toEqual([
-      expect.objectContaining({ sessionUpdate: "tool_call_update", toolCallId: "c", status: "failed" }),
+      expect.objectContaining({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "c",
+        status: "failed",
+      }),
     ]);
-    expect(mapper.closeAll()).toEqual([expect.objectContaining({ toolCallId: "d", status: "failed" })]);
+    expect(mapper.closeAll()).toEqual([
+      expect.objectContaining({ toolCallId: "d", status: "failed" }),
+    ]);
     expect(mapper.closeAll()).toEqual([]);
   });
 });

@@ -35,7 +35,9 @@ test("without a repository only the cwd's AGENTS.md is read", () => {
   mkdirSync(cwd);
   writeFileSync(join(dir, "AGENTS.md"), "parent");
   writeFileSync(join(cwd, "AGENTS.md"), "here");
-  expect(findInstructions(cwd, undefined, join(dir, "home"))).toEqual([{ path: join(cwd, "AGENTS.md"), text: "here" }]);
+  expect(findInstructions(cwd, undefined, join(dir, "home"))).toEqual([
+    { path: join(cwd, "AGENTS.md"), text: "here" },
+  ]);
 });
 
 test("an AGENTS.md that links into a credential store, or is a FIFO, is skipped without blocking", () => {
@@ -66,7 +68,13 @@ test("the prompt names dsh, the cwd, the platform, the date and each instruction
     date: "2026-11-29",
     instructions: [{ path: "/work/p/AGENTS.md", text: "Use tabs.\n" }],
   });
-  for (const part of ["You are dsh", "Working directory: /work/p", "Platform: linux x64", "Date: 2026-11-29", "Instructions from /work/p/AGENTS.md:\nUse tabs."]) {
+  for (const part of [
+    "You are dsh",
+    "Working directory: /work/p",
+    "Platform: linux x64",
+    "Date: 2026-11-29",
+    "Instructions from /work/p/AGENTS.md:\nUse tabs.",
+  ]) {
     expect(prompt).toContain(part);
   }
 });

@@ -62,7 +62,9 @@ describe("a turn", () => {
   test("runs a two-step tool turn, echoes reasoning, and logs every step", async () => {
     writeFileSync(join(agent.cwd, "notes.txt"), "alpha\nbeta\n");
     server.script(
-      toolTurn([{ id: "call_1", name: "read_file", args: { path: "notes.txt" } }], { reasoning: "look at notes" }),
+      toolTurn([{ id: "call_1", name: "read_file", args: { path: "notes.txt" } }], {
+        reasoning: "look at notes",
+      }),
       { ...textTurn("notes say alpha and beta"), expect: expectReasoningEcho(["look at notes"]) },
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
@@ -104,11 +106,15 @@ describe("a turn", () => {
   });
 
   test("ends max_tokens when the model stops at its length limit", async () => {
-    server.script({ respond: { stream: [{ text: "partial" }, { finish: "length" }, { done: true }] } });
+    server.script({
+      respond: { stream: [{ text: "partial" }, { finish: "length" }, { done: true }] },
+    });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
     const outcome = await handle.prompt([{ type: "text", text: "write a lot" }]);
     expect(outcome.reason).toBe("max_tokens");
-    expect(handle.history().some((e) => e.type === "assistant_text" && e.text === "partial")).toBe(true);
+    expect(handle.history().some((e) => e.type === "assistant_text" && e.text === "partial")).toBe(
+      true,
+    );
   });
 
   test("ends max_turn_requests when the model never stops calling tools", async () => {
@@ -126,7 +132,9 @@ describe("a turn", () => {
   });
 
   test("ends error with the typed code when the endpoint rejects the key", async () => {
-    server.script({ respond: { status: 401, json: { error: { message: "Authentication Fails", type: "auth" } } } });
+    server.script({
+      respond: { status: 401, json: { error: { message: "Authentication Fails", type: "auth" } } },
+    });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
     const outcome = await handle.prompt([{ type: "text", text: "hi" }]);
     expect(outcome.reason).toBe("error");
@@ -137,7 +145,15 @@ describe("a turn", () => {
 
   test("an invalid tool argument becomes an error result the model reads, and the turn goes on", async () => {
     server.script(
-      { respond: { stream: [{ toolCall: { index: 0, id: "bad", name: "read_file", args: "{not json" } }, { finish: "tool_calls" }, { done: true }] } },
+      {
+        respond: {
+          stream: [
+            { toolCall: { index: 0, id: "bad", name: "read_file", args: "{not json" } },
+            { finish: "tool_calls" },
+            { done: true },
+          ],
+        },
+      },
       textTurn("sorry"),
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
@@ -149,13 +165,27 @@ describe("a turn", () => {
 
   test("rejects an empty prompt and a second prompt while one runs, leaving the first untouched", async () => {
     const release = Promise.withResolvers<void>();
-    server.script({ respond: { stream: [{ text: "first " }, { until: release.promise }, { text: "done" }, { finish: "stop" }, { done: true }] } });
+    server.script({
+      respond: {
+        stream: [
+          { text: "first " },
+          { until: release.promise },
+          { text: "done" },
+          { finish: "stop" },
+          { done: true },
+        ],
+      },
+    });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    await expect(handle.prompt([{ type: "text", text: "  " }])).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(handle.prompt([{ type: "text", text: "  " }])).rejects.toMatchObject({
+      code: "invalid_input",
+    });
     const started = nextEvent(handle, "text_delta");
     const first = handle.prompt([{ type: "text", text: "one" }]);
     await started;
-    await expect(handle.prompt([{ type: "text", text: "two" }])).rejects.toMatchObject({ code: "conflict" });
+    await expect(handle.prompt([{ type: "text", text: "two" }])).rejects.toMatchObject({
+      code: "conflict",
+    });
     release.resolve();
     const outcome = await first;
     expect(outcome.reason).toBe("end_turn");
@@ -165,7 +195,11 @@ describe("a turn", () => {
 
 describe("cancel", () => {
   test("mid-stream keeps the partial text, aborts the request and ends cancelled", async () => {
-    server.script({ respond: { stream: [{ reasoning: "hmm" }, { text: "part" }, { until: new Promise(() => {}) }] } });
+    server.script({
+      respond: {
+        stream: [{ reasoning: "hmm" }, { text: "part" }, { until: new Promise(() => {}) }],
+      },
+    });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
     const started = nextEvent(handle, "text_delta");
     const turn = handle.prompt([{ type: "text", text: "go" }]);
@@ -175,12 +209,7 @@ describe("cancel", () => {
     expect(outcome.reason).toBe("cancelled");
     await server.aborted(0);
     const types = handle.history().map((e) => e.type);
-    expect(types).toEqual([
-      ...FIRST_TURN_OPENING,
-      "reasoning",
-      "assistant_text",
-      "turn_end",
-    ]);
+    expect(types).toEqual([...FIRST_TURN_OPENING, "reasoning", "assistant_text", "turn_end"]);
   });
 
   test("before the first token ends cancelled without output", async () => {
@@ -197,7 +226,9 @@ describe("cancel", () => {
     await agent[Symbol.asyncDispose]();
     agent = createTestAgent({ baseUrl: server.url, env: { DSH_PERMISSION: "danger-full-access" } });
     const marker = join(agent.cwd, "after-sleep");
-    server.script(toolTurn([{ id: "sleepy", name: "bash", args: { command: `sleep 30; touch ${marker}` } }]));
+    server.script(
+      toolTurn([{ id: "sleepy", name: "bash", args: { command: `sleep 30; touch ${marker}` } }]),
+    );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
     const running = nextEvent(handle, "tool_start");
     const turn = handle.prompt([{ type: "text", text: "sleep" }]);
@@ -236,7 +267,11 @@ describe("settings", () => {
     await agent[Symbol.asyncDispose]();
     agent = createTestAgent({ baseUrl: server.url });
     const release = Promise.withResolvers<void>();
-    server.script({ respond: { stream: [{ text: "a" }, { until: release.promise }, { finish: "stop" }, { done: true }] } });
+    server.script({
+      respond: {
+        stream: [{ text: "a" }, { until: release.promise }, { finish: "stop" }, { done: true }],
+      },
+    });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
     const started = nextEvent(handle, "text_delta");
     const turn = handle.prompt([{ type: "text", text: "hi" }]);
@@ -259,7 +294,10 @@ describe("settings", () => {
     const reopened = createTestAgent({ baseUrl: server.url, env: { DSH_HOME: agent.home } });
     try {
       await using handle = await reopened.composition.service.resume(id, { cwd: agent.cwd });
-      expect(handle.settings().knobs).toEqual({ sandboxMode: "read-only", approvalPolicy: "on-request" });
+      expect(handle.settings().knobs).toEqual({
+        sandboxMode: "read-only",
+        approvalPolicy: "on-request",
+      });
     } finally {
       await reopened[Symbol.asyncDispose]();
     }
@@ -288,10 +326,18 @@ describe("the service", () => {
 
   test("refuses bad ids, unknown ids, wrong cwds and bad cwds", async () => {
     const { service } = agent.composition;
-    await expect(service.resume("../../etc/passwd")).rejects.toMatchObject({ code: "invalid_input" });
-    await expect(service.resume("0190a0a0-0000-7000-8000-000000000000")).rejects.toMatchObject({ code: "not_found" });
-    await expect(service.create({ cwd: "relative/dir" })).rejects.toMatchObject({ code: "invalid_input" });
-    await expect(service.create({ cwd: join(agent.cwd, "missing") })).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(service.resume("../../etc/passwd")).rejects.toMatchObject({
+      code: "invalid_input",
+    });
+    await expect(service.resume("0190a0a0-0000-7000-8000-000000000000")).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(service.create({ cwd: "relative/dir" })).rejects.toMatchObject({
+      code: "invalid_input",
+    });
+    await expect(service.create({ cwd: join(agent.cwd, "missing") })).rejects.toMatchObject({
+      code: "invalid_input",
+    });
     const id = await (async () => {
       await using handle = await service.create({ cwd: agent.cwd });
       return handle.sessionId;

@@ -39,10 +39,21 @@ describe("loadConfig", () => {
   });
 
   test("flags beat the environment, which beats the file", () => {
-    const DSH_CONFIG = withFile('model = "from-file"\npermission = "read-only"\nbase_url = "http://file.test"\n');
+    const DSH_CONFIG = withFile(
+      'model = "from-file"\npermission = "read-only"\nbase_url = "http://file.test"\n',
+    );
     const fileOnly = loadConfig({ HOME: dir, DSH_CONFIG });
-    expect([fileOnly.model, fileOnly.permission, fileOnly.baseUrl]).toEqual(["from-file", "read-only", "http://file.test"]);
-    const env = { HOME: dir, DSH_CONFIG, DSH_MODEL: "from-env", DSH_PERMISSION: "danger-full-access" };
+    expect([fileOnly.model, fileOnly.permission, fileOnly.baseUrl]).toEqual([
+      "from-file",
+      "read-only",
+      "http://file.test",
+    ]);
+    const env = {
+      HOME: dir,
+      DSH_CONFIG,
+      DSH_MODEL: "from-env",
+      DSH_PERMISSION: "danger-full-access",
+    };
     const fromEnv = loadConfig(env);
     expect([fromEnv.model, fromEnv.permission]).toEqual(["from-env", "danger-full-access"]);
     const fromFlags = loadConfig(env, { model: "from-flag", permission: "workspace-write" });

@@ -2,7 +2,13 @@ import { expect, test } from "bun:test";
 import { changedLines } from "../../src/cli/changed-lines.ts";
 
 test("an edit shows only the changed block under its first line number", () => {
-  expect(changedLines("a\nb\nc\nd\n", "a\nB\nB2\nd\n")).toEqual(["@@ line 2", "- b", "- c", "+ B", "+ B2"]);
+  expect(changedLines("a\nb\nc\nd\n", "a\nB\nB2\nd\n")).toEqual([
+    "@@ line 2",
+    "- b",
+    "- c",
+    "+ B",
+    "+ B2",
+  ]);
 });
 
 test("a new file is all additions; a final newline adds no empty line", () => {

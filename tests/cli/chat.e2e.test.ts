@@ -18,8 +18,17 @@ afterAll(async () => {
 });
 
 function startChat(name: string) {
-  const { cwd, base, env } = rig.project(name, '[[models]]\nid = "second-model"\nname = "Second"\n');
-  const proc = Bun.spawn([rig.binary, "chat"], { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const { cwd, base, env } = rig.project(
+    name,
+    '[[models]]\nid = "second-model"\nname = "Second"\n',
+  );
+  const proc = Bun.spawn([rig.binary, "chat"], {
+    cwd,
+    env,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const stdout = watchOutput(proc.stdout);
   const stderr = watchOutput(proc.stderr);
   const say = async (line: string) => {
@@ -42,7 +51,9 @@ test("a conversation: two turns, a model switch, then EOF exits 0", async () => 
   chat.proc.stdin.end();
   expect(await chat.proc.exited).toBe(0);
   expect(rig.server.requests.at(-1)?.body.model).toBe("second-model");
-  const roles = (rig.server.requests.at(-1)?.body.messages as { role: string }[]).map((m) => m.role);
+  const roles = (rig.server.requests.at(-1)!.body.messages as { role: string }[]).map(
+    (m) => m.role,
+  );
   expect(roles).toEqual(["system", "user", "assistant", "user"]);
 });
 
@@ -50,7 +61,10 @@ test("an approval answered y lets a write outside the project happen; n refuses 
   const chat = startChat("approval");
   const outside = join(chat.base, "outside.txt");
   const refused = join(chat.base, "refused.txt");
-  rig.server.script(toolTurn([{ id: "w1", name: "write_file", args: { path: outside, content: "yes\n" } }]), textTurn("wrote it"));
+  rig.server.script(
+    toolTurn([{ id: "w1", name: "write_file", args: { path: outside, content: "yes\n" } }]),
+    textTurn("wrote it"),
+  );
   await chat.say("write outside");
   await chat.stdout.waitFor("Allow? [y/N]");
   expect(chat.stdout.text()).toContain("@@ new file\n  + yes\n");
@@ -58,7 +72,10 @@ test("an approval answered y lets a write outside the project happen; n refuses 
   await chat.stdout.waitFor("wrote it");
   expect(readFileSync(outside, "utf8")).toBe("yes\n");
 
-  rig.server.script(toolTurn([{ id: "w2", name: "write_file", args: { path: refused, content: "no\n" } }]), textTurn("could not"));
+  rig.server.script(
+    toolTurn([{ id: "w2", name: "write_file", args: { path: refused, content: "no\n" } }]),
+    textTurn("could not"),
+  );
   await chat.say("write again");
   await chat.stdout.waitFor(`Write ${refused}`);
   await chat.stdout.waitFor("Allow? [y/N] ");
@@ -71,7 +88,9 @@ test("an approval answered y lets a write outside the project happen; n refuses 
 
 test("SIGINT cancels the running turn and the chat goes on", async () => {
   const chat = startChat("cancel");
-  rig.server.script({ respond: { stream: [{ text: "thinking about it" }, { until: new Promise(() => {}) }] } });
+  rig.server.script({
+    respond: { stream: [{ text: "thinking about it" }, { until: new Promise(() => {}) }] },
+  });
   await chat.say("long task");
   await chat.stdout.waitFor("thinking about it");
   chat.proc.kill("SIGINT");

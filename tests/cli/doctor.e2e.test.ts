@@ -27,7 +27,9 @@ test("a working setup passes every check and never prints the key", async () => 
 test("a missing key, an unknown model and a sandbox turned off are each named with a fix, exit 1", async () => {
   const project = rig.project("broken");
   const { DSH_API_KEY: _, ...env } = project.env;
-  const run = await rig.run(["doctor"], project, { env: { ...env, DSH_MODEL: "my-local-model", DSH_SANDBOX: "none" } });
+  const run = await rig.run(["doctor"], project, {
+    env: { ...env, DSH_MODEL: "my-local-model", DSH_SANDBOX: "none" },
+  });
   expect(run.code).toBe(1);
   expect(run.stdout).toContain("✗ api key: missing: set DSH_API_KEY (or DEEPSEEK_API_KEY)");
   expect(run.stdout).toContain("model: my-local-model (not in the catalog; used as-is with");

@@ -23,7 +23,9 @@ describe("dsh exec", () => {
     const { cwd, home } = project;
     writeFileSync(join(cwd, "README.md"), "# Demo\nA demo project.\n");
     rig.server.script(
-      toolTurn([{ id: "call_r", name: "read_file", args: { path: "README.md" } }], { reasoning: "read the readme" }),
+      toolTurn([{ id: "call_r", name: "read_file", args: { path: "README.md" } }], {
+        reasoning: "read the readme",
+      }),
       { ...textTurn("It is a demo project."), expect: expectReasoningEcho(["read the readme"]) },
     );
     const run = await rig.run(["exec", "what is this project?"], project);
@@ -32,7 +34,9 @@ describe("dsh exec", () => {
     expect(run.stderr).toContain("Read README.md");
     expect(run.stderr).toContain("read the readme");
     const id = /session ([0-9a-f-]{36})/.exec(run.stderr)?.[1] ?? "";
-    const lines = readFileSync(join(home, "sessions", `${id}.jsonl`), "utf8").trim().split("\n");
+    const lines = readFileSync(join(home, "sessions", `${id}.jsonl`), "utf8")
+      .trim()
+      .split("\n");
     const types = lines.map((line) => JSON.parse(line).type);
     expect(types).toEqual([
       "header",
@@ -58,7 +62,9 @@ describe("dsh exec", () => {
     const second = await rig.run(["exec", "--resume", id, "two"], project);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe("second answer\n");
-    const roles = (rig.server.requests[requestsBefore]?.body.messages as { role: string }[]).map((m) => m.role);
+    const roles = (rig.server.requests[requestsBefore]!.body.messages as { role: string }[]).map(
+      (m) => m.role,
+    );
     expect(roles).toEqual(["system", "user", "assistant", "user"]);
     const listed = await rig.run(["sessions"], project);
     expect(listed.stdout).toContain(id);
@@ -70,7 +76,10 @@ describe("dsh exec", () => {
     rig.server.script(textTurn("from stdin"));
     const run = await rig.run(["exec", "-"], project, { stdin: "hello from a pipe\n" });
     expect(run.code).toBe(0);
-    const messages = rig.server.requests.at(-1)?.body.messages as { role: string; content: string }[];
+    const messages = rig.server.requests.at(-1)?.body.messages as {
+      role: string;
+      content: string;
+    }[];
     expect(messages.at(-1)?.content).toBe("hello from a pipe\n");
   });
 
@@ -89,7 +98,9 @@ describe("dsh exec", () => {
     const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
     const url = `http://127.0.0.1:${closed.port}`;
     await closed.stop(true);
-    const run = await rig.run(["exec", "hi"], project, { env: { ...project.env, DSH_BASE_URL: url } });
+    const run = await rig.run(["exec", "hi"], project, {
+      env: { ...project.env, DSH_BASE_URL: url },
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("127.0.0.1");
   });
@@ -105,7 +116,11 @@ describe("dsh exec", () => {
   test("--version and --help", async () => {
     const project = rig.project("meta");
     const version = await rig.run(["--version"], project);
-    expect(version).toEqual({ code: 0, stdout: expect.stringMatching(/^dsh \d+\.\d+\.\d+\n$/), stderr: "" });
+    expect(version).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^dsh \d+\.\d+\.\d+\n$/),
+      stderr: "",
+    });
     const help = await rig.run(["--help"], project);
     expect(help.code).toBe(0);
     for (const word of ["dsh acp", "dsh exec", "--permission", "DSH_API_KEY", "DSH_SANDBOX"]) {

@@ -21,14 +21,28 @@ test("answer text goes to one stream; reasoning, calls, output previews and resu
   const { answer, activity } = render([
     { type: "turn_start", turnId, content: [] },
     { type: "reasoning_delta", turnId, text: "let me look" },
-    { type: "tool_call", turnId, callId: "c", name: "bash", rawInput: {}, intent: { type: "terminal", title: "ls", command: "ls", cwd: "/p", output: "" } },
+    {
+      type: "tool_call",
+      turnId,
+      callId: "c",
+      name: "bash",
+      rawInput: {},
+      intent: { type: "terminal", title: "ls", command: "ls", cwd: "/p", output: "" },
+    },
     {
       type: "tool_result",
       turnId,
       callId: "c",
       isError: false,
       output,
-      intent: { type: "terminal", title: "ls", command: "ls", cwd: "/p", output, exit: { code: 0, signal: null } },
+      intent: {
+        type: "terminal",
+        title: "ls",
+        command: "ls",
+        cwd: "/p",
+        output,
+        exit: { code: 0, signal: null },
+      },
     },
     { type: "text_delta", turnId, text: "Nine " },
     { type: "text_delta", turnId, text: "lines." },
@@ -54,8 +68,22 @@ test("answer text goes to one stream; reasoning, calls, output previews and resu
 
 test("a failed tool shows its first error line", () => {
   const { activity } = render([
-    { type: "tool_call", turnId, callId: "c", name: "read_file", rawInput: {}, intent: { type: "generic", title: "Read a.ts", kind: "read" } },
-    { type: "tool_result", turnId, callId: "c", isError: true, output: "file not found: a.ts\nmore", intent: { type: "generic", title: "Read a.ts", kind: "read" } },
+    {
+      type: "tool_call",
+      turnId,
+      callId: "c",
+      name: "read_file",
+      rawInput: {},
+      intent: { type: "generic", title: "Read a.ts", kind: "read" },
+    },
+    {
+      type: "tool_result",
+      turnId,
+      callId: "c",
+      isError: true,
+      output: "file not found: a.ts\nmore",
+      intent: { type: "generic", title: "Read a.ts", kind: "read" },
+    },
   ]);
   expect(activity).toBe("▸ Read a.ts\n  ✗ file not found: a.ts\n");
 });

@@ -3,7 +3,15 @@
  * also checks on the host that the side effect did not happen.
  */
 import { afterAll, describe, expect } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { InvalidInputError } from "../../src/errors.ts";
@@ -116,18 +124,28 @@ describe("workspace-write", () => {
 });
 
 describe("protected paths under workspace-write", () => {
-  sandboxTest("a core.hooksPath inside the worktree (husky) is as read-only as .git/hooks", async () => {
-    using dir = tempDir();
-    mkdirSync(join(dir.path, ".git"), { recursive: true });
-    mkdirSync(join(dir.path, ".husky"));
-    writeFileSync(join(dir.path, ".git/config"), '[core]\n\trepositoryformatversion = 0\n\thooksPath = ".husky"\n');
-    writeFileSync(join(dir.path, ".husky/pre-commit"), "orig");
-    const result = await run(runner, dir.path, "echo x > .husky/pre-commit; echo x > .husky/post-checkout; echo x > ok");
-    expect(result.output.match(/Read-only file system/g)?.length).toBe(2);
-    expect(read(join(dir.path, ".husky/pre-commit"))).toBe("orig");
-    expect(existsSync(join(dir.path, ".husky/post-checkout"))).toBe(false);
-    expect(read(join(dir.path, "ok"))).toBe("x\n");
-  });
+  sandboxTest(
+    "a core.hooksPath inside the worktree (husky) is as read-only as .git/hooks",
+    async () => {
+      using dir = tempDir();
+      mkdirSync(join(dir.path, ".git"), { recursive: true });
+      mkdirSync(join(dir.path, ".husky"));
+      writeFileSync(
+        join(dir.path, ".git/config"),
+        '[core]\n\trepositoryformatversion = 0\n\thooksPath = ".husky"\n',
+      );
+      writeFileSync(join(dir.path, ".husky/pre-commit"), "orig");
+      const result = await run(
+        runner,
+        dir.path,
+        "echo x > .husky/pre-commit; echo x > .husky/post-checkout; echo x > ok",
+      );
+      expect(result.output.match(/Read-only file system/g)?.length).toBe(2);
+      expect(read(join(dir.path, ".husky/pre-commit"))).toBe("orig");
+      expect(existsSync(join(dir.path, ".husky/post-checkout"))).toBe(false);
+      expect(read(join(dir.path, "ok"))).toBe("x\n");
+    },
+  );
 
   sandboxTest("existing .git/hooks, .git/config and .dsh stay read-only (case 10)", async () => {
     using dir = tempDir();
@@ -202,7 +220,9 @@ describe("protected paths under workspace-write", () => {
       const commondir = join(dotGit, "commondir");
       mkdirSync(join(dotGit, "hooks"), { recursive: true });
       const errors: string[] = [];
-      const own = makeRunner({ logger: { ...silentLogger, error: (message) => errors.push(message) } });
+      const own = makeRunner({
+        logger: { ...silentLogger, error: (message) => errors.push(message) },
+      });
       // As an ordinary user `chmod 555 .git` is enough to stop the deletion; root needs more.
       const root = process.getuid?.() === 0;
       const watch = outputWatcher("created");
@@ -384,29 +404,32 @@ describe("credential stores (case 18)", () => {
 });
 
 describe("more credential stores (case 18)", () => {
-  sandboxTest("gh, hub, cargo, vault, yarn, maven, terraform and pgpass credentials read as empty", async () => {
-    using dir = tempDir();
-    using homeDir = tempDir("dsh-home-", "/var/tmp");
-    const files = [
-      ".config/gh/hosts.yml",
-      ".config/hub",
-      ".cargo/credentials.toml",
-      ".cargo/credentials",
-      ".vault-token",
-      ".yarnrc.yml",
-      ".m2/settings.xml",
-      ".terraform.d/credentials.tfrc.json",
-      ".pgpass",
-    ];
-    for (const file of files) {
-      mkdirSync(dirname(join(homeDir.path, file)), { recursive: true });
-      writeFileSync(join(homeDir.path, file), `PLANTED ${file}`);
-    }
-    const own = makeRunner({ home: homeDir.path });
-    const script = `cd ~ && cat ${files.join(" ")} 2>/dev/null; ls -A .config/gh; echo end`;
-    const result = await run(own, dir.path, script, { sandbox: "read-only" });
-    expect(result.output).toBe("end\n");
-  });
+  sandboxTest(
+    "gh, hub, cargo, vault, yarn, maven, terraform and pgpass credentials read as empty",
+    async () => {
+      using dir = tempDir();
+      using homeDir = tempDir("dsh-home-", "/var/tmp");
+      const files = [
+        ".config/gh/hosts.yml",
+        ".config/hub",
+        ".cargo/credentials.toml",
+        ".cargo/credentials",
+        ".vault-token",
+        ".yarnrc.yml",
+        ".m2/settings.xml",
+        ".terraform.d/credentials.tfrc.json",
+        ".pgpass",
+      ];
+      for (const file of files) {
+        mkdirSync(dirname(join(homeDir.path, file)), { recursive: true });
+        writeFileSync(join(homeDir.path, file), `PLANTED ${file}`);
+      }
+      const own = makeRunner({ home: homeDir.path });
+      const script = `cd ~ && cat ${files.join(" ")} 2>/dev/null; ls -A .config/gh; echo end`;
+      const result = await run(own, dir.path, script, { sandbox: "read-only" });
+      expect(result.output).toBe("end\n");
+    },
+  );
 });
 
 describe("working directory (case 28)", () => {

@@ -37,21 +37,26 @@ function listen(path: string): { accepted(): number } & Disposable {
 
 describe("host sockets (case 15)", () => {
   for (const sandbox of ["workspace-write", "read-only"] as const) {
-    sandboxTest(`a socket in the parent's XDG_RUNTIME_DIR cannot be reached (${sandbox})`, async () => {
-      using dir = tempDir();
-      // Not under /tmp, which the sandbox replaces anyway: the runtime-dir mask must hide it.
-      using runtime = tempDir("dsh-runtime-", "/var/tmp");
-      const socket = join(runtime.path, "bus");
-      using server = listen(socket);
-      const runner = makeRunner({ env: baseEnv({ XDG_RUNTIME_DIR: runtime.path }) });
-      const outside = await run(runner, dir.path, connect(socket), { sandbox: "danger-full-access" });
-      expect(outside.output).toBe("connected\n");
-      const inside = await run(runner, dir.path, `${connect(socket)}; ls -A ${runtime.path}`, {
-        sandbox,
-      });
-      expect(inside.output).toBe("FileNotFoundError\n");
-      expect(server.accepted()).toBe(1);
-    });
+    sandboxTest(
+      `a socket in the parent's XDG_RUNTIME_DIR cannot be reached (${sandbox})`,
+      async () => {
+        using dir = tempDir();
+        // Not under /tmp, which the sandbox replaces anyway: the runtime-dir mask must hide it.
+        using runtime = tempDir("dsh-runtime-", "/var/tmp");
+        const socket = join(runtime.path, "bus");
+        using server = listen(socket);
+        const runner = makeRunner({ env: baseEnv({ XDG_RUNTIME_DIR: runtime.path }) });
+        const outside = await run(runner, dir.path, connect(socket), {
+          sandbox: "danger-full-access",
+        });
+        expect(outside.output).toBe("connected\n");
+        const inside = await run(runner, dir.path, `${connect(socket)}; ls -A ${runtime.path}`, {
+          sandbox,
+        });
+        expect(inside.output).toBe("FileNotFoundError\n");
+        expect(server.accepted()).toBe(1);
+      },
+    );
   }
 
   sandboxTest("a workspace inside the runtime directory stays writable", async () => {

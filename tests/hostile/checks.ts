@@ -21,7 +21,8 @@ export async function readStrictLog(path: string): Promise<SessionEvent[]> {
   });
   for (const [i, event] of events.entries()) {
     const before = events[i - 1];
-    if (before !== undefined && event.seq <= before.seq) throw new Error(`${path}: seq goes back at line ${i + 2}`);
+    if (before !== undefined && event.seq <= before.seq)
+      throw new Error(`${path}: seq goes back at line ${i + 2}`);
   }
   return events;
 }
@@ -67,4 +68,3 @@ export function historyProblems(body: Record<string, unknown>): string[] {
   for (const id of open) problems.push(`tool call ${id} unanswered at the end`);
   return problems;
 }
-

@@ -23,7 +23,11 @@ afterAll(async () => {
 const isRoot = process.getuid?.() === 0;
 
 /** Runs `dsh ARGS` both as `exec PROMPT` and as a chat fed one line. */
-async function both(project: CliProject, args: readonly string[], env: Record<string, string> = {}): Promise<CliRun[]> {
+async function both(
+  project: CliProject,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<CliRun[]> {
   const options = { env: { ...project.env, ...env } };
   return Promise.all([
     rig.run(["exec", ...args, "hello"], project, options),
@@ -34,7 +38,11 @@ async function both(project: CliProject, args: readonly string[], env: Record<st
 /** One `dsh: ...` line on stderr, nothing on stdout, exit 1. */
 function expectRefused(runs: readonly CliRun[], ...needles: string[]): void {
   for (const run of runs) {
-    expect({ code: run.code, stdout: run.stdout, lines: run.stderr.trimEnd().split("\n").length }).toEqual({
+    expect({
+      code: run.code,
+      stdout: run.stdout,
+      lines: run.stderr.trimEnd().split("\n").length,
+    }).toEqual({
       code: 1,
       stdout: "",
       lines: 1,
@@ -105,13 +113,26 @@ describe.concurrent("dsh exec and dsh chat with hostile setups", () => {
     const project = rig.project("resume-hostile");
     mkdirSync(join(project.home, "sessions"), { recursive: true });
     writeFileSync(join(project.base, "evil.jsonl"), "");
-    for (const id of ["../../evil", "..", "%2e%2e%2fevil", "\u2024\u2024\uff0fevil", "/etc/passwd", "x".repeat(10_240)]) {
+    for (const id of [
+      "../../evil",
+      "..",
+      "%2e%2e%2fevil",
+      "\u2024\u2024\uff0fevil",
+      "/etc/passwd",
+      "x".repeat(10_240),
+    ]) {
       const runs = await both(project, ["--resume", id]);
       expectRefused(runs, "invalid session id");
       for (const run of runs) expect(run.stderr.length).toBeLessThan(400);
     }
     expect(sessionFiles(project)).toEqual([]);
-    expect(readdirSync(project.base).sort()).toEqual(["config.toml", "evil.jsonl", "home", "project", "user"]);
+    expect(readdirSync(project.base).sort()).toEqual([
+      "config.toml",
+      "evil.jsonl",
+      "home",
+      "project",
+      "user",
+    ]);
   });
 
   test("a config path that is a directory is called a directory, not invalid TOML", async () => {
@@ -126,7 +147,9 @@ describe.concurrent("dsh exec and dsh chat with hostile setups", () => {
   test("a --cwd inside /proc is refused like it is over ACP", async () => {
     const project = rig.project("cwd-proc");
     // No API key: should the session be created, its turn fails at once without a model request.
-    const run = await rig.run(["exec", "--cwd", "/proc/self", "hello"], project, { env: { ...project.env, DSH_API_KEY: "" } });
+    const run = await rig.run(["exec", "--cwd", "/proc/self", "hello"], project, {
+      env: { ...project.env, DSH_API_KEY: "" },
+    });
     expect(run.stderr).toContain("kernel file system");
   });
 });

@@ -15,13 +15,23 @@ import { type AgentRequest, type RawAcp, responseTo, spawnRawAcp } from "./raw-a
 
 /** A model step asking to run `touch marker` outside the sandbox (which asks the user first). */
 const escalatedTouch = (id: string, marker: string) =>
-  toolTurn([{ id, name: "bash", args: { command: `touch ${marker}`, escalate: true, justification: "test" } }]);
+  toolTurn([
+    {
+      id,
+      name: "bash",
+      args: { command: `touch ${marker}`, escalate: true, justification: "test" },
+    },
+  ]);
 
 const isPermissionRequest = (m: { method?: string; id?: unknown }) =>
   m.method === "session/request_permission" && m.id !== undefined;
 
 /** A fresh `dsh acp` in `project` replays the session without problems; resolves with its updates. */
-async function reload(project: HostileProject, sessionId: string, baseUrl: string): Promise<unknown[]> {
+async function reload(
+  project: HostileProject,
+  sessionId: string,
+  baseUrl: string,
+): Promise<unknown[]> {
   await using again = await spawnRawAcp(project, { baseUrl });
   await again.initialize();
   const reply = await again.call("session/load", { sessionId, cwd: project.cwd, mcpServers: [] });
@@ -42,12 +52,19 @@ describe.concurrent("dsh acp with a dead or slow client", () => {
     const never = Promise.withResolvers<void>();
     model.script({ respond: { stream: [{ text: "half an answer" }, { until: never.promise }] } });
     await dsh.prompt(sessionId, "long job");
-    await dsh.waitFor((m) => m.method === "session/update" && JSON.stringify(m.params).includes("half an answer"));
+    await dsh.waitFor(
+      (m) => m.method === "session/update" && JSON.stringify(m.params).includes("half an answer"),
+    );
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
     await model.aborted(0);
     const events = await readStrictLog(project.logPath(sessionId));
-    expect({ ended: endReasons(events), open: openTurns(events) }).toEqual({ ended: ["cancelled"], open: [] });
-    expect(events.find((e) => e.type === "assistant_text")).toMatchObject({ text: "half an answer" });
+    expect({ ended: endReasons(events), open: openTurns(events) }).toEqual({
+      ended: ["cancelled"],
+      open: [],
+    });
+    expect(events.find((e) => e.type === "assistant_text")).toMatchObject({
+      text: "half an answer",
+    });
     const replayed = await reload(project, sessionId, model.url);
     expect(JSON.stringify(replayed)).toContain("half an answer");
   });
@@ -70,7 +87,9 @@ describe.concurrent("dsh acp with a dead or slow client", () => {
       },
     });
     await dsh.prompt(sessionId, "long job");
-    await dsh.waitFor((m) => m.method === "session/update" && JSON.stringify(m.params).includes("before"));
+    await dsh.waitFor(
+      (m) => m.method === "session/update" && JSON.stringify(m.params).includes("before"),
+    );
     await dsh.closeStdout();
     release.resolve();
     // stdin stays open: dsh must leave by itself, and without burning CPU on the broken pipe.
@@ -78,7 +97,10 @@ describe.concurrent("dsh acp with a dead or slow client", () => {
     await model.aborted(0);
     expect(cpuMs(dsh)).toBeLessThan(3_000);
     const events = await readStrictLog(project.logPath(sessionId));
-    expect({ ended: endReasons(events), open: openTurns(events) }).toEqual({ ended: ["cancelled"], open: [] });
+    expect({ ended: endReasons(events), open: openTurns(events) }).toEqual({
+      ended: ["cancelled"],
+      open: [],
+    });
     const partial = events.find((e) => e.type === "assistant_text");
     expect(partial?.type === "assistant_text" && /^beforex+$/.test(partial.text)).toBe(true);
     expect(dsh.problems).toEqual([]);
@@ -96,9 +118,17 @@ describe.concurrent("dsh acp with a dead or slow client", () => {
     const reply = await dsh.waitFor(responseTo(prompt));
     expect(reply.result).toEqual({ stopReason: "cancelled" });
     // dsh withdrew its question, so a client can close the dialog.
-    expect(dsh.messages).toContainEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: asked.id } });
+    expect(dsh.messages).toContainEqual({
+      jsonrpc: "2.0",
+      method: "$/cancel_request",
+      params: { requestId: asked.id },
+    });
     // An answer that arrives after all that is ignored: it runs nothing.
-    await dsh.send({ jsonrpc: "2.0", id: asked.id ?? null, result: { outcome: { outcome: "selected", optionId: "allow" } } });
+    await dsh.send({
+      jsonrpc: "2.0",
+      id: asked.id ?? null,
+      result: { outcome: { outcome: "selected", optionId: "allow" } },
+    });
     const next = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "and now?")));
     expect(next.result).toEqual({ stopReason: "end_turn" });
     expect(existsSync(marker)).toBe(false);
@@ -113,10 +143,18 @@ describe.concurrent("dsh acp with a dead or slow client", () => {
   const answers: [string, (request: AgentRequest) => unknown, boolean][] = [
     ["an empty result", () => ({}), false],
     ["a string", () => "allow", false],
-    ["an unknown option id", () => ({ outcome: { outcome: "selected", optionId: "allow_always_and_forever" } }), false],
+    [
+      "an unknown option id",
+      () => ({ outcome: { outcome: "selected", optionId: "allow_always_and_forever" } }),
+      false,
+    ],
     ["a selection without an option id", () => ({ outcome: { outcome: "selected" } }), false],
     ["an unknown outcome", () => ({ outcome: { outcome: "approved", optionId: "allow" } }), false],
-    ["the option's name instead of its id", () => ({ outcome: { outcome: "selected", optionId: "Allow" } }), false],
+    [
+      "the option's name instead of its id",
+      () => ({ outcome: { outcome: "selected", optionId: "Allow" } }),
+      false,
+    ],
     // The control: the same request, answered properly, does run the command.
     ["allow", () => ({ outcome: { outcome: "selected", optionId: "allow" } }), true],
   ];
@@ -131,7 +169,10 @@ describe.concurrent("dsh acp with a dead or slow client", () => {
       expect(dsh.messages.filter(isPermissionRequest)).toHaveLength(1);
       expect(existsSync(marker)).toBe(runs);
       const events = await readStrictLog(project.logPath(sessionId));
-      expect(events.find((e) => e.type === "tool_result")).toMatchObject({ callId: "t1", isError: !runs });
+      expect(events.find((e) => e.type === "tool_result")).toMatchObject({
+        callId: "t1",
+        isError: !runs,
+      });
       expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
     });
   }
@@ -143,7 +184,11 @@ describe.concurrent("dsh acp with a dead or slow client", () => {
     model.script(escalatedTouch("t1", marker), textTurn("denied, fine"));
     const prompt = await dsh.prompt(sessionId, "touch it");
     const asked = await dsh.waitFor(isPermissionRequest);
-    await dsh.send({ jsonrpc: "2.0", id: asked.id ?? null, error: { code: -32603, message: "editor crashed" } });
+    await dsh.send({
+      jsonrpc: "2.0",
+      id: asked.id ?? null,
+      error: { code: -32603, message: "editor crashed" },
+    });
     expect((await dsh.waitFor(responseTo(prompt))).result).toEqual({ stopReason: "end_turn" });
     expect(existsSync(marker)).toBe(false);
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });

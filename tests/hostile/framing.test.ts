@@ -16,7 +16,7 @@ describe.concurrent("dsh acp framing", () => {
   test("a non-JSON line gets a parse error with a null id, and the next request is served", async () => {
     using project = createProject();
     await using dsh = await spawnRawAcp(project);
-    await dsh.write("this is not json\n{\"jsonrpc\":\"2.0\",\"id\":1,\n");
+    await dsh.write('this is not json\n{"jsonrpc":"2.0","id":1,\n');
     await dsh.initialize();
     const list = await dsh.call("session/list", {});
     expect(list.result).toEqual({ sessions: [] });
@@ -30,13 +30,20 @@ describe.concurrent("dsh acp framing", () => {
     await dsh.initialize();
     const batch = [
       { jsonrpc: "2.0", id: 7, method: "session/list", params: {} },
-      { jsonrpc: "2.0", id: 8, method: "session/new", params: { cwd: project.cwd, mcpServers: [] } },
+      {
+        jsonrpc: "2.0",
+        id: 8,
+        method: "session/new",
+        params: { cwd: project.cwd, mcpServers: [] },
+      },
     ];
     await dsh.write(`${JSON.stringify(batch)}\n[]\n`);
     await dsh.call("session/list", {});
     expect(nullIdErrors(dsh.messages)).toEqual([-32600, -32600]);
     expect(dsh.messages.filter((m) => m.id === 7 || m.id === 8)).toEqual([]);
-    expect(dsh.messages.find((m) => m.id === null)?.error?.message).toContain("batches are not supported");
+    expect(dsh.messages.find((m) => m.id === null)?.error?.message).toContain(
+      "batches are not supported",
+    );
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
   });
 
@@ -67,10 +74,13 @@ describe.concurrent("dsh acp framing", () => {
     using project = createProject();
     await using dsh = await spawnRawAcp(project);
     await dsh.initialize();
-    const request = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "session/list", params: {} });
+    const request = (id: number) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method: "session/list", params: {} });
     await dsh.write(`${request(1)}\r\n\r\n   \n${request(2)}\r\n\n\t\r\n${request(3)}\r\n`);
     const replies = await Promise.all([1, 2, 3].map((id) => dsh.waitFor(responseTo(id))));
-    expect(replies).toEqual([1, 2, 3].map((id) => ({ jsonrpc: "2.0", id, result: { sessions: [] } })));
+    expect(replies).toEqual(
+      [1, 2, 3].map((id) => ({ jsonrpc: "2.0", id, result: { sessions: [] } })),
+    );
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
   });
 
@@ -80,9 +90,17 @@ describe.concurrent("dsh acp framing", () => {
     await dsh.initialize();
     const encoder = new TextEncoder();
     const line = (parts: (string | number[])[]) =>
-      Buffer.concat(parts.map((p) => (typeof p === "string" ? encoder.encode(p) : Uint8Array.from(p))));
+      Buffer.concat(
+        parts.map((p) => (typeof p === "string" ? encoder.encode(p) : Uint8Array.from(p))),
+      );
     // A list filtered by a cwd holding bytes that are not UTF-8: no session matches it.
-    await dsh.write(line(['{"jsonrpc":"2.0","id":1,"method":"session/list","params":{"cwd":"/', [0xff, 0xfe, 0xc3], '"}}\n']));
+    await dsh.write(
+      line([
+        '{"jsonrpc":"2.0","id":1,"method":"session/list","params":{"cwd":"/',
+        [0xff, 0xfe, 0xc3],
+        '"}}\n',
+      ]),
+    );
     await dsh.write(line(['{"jsonrpc":"2.0","id":2,', [0xff], '"method":"session/list"}\n']));
     const reply = await dsh.waitFor(responseTo(1));
     await dsh.call("session/list", {});
@@ -94,16 +112,30 @@ describe.concurrent("dsh acp framing", () => {
   test("requests pipelined before initialize is answered are refused; later ones are served", async () => {
     using project = createProject();
     await using dsh = await spawnRawAcp(project);
-    const request = (id: number, method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method, params });
-    const early = Array.from({ length: 20 }, (_, i) => request(i + 1, i % 2 === 0 ? "session/list" : "session/new", { cwd: project.cwd, mcpServers: [] }));
+    const request = (id: number, method: string, params: unknown) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method, params });
+    const early = Array.from({ length: 20 }, (_, i) =>
+      request(i + 1, i % 2 === 0 ? "session/list" : "session/new", {
+        cwd: project.cwd,
+        mcpServers: [],
+      }),
+    );
     const late = Array.from({ length: 20 }, (_, i) => request(i + 101, "session/list", {}));
-    await dsh.write(`${[...early, request(0, "initialize", { protocolVersion: 1 }), ...late].join("\n")}\n`);
-    await Promise.all([...early, ...late].map((_, i) => dsh.waitFor(responseTo(i < 20 ? i + 1 : i - 20 + 101))));
+    await dsh.write(
+      `${[...early, request(0, "initialize", { protocolVersion: 1 }), ...late].join("\n")}\n`,
+    );
+    await Promise.all(
+      [...early, ...late].map((_, i) => dsh.waitFor(responseTo(i < 20 ? i + 1 : i - 20 + 101))),
+    );
     const init = await dsh.waitFor(responseTo(0));
     expect(init.result).toMatchObject({ protocolVersion: 1 });
-    const earlyCodes = dsh.messages.filter((m) => typeof m.id === "number" && m.id >= 1 && m.id <= 20).map(errorCode);
+    const earlyCodes = dsh.messages
+      .filter((m) => typeof m.id === "number" && m.id >= 1 && m.id <= 20)
+      .map(errorCode);
     expect(earlyCodes).toEqual(early.map(() => -32600));
-    expect(dsh.messages.find((m) => m.id === 1)?.error?.message).toContain("must be initialized before 'session/list'");
+    expect(dsh.messages.find((m) => m.id === 1)?.error?.message).toContain(
+      "must be initialized before 'session/list'",
+    );
     // A request that arrived after `initialize` but before its answer may be refused too; each
     // gets exactly one response either way.
     const lateReplies = dsh.messages.filter((m) => typeof m.id === "number" && m.id > 100);
@@ -129,7 +161,10 @@ describe.concurrent("dsh acp framing", () => {
     // No reply is possible once the stream failed: neither the huge line nor the prompt is answered.
     expect(dsh.messages.filter((m) => m.id === 1 || m.id === prompt)).toEqual([]);
     const events = await readStrictLog(project.logPath(sessionId));
-    expect({ ended: endReasons(events), open: openTurns(events) }).toEqual({ ended: ["cancelled"], open: [] });
+    expect({ ended: endReasons(events), open: openTurns(events) }).toEqual({
+      ended: ["cancelled"],
+      open: [],
+    });
     expect(await dsh.stderr()).toContain("exceeds the configured 33554432 byte limit");
     expect(dsh.problems).toEqual([]);
   });

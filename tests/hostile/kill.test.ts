@@ -12,7 +12,8 @@ import { endReasons, historyProblems, openTurns, readStrictLog } from "./checks.
 import { createProject } from "./project.ts";
 import { type RawAcp, type Wire, responseTo, spawnRawAcp } from "./raw-acp.ts";
 
-const updateIncludes = (text: string) => (m: Wire) => m.method === "session/update" && JSON.stringify(m.params).includes(text);
+const updateIncludes = (text: string) => (m: Wire) =>
+  m.method === "session/update" && JSON.stringify(m.params).includes(text);
 
 const MessageChunk = v.object({
   sessionUpdate: v.picklist(["user_message_chunk", "agent_message_chunk"]),
@@ -40,7 +41,9 @@ describe.concurrent("dsh acp killed mid-turn", () => {
       await kill(dsh);
     }
     const before = await readStrictLog(project.logPath(sessionId));
-    expect(before.filter((e) => e.type === "tool_call" || e.type === "tool_result").map((e) => e.type)).toEqual(["tool_call"]);
+    expect(
+      before.filter((e) => e.type === "tool_call" || e.type === "tool_result").map((e) => e.type),
+    ).toEqual(["tool_call"]);
     expect(openTurns(before)).toHaveLength(1);
 
     await using again = await spawnRawAcp(project, { baseUrl: model.url });
@@ -48,19 +51,36 @@ describe.concurrent("dsh acp killed mid-turn", () => {
     const load = await again.call("session/load", { sessionId, cwd: project.cwd, mcpServers: [] });
     expect(load.error).toBeUndefined();
     const replayed = again.updates(sessionId);
-    expect(replayed[0]).toEqual({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "run the endless command" } });
-    expect(replayed).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call", toolCallId: "b1" }));
-    expect(replayed.at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "b1", status: "failed" });
+    expect(replayed[0]).toEqual({
+      sessionUpdate: "user_message_chunk",
+      content: { type: "text", text: "run the endless command" },
+    });
+    expect(replayed).toContainEqual(
+      expect.objectContaining({ sessionUpdate: "tool_call", toolCallId: "b1" }),
+    );
+    expect(replayed.at(-1)).toMatchObject({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "b1",
+      status: "failed",
+    });
 
     model.script(textTurn("starting over"));
     const reply = await again.waitFor(responseTo(await again.prompt(sessionId, "what happened?")));
     expect(reply.result).toEqual({ stopReason: "end_turn" });
     const body = model.requests[1]?.body ?? {};
     expect(historyProblems(body)).toEqual([]);
-    expect(JSON.stringify(body.messages)).toContain(JSON.stringify({ role: "tool", tool_call_id: "b1", content: CANCELLED_TOOL_OUTPUT }).slice(1, -1));
+    expect(JSON.stringify(body.messages)).toContain(
+      JSON.stringify({ role: "tool", tool_call_id: "b1", content: CANCELLED_TOOL_OUTPUT }).slice(
+        1,
+        -1,
+      ),
+    );
     expect(await again.finish()).toEqual({ code: 0, problems: [] });
     const after = await readStrictLog(project.logPath(sessionId));
-    expect({ ended: endReasons(after), open: openTurns(after) }).toEqual({ ended: ["end_turn"], open: openTurns(before) });
+    expect({ ended: endReasons(after), open: openTurns(after) }).toEqual({
+      ended: ["end_turn"],
+      open: openTurns(before),
+    });
   });
 
   test("killed mid-stream: the interrupted turn shows its prompt, and the next prompt works", async () => {
@@ -74,7 +94,9 @@ describe.concurrent("dsh acp killed mid-turn", () => {
       model.script(textTurn("a first answer"));
       await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "first")));
       const never = Promise.withResolvers<void>();
-      model.script({ respond: { stream: [{ text: "half of a second" }, { until: never.promise }] } });
+      model.script({
+        respond: { stream: [{ text: "half of a second" }, { until: never.promise }] },
+      });
       await dsh.prompt(sessionId, "second");
       await dsh.waitFor(updateIncludes("half of a second"));
       await kill(dsh);
@@ -93,6 +115,9 @@ describe.concurrent("dsh acp killed mid-turn", () => {
     expect(historyProblems(model.requests[2]?.body ?? {})).toEqual([]);
     expect(await again.finish()).toEqual({ code: 0, problems: [] });
     const events = await readStrictLog(project.logPath(sessionId));
-    expect({ ended: endReasons(events), open: openTurns(events).length }).toEqual({ ended: ["end_turn", "end_turn"], open: 1 });
+    expect({ ended: endReasons(events), open: openTurns(events).length }).toEqual({
+      ended: ["end_turn", "end_turn"],
+      open: 1,
+    });
   });
 });

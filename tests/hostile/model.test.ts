@@ -17,7 +17,10 @@ async function failingTurn(turns: readonly ScriptedTurn[], seen?: (text: string)
   model.script(...turns);
   const prompt = await dsh.prompt(sessionId, "hi");
   if (seen !== undefined) {
-    const chunk = await dsh.waitFor((m) => m.method === "session/update" && JSON.stringify(m.params).includes("agent_message_chunk"));
+    const chunk = await dsh.waitFor(
+      (m) =>
+        m.method === "session/update" && JSON.stringify(m.params).includes("agent_message_chunk"),
+    );
     seen(JSON.stringify(chunk.params));
   }
   const reply = await dsh.waitFor(responseTo(prompt));
@@ -44,16 +47,28 @@ const host = (message: string | undefined) => message?.replace(/127\.0\.0\.1:\d+
 
 describe.concurrent("dsh acp against a troubled model endpoint", () => {
   test("HTTP 500 forever: four tries, then an error naming the host and status", async () => {
-    const fail: ScriptedTurn = { respond: { status: 500, headers: { "retry-after": "0" }, json: { error: { message: "boom" } } } };
+    const fail: ScriptedTurn = {
+      respond: {
+        status: 500,
+        headers: { "retry-after": "0" },
+        json: { error: { message: "boom" } },
+      },
+    };
     const run = await failingTurn([fail, fail, fail, fail]);
-    expect({ ...run, error: run.error && { ...run.error, message: host(run.error.message), data: undefined } }).toEqual({
+    expect({
+      ...run,
+      error: run.error && { ...run.error, message: host(run.error.message), data: undefined },
+    }).toEqual({
       error: { code: -32603, message: "HOST failed (HTTP 500): boom", data: undefined },
       requests: 4,
       next: { stopReason: "end_turn" },
       exit: { code: 0, problems: [] },
       ended: ["error", "end_turn"],
       open: [],
-      logged: expect.objectContaining({ reason: "error", error: { code: "server", message: expect.stringContaining("(HTTP 500): boom") } }),
+      logged: expect.objectContaining({
+        reason: "error",
+        error: { code: "server", message: expect.stringContaining("(HTTP 500): boom") },
+      }),
       history: [],
       texts: ["recovered"],
     });
@@ -61,7 +76,7 @@ describe.concurrent("dsh acp against a troubled model endpoint", () => {
 
   test("a connection reset before any byte is retried and the turn succeeds", async () => {
     await using rig = await startSession();
-    const { project, model, dsh, sessionId } = rig;
+    const { model, dsh, sessionId } = rig;
     model.script({ respond: { stream: [{ disconnect: true }] } }, textTurn("second try"));
     const reply = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "hi")));
     expect([reply.result, model.requests.length]).toEqual([{ stopReason: "end_turn" }, 2]);
@@ -71,15 +86,32 @@ describe.concurrent("dsh acp against a troubled model endpoint", () => {
   test("a connection reset mid-stream is not retried (the text was shown): an error, the partial text kept", async () => {
     const shown = Promise.withResolvers<void>();
     const run = await failingTurn(
-      [{ respond: { stream: [{ text: "partial answer" }, { until: shown.promise }, { disconnect: "reset" }] } }],
+      [
+        {
+          respond: {
+            stream: [{ text: "partial answer" }, { until: shown.promise }, { disconnect: "reset" }],
+          },
+        },
+      ],
       () => shown.resolve(),
     );
-    expect({ code: run.error?.code, message: host(run.error?.message), requests: run.requests }).toEqual({
+    expect({
+      code: run.error?.code,
+      message: host(run.error?.message),
+      requests: run.requests,
+    }).toEqual({
       code: -32603,
       message: expect.stringContaining("the connection to HOST broke mid-stream"),
       requests: 1,
     });
-    expect({ next: run.next, exit: run.exit, ended: run.ended, open: run.open, history: run.history, texts: run.texts }).toEqual({
+    expect({
+      next: run.next,
+      exit: run.exit,
+      ended: run.ended,
+      open: run.open,
+      history: run.history,
+      texts: run.texts,
+    }).toEqual({
       texts: ["partial answer", "recovered"],
       next: { stopReason: "end_turn" },
       exit: { code: 0, problems: [] },
@@ -93,9 +125,15 @@ describe.concurrent("dsh acp against a troubled model endpoint", () => {
     await using rig = await startSession();
     const { project, model, dsh, sessionId } = rig;
     const never = Promise.withResolvers<void>();
-    model.script({ respond: { stream: [{ text: "thinking" }, { until: never.promise }] } }, { respond: { hang: true } });
+    model.script(
+      { respond: { stream: [{ text: "thinking" }, { until: never.promise }] } },
+      { respond: { hang: true } },
+    );
     for (const wait of [
-      () => dsh.waitFor((m) => m.method === "session/update" && JSON.stringify(m.params).includes("thinking")),
+      () =>
+        dsh.waitFor(
+          (m) => m.method === "session/update" && JSON.stringify(m.params).includes("thinking"),
+        ),
       () => model.received(1),
     ]) {
       const prompt = await dsh.prompt(sessionId, "think hard");
@@ -103,7 +141,10 @@ describe.concurrent("dsh acp against a troubled model endpoint", () => {
       const started = performance.now();
       await dsh.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
       const reply = await dsh.waitFor(responseTo(prompt));
-      expect([reply.result, performance.now() - started < 2_000]).toEqual([{ stopReason: "cancelled" }, true]);
+      expect([reply.result, performance.now() - started < 2_000]).toEqual([
+        { stopReason: "cancelled" },
+        true,
+      ]);
     }
     await Promise.all([model.aborted(0), model.aborted(1)]);
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
@@ -112,9 +153,22 @@ describe.concurrent("dsh acp against a troubled model endpoint", () => {
   });
 
   test("a 200 that is HTML, not an event stream, is an error saying so", async () => {
-    const html: ScriptedTurn = { respond: { status: 200, headers: { "content-type": "text/html" }, json: "<html>Bad gateway</html>" } };
+    const html: ScriptedTurn = {
+      respond: {
+        status: 200,
+        headers: { "content-type": "text/html" },
+        json: "<html>Bad gateway</html>",
+      },
+    };
     const run = await failingTurn([html]);
-    expect([run.error?.code, host(run.error?.message), run.requests, run.next, run.exit, run.ended]).toEqual([
+    expect([
+      run.error?.code,
+      host(run.error?.message),
+      run.requests,
+      run.next,
+      run.exit,
+      run.ended,
+    ]).toEqual([
       -32603,
       "HOST did not answer with an event stream",
       1,
@@ -126,10 +180,24 @@ describe.concurrent("dsh acp against a troubled model endpoint", () => {
 
   test("garbage data lines in the stream end the turn with an error quoting them", async () => {
     const garbage: ScriptedTurn = {
-      respond: { stream: [{ raw: "data: {not json\n\n" }, { text: "never shown" }, { finish: "stop" }, { done: true }] },
+      respond: {
+        stream: [
+          { raw: "data: {not json\n\n" },
+          { text: "never shown" },
+          { finish: "stop" },
+          { done: true },
+        ],
+      },
     };
     const run = await failingTurn([garbage]);
-    expect([run.error?.code, run.error?.message, run.requests, run.next, run.exit, run.ended]).toEqual([
+    expect([
+      run.error?.code,
+      run.error?.message,
+      run.requests,
+      run.next,
+      run.exit,
+      run.ended,
+    ]).toEqual([
       -32603,
       "the model server sent a chunk that is not JSON: {not json",
       1,
@@ -141,7 +209,9 @@ describe.concurrent("dsh acp against a troubled model endpoint", () => {
 
   test("an error envelope inside a 200 stream ends the turn with the server's message", async () => {
     const envelope: ScriptedTurn = {
-      respond: { stream: [{ error: { message: "Model Not Exist", type: "invalid_request_error" } }] },
+      respond: {
+        stream: [{ error: { message: "Model Not Exist", type: "invalid_request_error" } }],
+      },
     };
     const run = await failingTurn([envelope]);
     expect([run.error?.code, run.error?.message, run.requests, run.next, run.ended]).toEqual([
@@ -155,7 +225,10 @@ describe.concurrent("dsh acp against a troubled model endpoint", () => {
 
   test("a 200 JSON error envelope (no stream) ends the turn with the server's message", async () => {
     const envelope: ScriptedTurn = {
-      respond: { status: 200, json: { error: { message: "Model Not Exist", type: "invalid_request_error" } } },
+      respond: {
+        status: 200,
+        json: { error: { message: "Model Not Exist", type: "invalid_request_error" } },
+      },
     };
     const run = await failingTurn([envelope]);
     expect([run.error?.code, run.error?.message, run.ended]).toEqual([

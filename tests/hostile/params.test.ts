@@ -21,9 +21,14 @@ describe.concurrent("dsh acp params", () => {
     const cwd = project.cwd;
     const shapes = [NO_PARAMS, null, [], "params", 7, {}] as const;
     const cases: [string, unknown][] = [
-      ...["session/new", "session/load", "session/resume", "session/close", "session/set_config_option", "session/prompt"].flatMap(
-        (method) => shapes.map((params): [string, unknown] => [method, params]),
-      ),
+      ...[
+        "session/new",
+        "session/load",
+        "session/resume",
+        "session/close",
+        "session/set_config_option",
+        "session/prompt",
+      ].flatMap((method) => shapes.map((params): [string, unknown] => [method, params])),
       ["initialize", { protocolVersion: "1" }],
       ["initialize", { protocolVersion: -1 }],
       ["initialize", { protocolVersion: 1.5 }],
@@ -45,13 +50,20 @@ describe.concurrent("dsh acp params", () => {
       ["session/prompt", { sessionId: UUID, prompt: [{ type: "text" }] }],
       ["session/prompt", { sessionId: UUID, prompt: [{ type: "text", text: 5 }] }],
       ["session/prompt", { sessionId: UUID, prompt: [{ type: "bogus", text: "x" }] }],
-      ["session/prompt", { sessionId: UUID, prompt: [{ type: "resource_link", uri: "file:///x" }] }],
+      [
+        "session/prompt",
+        { sessionId: UUID, prompt: [{ type: "resource_link", uri: "file:///x" }] },
+      ],
     ];
     const replies = await Promise.all(
       cases.map(([method, params]) => dsh.call(method, params === NO_PARAMS ? undefined : params)),
     );
     const unexpected = cases
-      .map(([method, params], i) => ({ method, params, got: replies[i] === undefined ? "none" : outcome(replies[i]) }))
+      .map(([method, params], i) => ({
+        method,
+        params,
+        got: replies[i] === undefined ? "none" : outcome(replies[i]),
+      }))
       .filter((c) => c.got !== -32602);
     expect(unexpected).toEqual([]);
     // The SDK's own message, with the failing field in `data`.
@@ -81,10 +93,23 @@ describe.concurrent("dsh acp params", () => {
     using project = createProject();
     await using dsh = await spawnRawAcp(project);
     await dsh.initialize();
-    const created = await dsh.call("session/new", { cwd: project.cwd, mcpServers: [], extra: { deep: [1] }, _meta: { x: 1 } });
-    const sessionId = typeof created.result === "object" && created.result !== null && "sessionId" in created.result ? String(created.result.sessionId) : "";
+    const created = await dsh.call("session/new", {
+      cwd: project.cwd,
+      mcpServers: [],
+      extra: { deep: [1] },
+      _meta: { x: 1 },
+    });
+    const sessionId =
+      typeof created.result === "object" && created.result !== null && "sessionId" in created.result
+        ? String(created.result.sessionId)
+        : "";
     const replies = await Promise.all([
-      dsh.call("session/set_config_option", { sessionId, configId: "permission", value: "read-only", surprise: true }),
+      dsh.call("session/set_config_option", {
+        sessionId,
+        configId: "permission",
+        value: "read-only",
+        surprise: true,
+      }),
       dsh.call("session/list", { surprise: true }),
     ]);
     expect([outcome(created), ...replies.map(outcome)]).toEqual(["ok", "ok", "ok"]);
@@ -111,9 +136,19 @@ describe.concurrent("dsh acp params", () => {
       "",
     ];
     const replies = await Promise.all(methods.map((method) => dsh.call(method, {})));
-    expect(replies.map((r) => [r.error?.code, r.error?.data])).toEqual(methods.map((method) => [-32601, { method }]));
+    expect(replies.map((r) => [r.error?.code, r.error?.data])).toEqual(
+      methods.map((method) => [-32601, { method }]),
+    );
     const before = dsh.messages.length;
-    for (const method of ["nope", "_dsh/ping", "_zed/x", "session/bogus", "session/cancel", "$/cancel_request", "initialize"]) {
+    for (const method of [
+      "nope",
+      "_dsh/ping",
+      "_zed/x",
+      "session/bogus",
+      "session/cancel",
+      "$/cancel_request",
+      "initialize",
+    ]) {
       await dsh.send({ jsonrpc: "2.0", method, params: { sessionId: UUID, requestId: 99 } });
     }
     // A request after them: once it is answered, any reply to the notifications would be out too.
@@ -130,7 +165,11 @@ describe.concurrent("dsh acp params", () => {
     // One at a time: while a load of the id runs, other requests for it are told it is loading.
     const replies = [
       await dsh.call("session/prompt", { sessionId: UUID, prompt: [{ type: "text", text: "hi" }] }),
-      await dsh.call("session/set_config_option", { sessionId: UUID, configId: "model", value: "x" }),
+      await dsh.call("session/set_config_option", {
+        sessionId: UUID,
+        configId: "model",
+        value: "x",
+      }),
       await dsh.call("session/close", { sessionId: UUID }),
       await dsh.call("session/load", { sessionId: UUID, cwd: project.cwd, mcpServers: [] }),
       await dsh.call("session/resume", { sessionId: UUID, cwd: project.cwd }),
@@ -138,7 +177,9 @@ describe.concurrent("dsh acp params", () => {
     expect(replies.map((r) => [r.error?.code, r.error?.data])).toEqual(
       replies.map(() => [-32002, expect.objectContaining({ sessionId: UUID, code: "not_found" })]),
     );
-    expect(replies[0]?.error?.message).toBe(`Resource not found: no live session ${UUID} on this connection`);
+    expect(replies[0]?.error?.message).toBe(
+      `Resource not found: no live session ${UUID} on this connection`,
+    );
     expect(replies[3]?.error?.message).toBe(`Resource not found: no session ${UUID}`);
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
   });
@@ -156,7 +197,8 @@ describe.concurrent("dsh acp params", () => {
     const errorReply = await dsh.call("session/prompt", {}, "err-id");
     expect([errorReply.id, errorReply.error?.code]).toEqual(["err-id", -32602]);
     const before = dsh.messages.length;
-    for (const id of [true, { a: 1 }, [1]]) await dsh.send({ jsonrpc: "2.0", id, method: "session/list", params: {} });
+    for (const id of [true, { a: 1 }, [1]])
+      await dsh.send({ jsonrpc: "2.0", id, method: "session/list", params: {} });
     await dsh.waitFor((m) => dsh.messages.indexOf(m) >= before + 2);
     expect(dsh.messages.slice(before).map((m) => [m.id, m.error?.code])).toEqual([
       [null, -32600],

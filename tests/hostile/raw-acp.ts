@@ -85,7 +85,10 @@ const NewSession = v.object({ sessionId: v.string() });
 let nextId = 1_000;
 
 /** Spawns `dist/dsh acp` in `project`. */
-export async function spawnRawAcp(project: HostileProject, options: RawAcpOptions = {}): Promise<RawAcp> {
+export async function spawnRawAcp(
+  project: HostileProject,
+  options: RawAcpOptions = {},
+): Promise<RawAcp> {
   const binary = await ensureBinary();
   const proc = Bun.spawn([binary, "acp"], {
     cwd: project.cwd,
@@ -118,7 +121,10 @@ export async function spawnRawAcp(project: HostileProject, options: RawAcpOption
       }
       const request = v.safeParse(v.looseObject({ id: v.unknown() }), message);
       // A request with a null id is remembered under a key the validator can map back.
-      if (request.success) validator.inbound(request.output.id === null ? { ...request.output, id: NULL_ID } : request.output);
+      if (request.success)
+        validator.inbound(
+          request.output.id === null ? { ...request.output, id: NULL_ID } : request.output,
+        );
     }
   };
   const send = (message: Record<string, unknown>) => write(`${JSON.stringify(message)}\n`);
@@ -138,7 +144,8 @@ export async function spawnRawAcp(project: HostileProject, options: RawAcpOption
       return;
     }
     const message = parsed.output;
-    const nullResult = message.id === null && message.method === undefined && message.error === undefined;
+    const nullResult =
+      message.id === null && message.method === undefined && message.error === undefined;
     problems.push(...validator.outbound(nullResult ? { ...message, id: NULL_ID } : message));
     messages.push(message);
     for (const waiter of [...waiters]) {
@@ -147,8 +154,13 @@ export async function spawnRawAcp(project: HostileProject, options: RawAcpOption
       waiter.resolve(message);
     }
     if (message.method !== undefined && message.id !== undefined && options.answer !== undefined) {
-      const result = options.answer({ id: message.id, method: message.method, params: message.params });
-      if (result !== undefined && stdinOpen) void send({ jsonrpc: "2.0", id: message.id, result }).catch(noop);
+      const result = options.answer({
+        id: message.id,
+        method: message.method,
+        params: message.params,
+      });
+      if (result !== undefined && stdinOpen)
+        void send({ jsonrpc: "2.0", id: message.id, result }).catch(noop);
     }
   };
 
@@ -172,7 +184,12 @@ export async function spawnRawAcp(project: HostileProject, options: RawAcpOption
     const { promise, resolve, reject } = Promise.withResolvers<Wire>();
     waiters.add({ match, resolve });
     void ended.then(() => {
-      if (!messages.some(match)) reject(new Error(`dsh's stdout ended before the awaited message:\n${lines.join("\n").slice(-2000)}`));
+      if (!messages.some(match))
+        reject(
+          new Error(
+            `dsh's stdout ended before the awaited message:\n${lines.join("\n").slice(-2000)}`,
+          ),
+        );
     });
     return promise;
   };
@@ -218,8 +235,11 @@ export async function spawnRawAcp(project: HostileProject, options: RawAcpOption
     },
     updates(sessionId) {
       return messages.flatMap((m) => {
-        const parsed = m.method === "session/update" ? v.safeParse(SessionUpdate, m.params) : undefined;
-        return parsed?.success === true && parsed.output.sessionId === sessionId ? [parsed.output.update] : [];
+        const parsed =
+          m.method === "session/update" ? v.safeParse(SessionUpdate, m.params) : undefined;
+        return parsed?.success === true && parsed.output.sessionId === sessionId
+          ? [parsed.output.update]
+          : [];
       });
     },
     async closeStdin() {
@@ -254,6 +274,7 @@ export async function spawnRawAcp(project: HostileProject, options: RawAcpOption
 }
 
 /** Whether `message` is the response to request `id`. */
-export const responseTo = (id: Id) => (message: Wire) => message.method === undefined && message.id === id;
+export const responseTo = (id: Id) => (message: Wire) =>
+  message.method === undefined && message.id === id;
 
 function noop() {}

@@ -14,7 +14,9 @@ export interface SessionRig extends AsyncDisposable {
 }
 
 /** Starts everything; dispose it with `await using` (dsh, then the server, then the files). */
-export async function startSession(options: Pick<RawAcpOptions, "answer"> = {}): Promise<SessionRig> {
+export async function startSession(
+  options: Pick<RawAcpOptions, "answer"> = {},
+): Promise<SessionRig> {
   const project = createProject();
   const model = await startModelServer();
   const dsh = await spawnRawAcp(project, { baseUrl: model.url, answer: options.answer });

@@ -14,7 +14,15 @@ async function busySession() {
   const rig = await startSession();
   const release = Promise.withResolvers<void>();
   rig.model.script({
-    respond: { stream: [{ text: "working" }, { until: release.promise }, { text: " done" }, { finish: "stop" }, { done: true }] },
+    respond: {
+      stream: [
+        { text: "working" },
+        { until: release.promise },
+        { text: " done" },
+        { finish: "stop" },
+        { done: true },
+      ],
+    },
   });
   const prompt = await rig.dsh.prompt(rig.sessionId, "long job");
   await rig.model.received(0);
@@ -25,10 +33,26 @@ describe.concurrent("dsh acp with hostile requests during a turn", () => {
   test("malformed session/cancel notifications are ignored and the turn finishes normally", async () => {
     await using rig = await busySession();
     const { project, dsh, sessionId, prompt, release } = rig;
-    for (const params of [undefined, null, {}, { sessionId: 5 }, { sessionId: [sessionId] }, "cancel", { sessionid: sessionId }]) {
-      await dsh.send({ jsonrpc: "2.0", method: "session/cancel", ...(params === undefined ? {} : { params }) });
+    for (const params of [
+      undefined,
+      null,
+      {},
+      { sessionId: 5 },
+      { sessionId: [sessionId] },
+      "cancel",
+      { sessionid: sessionId },
+    ]) {
+      await dsh.send({
+        jsonrpc: "2.0",
+        method: "session/cancel",
+        ...(params === undefined ? {} : { params }),
+      });
     }
-    await dsh.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "01a229a8-bcd0-7731-b60f-d02555faee2b" } });
+    await dsh.send({
+      jsonrpc: "2.0",
+      method: "session/cancel",
+      params: { sessionId: "01a229a8-bcd0-7731-b60f-d02555faee2b" },
+    });
     // Answered after every cancel above was handled: they arrived first on the same pipe.
     await dsh.call("session/list", {});
     release();
@@ -41,9 +65,15 @@ describe.concurrent("dsh acp with hostile requests during a turn", () => {
     await using rig = await busySession();
     const { project, model, dsh, sessionId, prompt, release } = rig;
     const second = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "me too")));
-    expect(second.error).toMatchObject({ code: -32600, message: `Invalid request: a prompt is already running in session ${sessionId}` });
+    expect(second.error).toMatchObject({
+      code: -32600,
+      message: `Invalid request: a prompt is already running in session ${sessionId}`,
+    });
     const load = await dsh.call("session/load", { sessionId, cwd: project.cwd, mcpServers: [] });
-    expect(load.error).toMatchObject({ code: -32600, message: `Invalid request: session ${sessionId} is running a prompt` });
+    expect(load.error).toMatchObject({
+      code: -32600,
+      message: `Invalid request: session ${sessionId} is running a prompt`,
+    });
     release();
     expect((await dsh.waitFor(responseTo(prompt))).result).toEqual({ stopReason: "end_turn" });
     expect(model.requests).toHaveLength(1);
@@ -60,24 +90,35 @@ describe.concurrent("dsh acp with hostile requests during a turn", () => {
     expect((await dsh.waitFor(responseTo(prompt))).result).toEqual({ stopReason: "cancelled" });
     await model.aborted(0);
     model.script(textTurn("fine"));
-    expect((await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "next")))).result).toEqual({ stopReason: "end_turn" });
+    expect((await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "next")))).result).toEqual({
+      stopReason: "end_turn",
+    });
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
-    expect(endReasons(await readStrictLog(project.logPath(sessionId)))).toEqual(["cancelled", "end_turn"]);
+    expect(endReasons(await readStrictLog(project.logPath(sessionId)))).toEqual([
+      "cancelled",
+      "end_turn",
+    ]);
   });
 
   test("session/close mid-turn answers the prompt cancelled, then the close; the session loads again", async () => {
     await using rig = await busySession();
-    const { project, model, dsh, sessionId, prompt } = rig;
+    const { project, dsh, sessionId, prompt } = rig;
     const close = await dsh.call("session/close", { sessionId });
     const reply = await dsh.waitFor(responseTo(prompt));
     expect([reply.result, close.result]).toEqual([{ stopReason: "cancelled" }, {}]);
     expect(dsh.messages.indexOf(reply)).toBeLessThan(dsh.messages.indexOf(close));
-    const after = await dsh.call("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello?" }] });
+    const after = await dsh.call("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "hello?" }],
+    });
     expect(after.error?.code).toBe(-32002);
     const load = await dsh.call("session/load", { sessionId, cwd: project.cwd, mcpServers: [] });
     expect(load.error).toBeUndefined();
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
     const events = await readStrictLog(project.logPath(sessionId));
-    expect({ ended: endReasons(events), open: openTurns(events) }).toEqual({ ended: ["cancelled"], open: [] });
+    expect({ ended: endReasons(events), open: openTurns(events) }).toEqual({
+      ended: ["cancelled"],
+      open: [],
+    });
   });
 });

@@ -6,7 +6,12 @@ import { databaseQuestion, featuresQuestion, sampleQuestions } from "./fakes.ts"
 
 /** Schema problems of an `elicitation/create` request carrying `params` ([] when valid). */
 function requestProblems(params: unknown): string[] {
-  return createAcpValidator().outbound({ jsonrpc: "2.0", id: 0, method: "elicitation/create", params });
+  return createAcpValidator().outbound({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "elicitation/create",
+    params,
+  });
 }
 
 const scope = { sessionId: "s-1", toolCallId: "call-1" };
@@ -24,7 +29,11 @@ describe("questionsToForm", () => {
             title: "Database",
             description: "Which database should the service use?",
             oneOf: [
-              { const: "PostgreSQL", title: "PostgreSQL", description: "Relational, runs as a server" },
+              {
+                const: "PostgreSQL",
+                title: "PostgreSQL",
+                description: "Relational, runs as a server",
+              },
               { const: "SQLite", title: "SQLite", description: "One file, no server" },
             ],
           },
@@ -72,18 +81,26 @@ describe("questionsToForm", () => {
     const broken = {
       ...form,
       ...scope,
-      requestedSchema: { type: "object", properties: { q1: { type: "string", oneOf: [{ const: "a" }] } } },
+      requestedSchema: {
+        type: "object",
+        properties: { q1: { type: "string", oneOf: [{ const: "a" }] } },
+      },
     };
-    expect(requestProblems(broken).join("\n")).toContain("oneOf/0 must have required property 'title'");
+    expect(requestProblems(broken).join("\n")).toContain(
+      "oneOf/0 must have required property 'title'",
+    );
   });
 });
 
 describe("formToOutcome", () => {
-  const accept = (content: unknown) => formToOutcome(sampleQuestions, { action: "accept", content });
+  const accept = (content: unknown) =>
+    formToOutcome(sampleQuestions, { action: "accept", content });
   const declined: QuestionOutcome = { outcome: "declined" };
 
   test("an accept becomes the answers, free text over the picks", () => {
-    expect(accept({ q1: "SQLite", q1_other: "  DuckDB  ", q2: ["Auth", "Search"], q2_other: "" })).toEqual({
+    expect(
+      accept({ q1: "SQLite", q1_other: "  DuckDB  ", q2: ["Auth", "Search"], q2_other: "" }),
+    ).toEqual({
       outcome: "answered",
       answers: [
         { question: databaseQuestion.question, selected: ["SQLite"], custom: "DuckDB" },

@@ -7,11 +7,18 @@ import type { QuestionRequest } from "../../src/interaction/types.ts";
 import { createAcpValidator } from "../support/acp-schema.ts";
 import { databaseQuestion, featuresQuestion, sampleQuestions } from "./fakes.ts";
 
-const request: QuestionRequest = { sessionId: "s-1", toolCallId: "call-1", questions: sampleQuestions };
+const request: QuestionRequest = {
+  sessionId: "s-1",
+  toolCallId: "call-1",
+  questions: sampleQuestions,
+};
 
 /** A target that records each form and answers with `answer`. */
 function target(
-  answer: (params: acp.CreateElicitationRequest, signal: AbortSignal) => Promise<acp.CreateElicitationResponse>,
+  answer: (
+    params: acp.CreateElicitationRequest,
+    signal: AbortSignal,
+  ) => Promise<acp.CreateElicitationResponse>,
   canElicit = true,
 ): AcpFormTarget & { readonly asked: acp.CreateElicitationRequest[] } {
   const asked: acp.CreateElicitationRequest[] = [];
@@ -25,15 +32,23 @@ function target(
   };
 }
 
-const accepting = () => target(async () => ({ action: "accept", content: { q1: "SQLite", q2: ["Billing"] } }));
+const accepting = () =>
+  target(async () => ({ action: "accept", content: { q1: "SQLite", q2: ["Billing"] } }));
 
 describe("createAcpQuestioner", () => {
   test("can ask only in registered sessions whose client shows forms, until unregistered", () => {
     const questioner = createAcpQuestioner();
     expect(questioner.canAsk("s-1")).toBe(false);
     const unregister = questioner.register("s-1", accepting());
-    questioner.register("s-2", target(async () => ({ action: "decline" }), false));
-    expect([questioner.canAsk("s-1"), questioner.canAsk("s-2"), questioner.canAsk("s-3")]).toEqual([true, false, false]);
+    questioner.register(
+      "s-2",
+      target(async () => ({ action: "decline" }), false),
+    );
+    expect([questioner.canAsk("s-1"), questioner.canAsk("s-2"), questioner.canAsk("s-3")]).toEqual([
+      true,
+      false,
+      false,
+    ]);
     unregister();
     expect(questioner.canAsk("s-1")).toBe(false);
   });
@@ -51,7 +66,9 @@ describe("createAcpQuestioner", () => {
     const client = accepting();
     questioner.register("s-1", client);
     const outcome = await questioner.ask(request, new AbortController().signal);
-    expect(client.asked).toEqual([{ ...questionsToForm(sampleQuestions), sessionId: "s-1", toolCallId: "call-1" }]);
+    expect(client.asked).toEqual([
+      { ...questionsToForm(sampleQuestions), sessionId: "s-1", toolCallId: "call-1" },
+    ]);
     expect(outcome).toEqual({
       outcome: "answered",
       answers: [
@@ -64,24 +81,37 @@ describe("createAcpQuestioner", () => {
   test("a decline or a cancel from the client is a decline", async () => {
     for (const action of ["decline", "cancel"]) {
       const questioner = createAcpQuestioner();
-      questioner.register("s-1", target(async () => ({ action })));
-      expect(await questioner.ask(request, new AbortController().signal)).toEqual({ outcome: "declined" });
+      questioner.register(
+        "s-1",
+        target(async () => ({ action })),
+      );
+      expect(await questioner.ask(request, new AbortController().signal)).toEqual({
+        outcome: "declined",
+      });
     }
   });
 
   test("a client that answers with an error is a decline", async () => {
     const questioner = createAcpQuestioner();
-    questioner.register("s-1", target(() => Promise.reject(acp.RequestError.internalError({ details: "boom" }))));
-    expect(await questioner.ask(request, new AbortController().signal)).toEqual({ outcome: "declined" });
+    questioner.register(
+      "s-1",
+      target(() => Promise.reject(acp.RequestError.internalError({ details: "boom" }))),
+    );
+    expect(await questioner.ask(request, new AbortController().signal)).toEqual({
+      outcome: "declined",
+    });
   });
 
   test("a client that never answers: the turn's abort settles it cancelled at once", async () => {
     const questioner = createAcpQuestioner();
     const seen = Promise.withResolvers<AbortSignal>();
-    questioner.register("s-1", target((_params, signal) => {
-      seen.resolve(signal);
-      return new Promise(() => {});
-    }));
+    questioner.register(
+      "s-1",
+      target((_params, signal) => {
+        seen.resolve(signal);
+        return new Promise(() => {});
+      }),
+    );
     const turn = new AbortController();
     const asking = questioner.ask(request, turn.signal);
     const signal = await seen.promise;
@@ -95,7 +125,9 @@ describe("createAcpQuestioner", () => {
     const client = accepting();
     questioner.register("s-1", client);
     expect(await questioner.ask(request, AbortSignal.abort())).toEqual({ outcome: "cancelled" });
-    expect(await questioner.ask({ ...request, sessionId: "s-9" }, new AbortController().signal)).toEqual({
+    expect(
+      await questioner.ask({ ...request, sessionId: "s-9" }, new AbortController().signal),
+    ).toEqual({
       outcome: "unavailable",
       reason: "the client cannot show forms",
     });
@@ -114,7 +146,9 @@ describe("the client's form capability", () => {
       [{ elicitation: { form: {} } }, true],
       [{ elicitation: { form: {}, url: {} } }, true],
     ];
-    expect(cases.map(([capabilities]) => clientOptionsOf(capabilities).elicitForm)).toEqual(cases.map(([, expected]) => expected));
+    expect(cases.map(([capabilities]) => clientOptionsOf(capabilities).elicitForm)).toEqual(
+      cases.map(([, expected]) => expected),
+    );
   });
 });
 
@@ -127,7 +161,10 @@ type ElicitHandler = (
  * Runs `op` with the agent side of an in-process ACP connection whose client answers
  * `elicitation/create` with `onElicit`; returns the result and every message the agent wrote.
  */
-async function overTheWire<T>(onElicit: ElicitHandler, op: (client: acp.AgentContext) => Promise<T>) {
+async function overTheWire<T>(
+  onElicit: ElicitHandler,
+  op: (client: acp.AgentContext) => Promise<T>,
+) {
   const toClient = new TransformStream<acp.AnyMessage, acp.AnyMessage>();
   const toAgent = new TransformStream<acp.AnyMessage, acp.AnyMessage>();
   const sent: acp.AnyMessage[] = [];
@@ -144,7 +181,9 @@ async function overTheWire<T>(onElicit: ElicitHandler, op: (client: acp.AgentCon
   };
   const client = acp
     .client({ name: "test-client" })
-    .onRequest(acp.methods.client.elicitation.create, ({ params, signal }) => onElicit(params, signal))
+    .onRequest(acp.methods.client.elicitation.create, ({ params, signal }) =>
+      onElicit(params, signal),
+    )
     .connect({ readable: toClient.readable, writable: toAgent.writable });
   try {
     const result = await acp.agent({ name: "test-agent" }).connectWith(agentSide, op);
@@ -187,7 +226,9 @@ describe("questions over a real ACP connection", () => {
         { question: featuresQuestion.question, selected: [], custom: "only auth, for now" },
       ],
     });
-    expect(received).toEqual([{ ...questionsToForm(sampleQuestions), sessionId: "s-1", toolCallId: "call-1" }]);
+    expect(received).toEqual([
+      { ...questionsToForm(sampleQuestions), sessionId: "s-1", toolCallId: "call-1" },
+    ]);
     expect(sent.map((m) => ("method" in m ? m.method : undefined))).toEqual(["elicitation/create"]);
     expect(wireProblems(sent)).toEqual([]);
   });

@@ -23,7 +23,13 @@ const NAME = "ask_user_question";
 
 const Body = v.object({
   tools: v.optional(v.array(v.object({ function: v.object({ name: v.string() }) }))),
-  messages: v.array(v.looseObject({ role: v.string(), content: v.optional(v.unknown()), tool_call_id: v.optional(v.string()) })),
+  messages: v.array(
+    v.looseObject({
+      role: v.string(),
+      content: v.optional(v.unknown()),
+      tool_call_id: v.optional(v.string()),
+    }),
+  ),
 });
 
 function toolNames(request: RecordedRequest | undefined): string[] {
@@ -118,6 +124,8 @@ describe("ask_user_question in a real composition", () => {
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
     const outcome = await handle.prompt([{ type: "text", text: "set up storage" }]);
     expect(outcome.reason).toBe("end_turn");
-    expect(toolMessages(server.requests[1])).toEqual([{ tool_call_id: "call_q", content: UNAVAILABLE_OUTPUT }]);
+    expect(toolMessages(server.requests[1])).toEqual([
+      { tool_call_id: "call_q", content: UNAVAILABLE_OUTPUT },
+    ]);
   });
 });

@@ -17,7 +17,9 @@ export interface RecordingQuestioner extends InteractionProvider {
  * answer may wait, e.g. for the signal.
  */
 export function recordingQuestioner(
-  answer: QuestionOutcome | ((request: QuestionRequest, signal: AbortSignal) => Promise<QuestionOutcome>),
+  answer:
+    | QuestionOutcome
+    | ((request: QuestionRequest, signal: AbortSignal) => Promise<QuestionOutcome>),
   sessions?: readonly string[],
 ): RecordingQuestioner {
   const requests: QuestionRequest[] = [];
@@ -41,7 +43,10 @@ export function recordingQuestioner(
 }
 
 /** Resolves `cancelled` once `signal` aborts: a surface that never answers on its own. */
-export function untilAborted(_request: QuestionRequest, signal: AbortSignal): Promise<QuestionOutcome> {
+export function untilAborted(
+  _request: QuestionRequest,
+  signal: AbortSignal,
+): Promise<QuestionOutcome> {
   const done = Promise.withResolvers<QuestionOutcome>();
   if (signal.aborted) done.resolve({ outcome: "cancelled" });
   signal.addEventListener("abort", () => done.resolve({ outcome: "cancelled" }), { once: true });

@@ -6,7 +6,11 @@ import { createQuestionPrompt, parseAnswer } from "../../src/cli/question-prompt
 import type { QuestionRequest } from "../../src/interaction/types.ts";
 import { databaseQuestion, featuresQuestion, sampleQuestions } from "./fakes.ts";
 
-const request: QuestionRequest = { sessionId: "s-1", toolCallId: "call-1", questions: sampleQuestions };
+const request: QuestionRequest = {
+  sessionId: "s-1",
+  toolCallId: "call-1",
+  questions: sampleQuestions,
+};
 
 /** A real readline interface over a PassThrough, the chat's line queue, and what was printed. */
 function terminal(atTerminal = false) {

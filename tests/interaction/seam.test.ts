@@ -3,7 +3,11 @@ import { createInteractionSeam } from "../../src/interaction/seam.ts";
 import type { InteractionProvider, QuestionRequest } from "../../src/interaction/types.ts";
 import { recordingQuestioner, sampleQuestions } from "./fakes.ts";
 
-const request: QuestionRequest = { sessionId: "s-1", toolCallId: "call-1", questions: sampleQuestions };
+const request: QuestionRequest = {
+  sessionId: "s-1",
+  toolCallId: "call-1",
+  questions: sampleQuestions,
+};
 const live = () => new AbortController().signal;
 
 describe("the interaction seam", () => {
@@ -13,12 +17,16 @@ describe("the interaction seam", () => {
     const second = recordingQuestioner({ outcome: "declined" });
     const seam = createInteractionSeam({ providers: [elsewhere, first, second] });
     expect(await seam.ask(request, live())).toEqual({ outcome: "answered", answers: [] });
-    expect([elsewhere.requests.length, first.requests.length, second.requests.length]).toEqual([0, 1, 0]);
+    expect([elsewhere.requests.length, first.requests.length, second.requests.length]).toEqual([
+      0, 1, 0,
+    ]);
     expect([seam.canAsk("s-1"), seam.canAsk("s-3")]).toEqual([true, true]);
   });
 
   test("without a provider for the session nobody is asked: unavailable at once", async () => {
-    const seam = createInteractionSeam({ providers: [recordingQuestioner({ outcome: "declined" }, ["s-2"])] });
+    const seam = createInteractionSeam({
+      providers: [recordingQuestioner({ outcome: "declined" }, ["s-2"])],
+    });
     expect(seam.canAsk("s-1")).toBe(false);
     expect(await seam.ask(request, live())).toEqual({
       outcome: "unavailable",
@@ -35,7 +43,10 @@ describe("the interaction seam", () => {
         throw new Error(signal.aborted ? "aborted" : "broken");
       },
     };
-    const seam = createInteractionSeam({ providers: [broken], onError: (error) => errors.push(error) });
+    const seam = createInteractionSeam({
+      providers: [broken],
+      onError: (error) => errors.push(error),
+    });
     expect(await seam.ask(request, turn.signal)).toEqual({ outcome: "declined" });
     const aborting: InteractionProvider = {
       canAsk: () => true,

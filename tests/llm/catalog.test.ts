@@ -5,8 +5,15 @@ import { createModelCatalog, UserModelConfig } from "../../src/llm/catalog.ts";
 describe("model catalog", () => {
   test("built-ins: deepseek-flash is the default, all DeepSeek-style, 1M context", () => {
     const catalog = createModelCatalog();
-    expect([catalog.default.id, catalog.default.name]).toEqual(["deepseek-flash", "DeepSeek Flash"]);
-    expect(catalog.models().map((m) => [m.id, m.contextWindow, m.thinking, m.reasoningEcho, m.streamUsage])).toEqual([
+    expect([catalog.default.id, catalog.default.name]).toEqual([
+      "deepseek-flash",
+      "DeepSeek Flash",
+    ]);
+    expect(
+      catalog
+        .models()
+        .map((m) => [m.id, m.contextWindow, m.thinking, m.reasoningEcho, m.streamUsage]),
+    ).toEqual([
       ["deepseek-flash", 1_048_576, "deepseek", "reasoning_content", true],
       ["deepseek-v4-flash", 1_048_576, "deepseek", "reasoning_content", true],
       ["deepseek-v4-pro", 1_048_576, "deepseek", "reasoning_content", true],
@@ -25,7 +32,12 @@ describe("model catalog", () => {
       reasoningEcho: "reasoning_content",
       streamUsage: true,
     });
-    expect(catalog.models().map((m) => m.id)).toEqual(["deepseek-flash", "deepseek-v4-flash", "deepseek-v4-pro", "qwen3-coder:30b"]);
+    expect(catalog.models().map((m) => m.id)).toEqual([
+      "deepseek-flash",
+      "deepseek-v4-flash",
+      "deepseek-v4-pro",
+      "qwen3-coder:30b",
+    ]);
     expect(catalog.supportsEffort("qwen3-coder:30b")).toBe(false);
   });
 
@@ -44,7 +56,10 @@ describe("model catalog", () => {
       },
     ]);
     const catalog = createModelCatalog({ defaultModel: "local-vllm", userModels });
-    expect([catalog.get("deepseek-v4-pro").maxOutputTokens, catalog.get("deepseek-v4-pro").name]).toEqual([393_216, "DeepSeek V4 Pro"]);
+    expect([
+      catalog.get("deepseek-v4-pro").maxOutputTokens,
+      catalog.get("deepseek-v4-pro").name,
+    ]).toEqual([393_216, "DeepSeek V4 Pro"]);
     expect(catalog.default).toEqual({
       id: "local-vllm",
       name: "Local vLLM",
@@ -70,6 +85,12 @@ describe("model catalog", () => {
       { id: "" },
       { id: "m", thinking: "yes" },
     ];
-    expect(bad.map((entry) => v.safeParse(UserModelConfig, entry).success)).toEqual([false, false, false, false, false]);
+    expect(bad.map((entry) => v.safeParse(UserModelConfig, entry).success)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -6,7 +6,9 @@ import { startModelServer, textTurn } from "../support/model-server.ts";
 import { API_KEY, chatRequest, clientFor, collect, digest } from "./helpers.ts";
 
 const live = () => new AbortController().signal;
-const errorBody = (message: string, type = "invalid_request_error") => ({ error: { message, type, param: null, code: null } });
+const errorBody = (message: string, type = "invalid_request_error") => ({
+  error: { message, type, param: null, code: null },
+});
 
 /** A logger that remembers entries and lets a test wait for one. */
 function recordingLogger() {
@@ -24,10 +26,18 @@ describe("retries", () => {
   test.concurrent("429 with Retry-After: 0, then success: two requests, one output", async () => {
     await using server = await startModelServer();
     server.script(
-      { respond: { status: 429, headers: { "retry-after": "0" }, json: errorBody("slow down", "rate_limit_error") } },
+      {
+        respond: {
+          status: 429,
+          headers: { "retry-after": "0" },
+          json: errorBody("slow down", "rate_limit_error"),
+        },
+      },
       textTurn("hello"),
     );
-    const events = await collect(clientFor(server, { retry: { baseDelayMs: 60_000 } }).stream(chatRequest(), live()));
+    const events = await collect(
+      clientFor(server, { retry: { baseDelayMs: 60_000 } }).stream(chatRequest(), live()),
+    );
     expect(digest(events)).toMatchObject({ text: "hello", end: { finish: "stop" } });
     expect([server.requests.length, server.pending()]).toEqual([2, 0]);
   });
@@ -50,7 +60,10 @@ describe("retries", () => {
 
   test.concurrent("a 500 after partial output is not retried", async () => {
     await using server = await startModelServer();
-    server.script({ respond: { stream: [{ text: "half" }, { error: { message: "boom" } }] } }, textTurn("never"));
+    server.script(
+      { respond: { stream: [{ text: "half" }, { error: { message: "boom" } }] } },
+      textTurn("never"),
+    );
     const events = await collect(clientFor(server).stream(chatRequest(), live()));
     expect(digest(events)).toMatchObject({ text: "half", end: { error: "server" } });
     expect([server.requests.length, server.pending()]).toEqual([1, 1]);
@@ -59,7 +72,15 @@ describe("retries", () => {
   test.concurrent("insufficient_system_resource before any output is retried", async () => {
     await using server = await startModelServer();
     server.script(
-      { respond: { stream: [{ comment: "keep-alive" }, { finish: "insufficient_system_resource" }, { done: true }] } },
+      {
+        respond: {
+          stream: [
+            { comment: "keep-alive" },
+            { finish: "insufficient_system_resource" },
+            { done: true },
+          ],
+        },
+      },
       textTurn("ok"),
     );
     const events = await collect(clientFor(server).stream(chatRequest(), live()));
@@ -69,7 +90,9 @@ describe("retries", () => {
 
   test.concurrent("insufficient_system_resource after text is a server error, not retried", async () => {
     await using server = await startModelServer();
-    server.script({ respond: { stream: [{ text: "a" }, { finish: "insufficient_system_resource" }] } });
+    server.script({
+      respond: { stream: [{ text: "a" }, { finish: "insufficient_system_resource" }] },
+    });
     const events = await collect(clientFor(server).stream(chatRequest(), live()));
     expect(digest(events)).toMatchObject({ text: "a", end: { error: "server" } });
     expect(server.requests.length).toBe(1);
@@ -92,7 +115,10 @@ describe("retries", () => {
     const done = collect(client.stream(chatRequest(), controller.signal));
     await retrying;
     controller.abort();
-    expect(digest(await done).end).toEqual({ error: "aborted", message: "the model request was cancelled" });
+    expect(digest(await done).end).toEqual({
+      error: "aborted",
+      message: "the model request was cancelled",
+    });
     expect(server.requests.length).toBe(1);
   });
 });
@@ -112,7 +138,11 @@ describe("typed errors", () => {
       const events = await collect(clientFor(server).stream(chatRequest(), live()));
       expect(events.length).toBe(1);
       const end = digest(events).end as { error: string; message: string };
-      expect([end.error, end.message.includes(fragment), end.message.includes(message)]).toEqual([code, true, true]);
+      expect([end.error, end.message.includes(fragment), end.message.includes(message)]).toEqual([
+        code,
+        true,
+        true,
+      ]);
       expect(server.requests.length).toBe(1);
     });
   }
@@ -130,7 +160,8 @@ describe("typed errors", () => {
     const events = await collect(client.stream(chatRequest(), live()));
     expect(digest(events).end).toEqual({
       error: "missing_api_key",
-      message: "no API key: set DSH_API_KEY (or DEEPSEEK_API_KEY) to the key of your model provider",
+      message:
+        "no API key: set DSH_API_KEY (or DEEPSEEK_API_KEY) to the key of your model provider",
     });
     expect(server.requests.length).toBe(0);
   });
@@ -141,22 +172,27 @@ describe("typed errors", () => {
     await server[Symbol.asyncDispose]();
     const events = await collect(clientFor(server, { baseUrl: url }).stream(chatRequest(), live()));
     const end = digest(events).end as { error: string; message: string };
-    expect([end.error, end.message.startsWith(`cannot reach ${new URL(url).host}: `)]).toEqual(["network", true]);
+    expect([end.error, end.message.startsWith(`cannot reach ${new URL(url).host}: `)]).toEqual([
+      "network",
+      true,
+    ]);
   });
 
   test.concurrent("the API key is sent as a bearer token and never appears in errors or logs", async () => {
     await using server = await startModelServer();
-    server.script({ respond: { status: 401, json: errorBody(`Incorrect API key provided: ${API_KEY}`) } });
+    server.script({
+      respond: { status: 401, json: errorBody(`Incorrect API key provided: ${API_KEY}`) },
+    });
     const { logger, lines } = recordingLogger();
     const events = await collect(clientFor(server, { logger }).stream(chatRequest(), live()));
     expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
     const end = digest(events).end as { error: string; message: string };
-    expect([end.error, end.message.includes(API_KEY), end.message.includes("***"), lines.join("\n").includes(API_KEY)]).toEqual([
-      "auth",
-      false,
-      true,
-      false,
-    ]);
+    expect([
+      end.error,
+      end.message.includes(API_KEY),
+      end.message.includes("***"),
+      lines.join("\n").includes(API_KEY),
+    ]).toEqual(["auth", false, true, false]);
   });
 });
 
@@ -164,7 +200,16 @@ describe("cancellation and liveness", () => {
   test.concurrent("abort mid-stream: the server records it, the step ends with aborted", async () => {
     await using server = await startModelServer();
     const never = Promise.withResolvers<void>();
-    server.script({ respond: { stream: [{ reasoning: "hm" }, { text: "first" }, { until: never.promise }, { text: "late" }] } });
+    server.script({
+      respond: {
+        stream: [
+          { reasoning: "hm" },
+          { text: "first" },
+          { until: never.promise },
+          { text: "late" },
+        ],
+      },
+    });
     const controller = new AbortController();
     const events: LlmEvent[] = [];
     for await (const event of clientFor(server).stream(chatRequest(), controller.signal)) {
@@ -172,7 +217,11 @@ describe("cancellation and liveness", () => {
       if (event.type === "text_delta") controller.abort();
     }
     await server.aborted(0);
-    expect(digest(events)).toMatchObject({ reasoning: "hm", text: "first", end: { error: "aborted" } });
+    expect(digest(events)).toMatchObject({
+      reasoning: "hm",
+      text: "first",
+      end: { error: "aborted" },
+    });
     expect(server.requests.map((request) => request.aborted)).toEqual([true]);
   });
 
@@ -204,13 +253,20 @@ describe("cancellation and liveness", () => {
     server.script(
       {
         respond: {
-          stream: [...beats.flatMap((beat) => [{ until: beat.promise }, { comment: "keep-alive" }]), { text: "alive" }, { finish: "stop" }],
+          stream: [
+            ...beats.flatMap((beat) => [{ until: beat.promise }, { comment: "keep-alive" }]),
+            { text: "alive" },
+            { finish: "stop" },
+          ],
         },
       },
       { respond: { hang: true } },
       { respond: { hang: true } },
     );
-    const client = clientFor(server, { idleTimeoutMs: 250, retry: { attempts: 2, baseDelayMs: 1 } });
+    const client = clientFor(server, {
+      idleTimeoutMs: 250,
+      retry: { attempts: 2, baseDelayMs: 1 },
+    });
     // Each keep-alive is released 50 ms after the previous one: 400 ms in all, well over the limit.
     const pacer = (async () => {
       for (const beat of beats) {

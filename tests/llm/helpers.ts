@@ -1,7 +1,13 @@
 /** Shared pieces of the model client tests: a client bound to the mock server, and event digests. */
 import { createModelCatalog } from "../../src/llm/catalog.ts";
 import { createModelClient, type ModelClientDeps } from "../../src/llm/client.ts";
-import type { ChatMessage, ChatRequest, LlmEvent, ModelInfo, ToolDefinition } from "../../src/llm/types.ts";
+import type {
+  ChatMessage,
+  ChatRequest,
+  LlmEvent,
+  ModelInfo,
+  ToolDefinition,
+} from "../../src/llm/types.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { ModelServer } from "../support/model-server.ts";
 
@@ -48,7 +54,8 @@ export function digest(events: readonly LlmEvent[]) {
   for (const event of events) {
     if (event.type === "reasoning_delta") reasoning += event.text;
     else if (event.type === "text_delta") text += event.text;
-    else if (event.type === "tool_call_start") tools.push(`start ${event.index} ${event.id} ${event.name}`);
+    else if (event.type === "tool_call_start")
+      tools.push(`start ${event.index} ${event.id} ${event.name}`);
     else if (event.type === "tool_call_delta") tools.push(`delta ${event.index} ${event.fragment}`);
     else if (event.type === "usage") usage = event.usage;
     else if (event.type === "finish") end = { finish: event.reason, toolCalls: event.toolCalls };

@@ -3,7 +3,14 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chunks, expectAll, expectReasoningEcho, startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
+import {
+  chunks,
+  expectAll,
+  expectReasoningEcho,
+  startModelServer,
+  textTurn,
+  toolTurn,
+} from "../support/model-server.ts";
 
 const post = (url: string, body: unknown, signal?: AbortSignal) =>
   fetch(`${url}/chat/completions`, { method: "POST", body: JSON.stringify(body), signal });
@@ -22,7 +29,12 @@ describe("model server", () => {
     await using server = await startModelServer();
     server.script(toolTurn([{ id: "call_1", name: "glob", args: { p: 1 } }], { reasoning: "r" }));
     const text = await (await post(server.url, { model: "deepseek-flash" })).text();
-    const head = { id: "chatcmpl-mock-0", object: "chat.completion.chunk", created: 1_700_000_000, model: "deepseek-flash" };
+    const head = {
+      id: "chatcmpl-mock-0",
+      object: "chat.completion.chunk",
+      created: 1_700_000_000,
+      model: "deepseek-flash",
+    };
     const choice = (delta: unknown, finish: string | null = null) => ({
       ...head,
       system_fingerprint: "fp_mock",
@@ -30,7 +42,11 @@ describe("model server", () => {
     });
     expect(frames(text)).toEqual([
       choice({ role: "assistant", content: null, reasoning_content: "r" }),
-      choice({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "glob", arguments: "" } }] }),
+      choice({
+        tool_calls: [
+          { index: 0, id: "call_1", type: "function", function: { name: "glob", arguments: "" } },
+        ],
+      }),
       choice({ tool_calls: [{ index: 0, function: { arguments: '{"p"' } }] }),
       choice({ tool_calls: [{ index: 0, function: { arguments: ":1}" } }] }),
       choice({}, "tool_calls"),
@@ -52,12 +68,24 @@ describe("model server", () => {
 
   test.concurrent("an empty queue answers 500 and a failed expectation 400, both recorded as failures", async () => {
     await using server = await startModelServer();
-    server.script({ ...textTurn("x"), expect: expectAll(expectReasoningEcho(), () => "mock: second check") });
-    const refused = await post(server.url, { messages: [{ role: "assistant", content: "", reasoning_content: "" }] });
+    server.script({
+      ...textTurn("x"),
+      expect: expectAll(expectReasoningEcho(), () => "mock: second check"),
+    });
+    const refused = await post(server.url, {
+      messages: [{ role: "assistant", content: "", reasoning_content: "" }],
+    });
     const unexpected = await post(server.url, {});
     expect([refused.status, await refused.json(), unexpected.status, server.failures]).toEqual([
       400,
-      { error: { message: "mock: second check", type: "invalid_request_error", param: null, code: null } },
+      {
+        error: {
+          message: "mock: second check",
+          type: "invalid_request_error",
+          param: null,
+          code: null,
+        },
+      },
       500,
       ["request 0: mock: second check", "request 1: mock: unexpected request"],
     ]);
@@ -67,7 +95,10 @@ describe("model server", () => {
     await using server = await startModelServer();
     const models = await (await fetch(`${server.url}/v1/models`)).json();
     const missing = await fetch(`${server.url}/nope`);
-    expect([models, missing.status]).toEqual([{ object: "list", data: [{ id: "mock-model", object: "model", owned_by: "mock" }] }, 404]);
+    expect([models, missing.status]).toEqual([
+      { object: "list", data: [{ id: "mock-model", object: "model", owned_by: "mock" }] },
+      404,
+    ]);
   });
 
   test.concurrent("until holds the stream back; an abort during the pause is recorded", async () => {
@@ -93,12 +124,23 @@ describe("serve-script", () => {
     const dir = mkdtempSync(join(tmpdir(), "dsh-serve-script-"));
     try {
       const file = join(dir, "script.json");
-      writeFileSync(file, JSON.stringify([{ expect: { reasoningEcho: true }, respond: { stream: [{ text: "hi" }, { finish: "stop" }, { done: true }] } }]));
-      await using child = Bun.spawn(["bun", join(import.meta.dir, "../support/serve-script.ts"), file], {
-        stdin: "pipe",
-        stdout: "pipe",
-        stderr: "pipe",
-      });
+      writeFileSync(
+        file,
+        JSON.stringify([
+          {
+            expect: { reasoningEcho: true },
+            respond: { stream: [{ text: "hi" }, { finish: "stop" }, { done: true }] },
+          },
+        ]),
+      );
+      await using child = Bun.spawn(
+        ["bun", join(import.meta.dir, "../support/serve-script.ts"), file],
+        {
+          stdin: "pipe",
+          stdout: "pipe",
+          stderr: "pipe",
+        },
+      );
       const reader = child.stdout.getReader();
       let out = "";
       while (!out.includes("\n")) {
@@ -120,12 +162,15 @@ describe("serve-script", () => {
     try {
       const file = join(dir, "script.json");
       writeFileSync(file, JSON.stringify([{ respond: { stream: [{ txt: "typo" }] } }]));
-      const child = Bun.spawnSync(["bun", join(import.meta.dir, "../support/serve-script.ts"), file], { stdin: "ignore" });
-      expect([child.exitCode === 0, child.stdout.toString(), child.stderr.toString().includes("invalid script at 0.respond.stream.0.txt")]).toEqual([
-        false,
-        "",
-        true,
-      ]);
+      const child = Bun.spawnSync(
+        ["bun", join(import.meta.dir, "../support/serve-script.ts"), file],
+        { stdin: "ignore" },
+      );
+      expect([
+        child.exitCode === 0,
+        child.stdout.toString(),
+        child.stderr.toString().includes("invalid script at 0.respond.stream.0.txt"),
+      ]).toEqual([false, "", true]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

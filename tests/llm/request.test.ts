@@ -2,7 +2,13 @@
 import { describe, expect, test } from "bun:test";
 import { createModelCatalog } from "../../src/llm/catalog.ts";
 import type { ChatMessage, ChatRequest, Effort, ModelInfo } from "../../src/llm/types.ts";
-import { expectReasoningEcho, startModelServer, textTurn, toolTurn, type ScriptedTurn } from "../support/model-server.ts";
+import {
+  expectReasoningEcho,
+  startModelServer,
+  textTurn,
+  toolTurn,
+  type ScriptedTurn,
+} from "../support/model-server.ts";
 import { chatRequest, clientFor, collect, digest, flash, readFileTool } from "./helpers.ts";
 
 const live = () => new AbortController().signal;
@@ -38,9 +44,15 @@ describe("request body", () => {
   test.concurrent("no tools: neither tools nor tool_choice; a base URL with /v1/ and a trailing slash", async () => {
     await using server = await startModelServer();
     server.script(textTurn("ok"));
-    await collect(clientFor(server, { baseUrl: `${server.url}/v1/` }).stream(chatRequest(), live()));
+    await collect(
+      clientFor(server, { baseUrl: `${server.url}/v1/` }).stream(chatRequest(), live()),
+    );
     const body = server.requests[0]?.body ?? {};
-    expect([server.requests[0]?.path, "tools" in body, "tool_choice" in body]).toEqual(["/v1/chat/completions", false, false]);
+    expect([server.requests[0]?.path, "tools" in body, "tool_choice" in body]).toEqual([
+      "/v1/chat/completions",
+      false,
+      false,
+    ]);
   });
 
   const thinking: [Effort | undefined, Record<string, unknown>][] = [
@@ -62,12 +74,21 @@ describe("request body", () => {
 
   test.concurrent("a reasoning_effort model gets the effort unless off; a generic model gets neither", async () => {
     const catalog = createModelCatalog({
-      userModels: [{ id: "local", base_url: "http://127.0.0.1:1", thinking: "reasoning_effort", stream_usage: false }],
+      userModels: [
+        {
+          id: "local",
+          base_url: "http://127.0.0.1:1",
+          thinking: "reasoning_effort",
+          stream_usage: false,
+        },
+      ],
     });
     const local: ModelInfo = { ...catalog.get("local"), baseUrl: undefined };
     const low = await sentBody(chatRequest({ model: local, effort: "low" }));
     const off = await sentBody(chatRequest({ model: local, effort: "off" }));
-    const generic = await sentBody(chatRequest({ model: catalog.get("some-other-model"), effort: "high" }));
+    const generic = await sentBody(
+      chatRequest({ model: catalog.get("some-other-model"), effort: "high" }),
+    );
     const pick = (body: Record<string, unknown> | undefined) => ({
       reasoning_effort: body?.reasoning_effort,
       thinking: body?.thinking,
@@ -92,23 +113,41 @@ describe("reasoning round trip", () => {
       toolCalls: [{ id: "call_a", name: "read_file", arguments: '{"path":"a"}' }],
     },
     { role: "tool", toolCallId: "call_a", content: "contents of a" },
-    { role: "assistant", content: "", reasoning: "", toolCalls: [{ id: "call_b", name: "read_file", arguments: "{}" }] },
+    {
+      role: "assistant",
+      content: "",
+      reasoning: "",
+      toolCalls: [{ id: "call_b", name: "read_file", arguments: "{}" }],
+    },
     { role: "tool", toolCallId: "call_b", content: "contents of b" },
   ];
 
-  test.concurrent("step 2 echoes step 1's reasoning exactly and sends \"\" for empty reasoning", async () => {
+  test.concurrent('step 2 echoes step 1\'s reasoning exactly and sends "" for empty reasoning', async () => {
     await using server = await startModelServer();
     server.script(
-      toolTurn([{ id: "call_a", name: "read_file", args: { path: "a" } }], { reasoning: "I should read a.\nThen answer." }),
+      toolTurn([{ id: "call_a", name: "read_file", args: { path: "a" } }], {
+        reasoning: "I should read a.\nThen answer.",
+      }),
       { ...textTurn("done"), expect: expectReasoningEcho(["I should read a.\nThen answer.", ""]) },
     );
     const client = clientFor(server);
-    const first = digest(await collect(client.stream(chatRequest({ messages: history.slice(0, 2), tools: [readFileTool] }), live())));
+    const first = digest(
+      await collect(
+        client.stream(
+          chatRequest({ messages: history.slice(0, 2), tools: [readFileTool] }),
+          live(),
+        ),
+      ),
+    );
     expect(first.end).toEqual({
       finish: "tool_calls",
       toolCalls: [{ id: "call_a", name: "read_file", arguments: '{"path":"a"}' }],
     });
-    const second = digest(await collect(client.stream(chatRequest({ messages: history, tools: [readFileTool] }), live())));
+    const second = digest(
+      await collect(
+        client.stream(chatRequest({ messages: history, tools: [readFileTool] }), live()),
+      ),
+    );
     expect([second.text, server.failures]).toEqual(["done", []]);
     expect(server.requests[1]?.body.messages).toEqual([
       { role: "system", content: "sys" },
@@ -117,14 +156,22 @@ describe("reasoning round trip", () => {
         role: "assistant",
         content: "",
         reasoning_content: "I should read a.\nThen answer.",
-        tool_calls: [{ id: "call_a", type: "function", function: { name: "read_file", arguments: '{"path":"a"}' } }],
+        tool_calls: [
+          {
+            id: "call_a",
+            type: "function",
+            function: { name: "read_file", arguments: '{"path":"a"}' },
+          },
+        ],
       },
       { role: "tool", tool_call_id: "call_a", content: "contents of a" },
       {
         role: "assistant",
         content: "",
         reasoning_content: "",
-        tool_calls: [{ id: "call_b", type: "function", function: { name: "read_file", arguments: "{}" } }],
+        tool_calls: [
+          { id: "call_b", type: "function", function: { name: "read_file", arguments: "{}" } },
+        ],
       },
       { role: "tool", tool_call_id: "call_b", content: "contents of b" },
     ]);
@@ -134,19 +181,29 @@ describe("reasoning round trip", () => {
     await using server = await startModelServer();
     server.script({ ...textTurn("never"), expect: expectReasoningEcho() });
     const model: ModelInfo = { ...flash, reasoningEcho: "none" };
-    const end = digest(await collect(clientFor(server).stream(chatRequest({ model, messages: history }), live()))).end;
+    const end = digest(
+      await collect(clientFor(server).stream(chatRequest({ model, messages: history }), live())),
+    ).end;
     expect(end).toMatchObject({ error: "bad_request" });
-    expect(server.failures).toEqual(["request 0: Missing `reasoning_content` field in the assistant message at message index 2"]);
+    expect(server.failures).toEqual([
+      "request 0: Missing `reasoning_content` field in the assistant message at message index 2",
+    ]);
   });
 
-  test.concurrent("reasoningEcho \"reasoning\" uses vLLM's field name", async () => {
+  test.concurrent('reasoningEcho "reasoning" uses vLLM\'s field name', async () => {
     const model: ModelInfo = { ...flash, reasoningEcho: "reasoning" };
     const { body } = await sentBody(chatRequest({ model, messages: history.slice(0, 4) }));
     expect(body?.messages).toContainEqual({
       role: "assistant",
       content: "",
       reasoning: "I should read a.\nThen answer.",
-      tool_calls: [{ id: "call_a", type: "function", function: { name: "read_file", arguments: '{"path":"a"}' } }],
+      tool_calls: [
+        {
+          id: "call_a",
+          type: "function",
+          function: { name: "read_file", arguments: '{"path":"a"}' },
+        },
+      ],
     });
   });
 });

@@ -28,7 +28,9 @@ describe("SSE decoder", () => {
   });
 
   test("CRLF lines, multi-line data, comments and unknown fields", () => {
-    const input = bytes(": keep-alive\r\n\r\nid: 7\r\nretry: 10\r\ndata: one\r\ndata:two\r\n\r\n:\n\ndata: three\n\n");
+    const input = bytes(
+      ": keep-alive\r\n\r\nid: 7\r\nretry: 10\r\ndata: one\r\ndata:two\r\n\r\n:\n\ndata: three\n\n",
+    );
     expect(decodeInPieces(input, [3, 17, 30])).toEqual([
       { event: "message", data: "one\ntwo" },
       { event: "message", data: "three" },

@@ -4,10 +4,15 @@ import { chunks, sseData, startModelServer, type StreamEvent } from "../support/
 import type { LlmEvent } from "../../src/llm/types.ts";
 import { chatRequest, clientFor, collect, digest } from "./helpers.ts";
 
-async function run(stream: readonly StreamEvent[], dialect?: "deepseek" | "ollama" | "vllm" | "llamacpp") {
+async function run(
+  stream: readonly StreamEvent[],
+  dialect?: "deepseek" | "ollama" | "vllm" | "llamacpp",
+) {
   await using server = await startModelServer();
   server.script({ respond: { stream, ...(dialect === undefined ? {} : { dialect }) } });
-  const events = await collect(clientFor(server).stream(chatRequest(), new AbortController().signal));
+  const events = await collect(
+    clientFor(server).stream(chatRequest(), new AbortController().signal),
+  );
   expect(server.pending()).toBe(0);
   return { events, requests: server.requests.length };
 }
@@ -33,13 +38,18 @@ describe("stream normalising", () => {
       { type: "reasoning_delta", text: "nk." },
       { type: "text_delta", text: "Hello" },
       { type: "text_delta", text: " world" },
-      { type: "usage", usage: { promptTokens: 100, completionTokens: 20, cachedTokens: 64, reasoningTokens: 7 } },
+      {
+        type: "usage",
+        usage: { promptTokens: 100, completionTokens: 20, cachedTokens: 64, reasoningTokens: 7 },
+      },
       { type: "finish", reason: "stop", toolCalls: [] },
     ]);
   });
 
   test.concurrent("a character split mid-UTF-8 across writes and a frame split mid-line", async () => {
-    const frame = new TextEncoder().encode('data: {"choices":[{"index":0,"delta":{"content":"漢字"}}]}\n\n');
+    const frame = new TextEncoder().encode(
+      'data: {"choices":[{"index":0,"delta":{"content":"漢字"}}]}\n\n',
+    );
     const { events } = await run([
       { raw: frame.slice(0, 47) },
       { raw: frame.slice(47, 49) },
@@ -84,9 +94,16 @@ describe("stream normalising", () => {
   test.concurrent("a connection reset after partial text is premature_eof, not retried", async () => {
     await using server = await startModelServer();
     const sawText = Promise.withResolvers<void>();
-    server.script({ respond: { stream: [{ text: "partial" }, { until: sawText.promise }, { disconnect: "reset" }] } });
+    server.script({
+      respond: {
+        stream: [{ text: "partial" }, { until: sawText.promise }, { disconnect: "reset" }],
+      },
+    });
     const events: LlmEvent[] = [];
-    for await (const event of clientFor(server).stream(chatRequest(), new AbortController().signal)) {
+    for await (const event of clientFor(server).stream(
+      chatRequest(),
+      new AbortController().signal,
+    )) {
       events.push(event);
       if (event.type === "text_delta") sawText.resolve();
     }
@@ -109,9 +126,14 @@ describe("stream normalising", () => {
   test.concurrent("an `event: error` frame after output is an error", async () => {
     const { events } = await run([
       { text: "x" },
-      { raw: 'event: error\ndata: {"error":{"message":"bad things","type":"invalid_request_error"}}\n\n' },
+      {
+        raw: 'event: error\ndata: {"error":{"message":"bad things","type":"invalid_request_error"}}\n\n',
+      },
     ]);
-    expect(digest(events).end).toEqual({ error: "bad_request", message: "the model server reported an error: bad things" });
+    expect(digest(events).end).toEqual({
+      error: "bad_request",
+      message: "the model server reported an error: bad things",
+    });
   });
 
   test.concurrent("a data line that is not JSON is a protocol error", async () => {
@@ -125,7 +147,10 @@ describe("stream normalising", () => {
       { finish: "stop" },
       sseData({ choices: null, usage: { prompt_tokens: 1, completion_tokens: 1 } }),
       sseData({ usage: { prompt_tokens: 2, completion_tokens: 2 } }),
-      sseData({ choices: [], usage: { prompt_tokens: 9, completion_tokens: 3, prompt_cache_hit_tokens: 4 } }),
+      sseData({
+        choices: [],
+        usage: { prompt_tokens: 9, completion_tokens: 3, prompt_cache_hit_tokens: 4 },
+      }),
       { done: true },
     ]);
     expect(digest(events)).toMatchObject({
@@ -151,7 +176,10 @@ describe("stream normalising", () => {
       text: "",
       tools: ["start 0 call_a read_file", 'delta 0 {"pa', 'delta 0 th":', 'delta 0 "a.ts"}'],
       usage: { promptTokens: 5, completionTokens: 5, cachedTokens: 0 },
-      end: { finish: "tool_calls", toolCalls: [{ id: "call_a", name: "read_file", arguments: '{"path":"a.ts"}' }] },
+      end: {
+        finish: "tool_calls",
+        toolCalls: [{ id: "call_a", name: "read_file", arguments: '{"path":"a.ts"}' }],
+      },
     });
   });
 
@@ -178,7 +206,14 @@ describe("stream normalising", () => {
 
   test.concurrent("missing index and id: position in the array and a made-up stable id", async () => {
     const { events } = await run([
-      sseData(chunk({ tool_calls: [{ function: { name: "a", arguments: "{}" } }, { function: { name: "b", arguments: "{}" } }] })),
+      sseData(
+        chunk({
+          tool_calls: [
+            { function: { name: "a", arguments: "{}" } },
+            { function: { name: "b", arguments: "{}" } },
+          ],
+        }),
+      ),
       { finish: "tool_calls" },
       { done: true },
     ]);
@@ -215,7 +250,7 @@ describe("stream normalising", () => {
     });
   });
 
-  test.concurrent("ollama: reasoning under `reasoning` beside content \"\", a whole call without id", async () => {
+  test.concurrent('ollama: reasoning under `reasoning` beside content "", a whole call without id', async () => {
     const { events } = await run(
       [
         { reasoning: "hmm" },
@@ -230,13 +265,23 @@ describe("stream normalising", () => {
       { type: "tool_call_start", index: 0, id: "call_1_0", name: "glob" },
       { type: "tool_call_delta", index: 0, fragment: '{"pattern":"*"}' },
       // finish_reason "stop" with calls assembled is still a tool step.
-      { type: "finish", reason: "tool_calls", toolCalls: [{ id: "call_1_0", name: "glob", arguments: '{"pattern":"*"}' }] },
+      {
+        type: "finish",
+        reason: "tool_calls",
+        toolCalls: [{ id: "call_1_0", name: "glob", arguments: '{"pattern":"*"}' }],
+      },
     ]);
   });
 
   test.concurrent("vllm: `reasoning` field and a usage chunk with choices null", async () => {
     const { events } = await run(
-      [{ reasoning: "r" }, { text: "t" }, { finish: "stop" }, { usage: { prompt: 3, completion: 2 } }, { done: true }],
+      [
+        { reasoning: "r" },
+        { text: "t" },
+        { finish: "stop" },
+        { usage: { prompt: 3, completion: 2 } },
+        { done: true },
+      ],
       "vllm",
     );
     expect(digest(events)).toMatchObject({
@@ -249,7 +294,13 @@ describe("stream normalising", () => {
 
   test.concurrent("llamacpp: a null finish at the end and usage on a chunk with choices", async () => {
     const { events } = await run(
-      [{ reasoning: "r" }, { text: "t" }, { finish: null }, { usage: { prompt: 3, completion: 2 } }, { done: true }],
+      [
+        { reasoning: "r" },
+        { text: "t" },
+        { finish: null },
+        { usage: { prompt: 3, completion: 2 } },
+        { done: true },
+      ],
       "llamacpp",
     );
     expect(digest(events)).toMatchObject({
@@ -275,7 +326,12 @@ describe("stream normalising", () => {
 
   test.concurrent("choices other than index 0 are ignored", async () => {
     const { events } = await run([
-      sseData({ choices: [{ index: 1, delta: { content: "other" } }, { index: 0, delta: { content: "mine" } }] }),
+      sseData({
+        choices: [
+          { index: 1, delta: { content: "other" } },
+          { index: 0, delta: { content: "mine" } },
+        ],
+      }),
       { finish: "stop" },
       { done: true },
     ]);

@@ -44,7 +44,11 @@ const rows: Row[] = [
   },
   // Custom: `never` with a sandbox turns down unasked what would have asked.
   { knobs: { sandboxMode: "read-only", approvalPolicy: "never" }, asked: [], done: [] },
-  { knobs: { sandboxMode: "workspace-write", approvalPolicy: "never" }, asked: [], done: ["inside"] },
+  {
+    knobs: { sandboxMode: "workspace-write", approvalPolicy: "never" },
+    asked: [],
+    done: ["inside"],
+  },
   {
     knobs: { sandboxMode: "danger-full-access", approvalPolicy: "on-request" },
     asked: [],

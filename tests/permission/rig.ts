@@ -7,7 +7,12 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { createAcpApprovalAnswerer } from "../../src/acp/approval.ts";
 import type { ApprovalAnswerer, ApprovalRequest } from "../../src/approval/types.ts";
-import { type AcpHarness, type AcpHarnessOptions, startAcpHarness, zedInitialize } from "../support/acp-harness.ts";
+import {
+  type AcpHarness,
+  type AcpHarnessOptions,
+  startAcpHarness,
+  zedInitialize,
+} from "../support/acp-harness.ts";
 import { type TestAgent, createTestAgent } from "../support/agent.ts";
 import { type ModelServer, startModelServer } from "../support/model-server.ts";
 
@@ -29,7 +34,11 @@ export interface Rig extends AsyncDisposable {
   readonly approvals: ReturnType<typeof createAcpApprovalAnswerer>;
   newSession(): Promise<acp.NewSessionResponse>;
   prompt(sessionId: string, text: string): Promise<acp.PromptResponse>;
-  setOption(sessionId: string, configId: string, value: string): Promise<acp.SetSessionConfigOptionResponse>;
+  setOption(
+    sessionId: string,
+    configId: string,
+    value: string,
+  ): Promise<acp.SetSessionConfigOptionResponse>;
   /** The session's log file, parsed line by line (header first). */
   logLines(sessionId: string): Record<string, unknown>[];
 }
@@ -58,8 +67,10 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     h,
     approvals,
     newSession: () => h.agent.request(m.new, { cwd: agent.cwd, mcpServers: [] }),
-    prompt: (sessionId, text) => h.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text }] }),
-    setOption: (sessionId, configId, value) => h.agent.request(m.setConfigOption, { sessionId, configId, value }),
+    prompt: (sessionId, text) =>
+      h.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text }] }),
+    setOption: (sessionId, configId, value) =>
+      h.agent.request(m.setConfigOption, { sessionId, configId, value }),
     logLines: (sessionId) => readLog(agent.home, sessionId),
     async [Symbol.asyncDispose]() {
       await h.disconnect();
@@ -96,12 +107,17 @@ export function recordingAnswerer(decision: "allow" | "deny" | "pass" | "throw")
 }
 
 /** The current value of each config option, by id. */
-export function currentValues(options: readonly acp.SessionConfigOption[] | null | undefined): Record<string, unknown> {
+export function currentValues(
+  options: readonly acp.SessionConfigOption[] | null | undefined,
+): Record<string, unknown> {
   return Object.fromEntries((options ?? []).map((o) => [o.id, o.currentValue]));
 }
 
 /** The values a select option offers. */
-export function offered(options: readonly acp.SessionConfigOption[] | null | undefined, id: string): string[] {
+export function offered(
+  options: readonly acp.SessionConfigOption[] | null | undefined,
+  id: string,
+): string[] {
   const option = (options ?? []).find((o) => o.id === id);
   if (option === undefined || option.type !== "select") return [];
   return option.options.flatMap((c) => ("value" in c ? [c.value] : c.options.map((o) => o.value)));

@@ -4,8 +4,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../../src/app/config.ts";
 import { InvalidInputError } from "../../src/errors.ts";
-import { ApprovalPolicy, type Knobs, PRESETS, PresetId, SandboxMode, presetOf } from "../../src/permission/knobs.ts";
-import { type PresetChoice, createPermissionService, parsePreset, presetChoices } from "../../src/permission/service.ts";
+import {
+  ApprovalPolicy,
+  type Knobs,
+  PRESETS,
+  PresetId,
+  SandboxMode,
+  presetOf,
+} from "../../src/permission/knobs.ts";
+import {
+  type PresetChoice,
+  createPermissionService,
+  parsePreset,
+  presetChoices,
+} from "../../src/permission/service.ts";
 import { createTestAgent } from "../support/agent.ts";
 
 const ALL_KNOBS: Knobs[] = SandboxMode.options.flatMap((sandboxMode) =>
@@ -15,7 +27,9 @@ const ALL_KNOBS: Knobs[] = SandboxMode.options.flatMap((sandboxMode) =>
 describe("presets and knobs", () => {
   test("every preset maps to its knobs and back; the other combinations are custom", () => {
     expect(PresetId.options.map((id) => presetOf(PRESETS[id]))).toEqual([...PresetId.options]);
-    expect(ALL_KNOBS.map((knobs) => [knobs.sandboxMode, knobs.approvalPolicy, presetOf(knobs)])).toEqual([
+    expect(
+      ALL_KNOBS.map((knobs) => [knobs.sandboxMode, knobs.approvalPolicy, presetOf(knobs)]),
+    ).toEqual([
       ["read-only", "on-request", "read-only"],
       ["read-only", "never", "custom"],
       ["workspace-write", "on-request", "workspace-write"],
@@ -106,7 +120,9 @@ describe("knobs in the config file", () => {
   test("refine the file's preset, and give way whole to a preset from the environment or a flag", () => {
     expect(load("").knobs).toEqual(PRESETS["workspace-write"]);
     expect(load('permission = "read-only"\n').knobs).toEqual(PRESETS["read-only"]);
-    expect(load('permission = "danger-full-access"\napproval_policy = "on-request"\n').knobs).toEqual({
+    expect(
+      load('permission = "danger-full-access"\napproval_policy = "on-request"\n').knobs,
+    ).toEqual({
       sandboxMode: "danger-full-access",
       approvalPolicy: "on-request",
     });
@@ -114,7 +130,9 @@ describe("knobs in the config file", () => {
     const custom = 'sandbox_mode = "workspace-write"\napproval_policy = "never"\n';
     expect(presetOf(load(custom).knobs)).toBe("custom");
     expect(load(custom, { DSH_PERMISSION: "read-only" }).knobs).toEqual(PRESETS["read-only"]);
-    expect(load(custom, {}, { permission: "danger-full-access" }).knobs).toEqual(PRESETS["danger-full-access"]);
+    expect(load(custom, {}, { permission: "danger-full-access" }).knobs).toEqual(
+      PRESETS["danger-full-access"],
+    );
   });
 
   test("unknown knob values are config errors naming the key", () => {

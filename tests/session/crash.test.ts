@@ -63,6 +63,8 @@ test("a writer killed with SIGKILL while appending leaves a log that reopens and
   await log.flush();
   expect(next.seq).toBe(seqs.length + 1);
   // Torn bytes the kill left behind are gone; the good prefix is untouched.
-  expect(readFileSync(path)).toEqual(Buffer.concat([kept, Buffer.from(`${JSON.stringify(next)}\n`)]));
+  expect(readFileSync(path)).toEqual(
+    Buffer.concat([kept, Buffer.from(`${JSON.stringify(next)}\n`)]),
+  );
   expect((await store.read(id)).events.map((event) => event.seq)).toEqual([...seqs, next.seq]);
 });

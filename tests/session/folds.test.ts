@@ -13,7 +13,12 @@ function logOf(events: NewSessionEvent[]): SessionEvent[] {
 }
 
 const intent = { type: "generic", title: "t", kind: "other" } as const;
-const call = (turnId: string, step: number, callId: string, name = "read_file"): NewSessionEvent => ({
+const call = (
+  turnId: string,
+  step: number,
+  callId: string,
+  name = "read_file",
+): NewSessionEvent => ({
   type: "tool_call",
   turnId,
   step,
@@ -78,9 +83,9 @@ function checkToolPairing(messages: readonly ChatMessage[]) {
     }
     if (message.role !== "assistant") return;
     const answers = messages.slice(index + 1, index + 1 + message.toolCalls.length);
-    expect(answers.map((answer) => (answer.role === "tool" ? answer.toolCallId : answer.role))).toEqual(
-      message.toolCalls.map((toolCall) => toolCall.id),
-    );
+    expect(
+      answers.map((answer) => (answer.role === "tool" ? answer.toolCallId : answer.role)),
+    ).toEqual(message.toolCalls.map((toolCall) => toolCall.id));
     expect(messages[index + 1 + message.toolCalls.length]?.role).not.toBe("tool");
   });
 }
@@ -91,7 +96,12 @@ describe("foldTurns", () => {
       ...SESSION,
       { type: "turn_start", turnId: "t3" },
       text("t3", "third"),
-      { type: "turn_end", turnId: "t3", reason: "error", error: { code: "auth", message: "bad key" } },
+      {
+        type: "turn_end",
+        turnId: "t3",
+        reason: "error",
+        error: { code: "auth", message: "bad key" },
+      },
     ]);
     const turns = foldTurns(events);
     expect(turns.map(({ turnId, reason, error }) => ({ turnId, reason, error }))).toEqual([
@@ -100,7 +110,9 @@ describe("foldTurns", () => {
       { turnId: "t3", reason: "error", error: { code: "auth", message: "bad key" } },
     ]);
     expect(turns[1]?.content).toEqual([{ type: "text", text: "now edit" }]);
-    expect(turns[0]?.events.map((event) => event.seq)).toEqual([2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13]);
+    expect(turns[0]?.events.map((event) => event.seq)).toEqual([
+      2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13,
+    ]);
     expect(foldTurns([])).toEqual([]);
   });
 });
@@ -222,13 +234,23 @@ describe("foldHistory", () => {
 
 describe("sessionTitle", () => {
   test.each([
-    ["the first non-empty line, trimmed", [text("t", "\n   fix   the build \nmore")], "fix the build"],
+    [
+      "the first non-empty line, trimmed",
+      [text("t", "\n   fix   the build \nmore")],
+      "fix the build",
+    ],
     ["at most 80 characters", [text("t", "y".repeat(200))], `${"y".repeat(79)}…`],
     ["(empty) without a user message", [{ type: "turn_start", turnId: "t" }], "(empty)"],
     ["(empty) for blank text", [text("t", "  \n ")], "(empty)"],
     [
       "linked names when there is no text",
-      [{ type: "user_message", turnId: "t", content: [{ type: "resource_link", uri: "file:///a", name: "a" }] }],
+      [
+        {
+          type: "user_message",
+          turnId: "t",
+          content: [{ type: "resource_link", uri: "file:///a", name: "a" }],
+        },
+      ],
       "@a",
     ],
     ["the first user message only", [text("t", "first"), text("u", "second")], "first"],

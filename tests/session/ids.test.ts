@@ -4,7 +4,6 @@ import { InvalidInputError } from "../../src/errors.ts";
 import { assertSessionId, isSessionId, newSessionId, sessionPath } from "../../src/session/ids.ts";
 import { HOSTILE_IDS, VALID_ID } from "./helpers.ts";
 
-
 describe("session ids", () => {
   test("new ids are lowercase UUIDs that sort by creation", () => {
     const ids = Array.from({ length: 200 }, () => newSessionId());

@@ -80,7 +80,8 @@ async function savedSession(home: TempHome): Promise<string> {
 }
 
 const lockPath = (home: TempHome, id: string) => join(home.sessions, `${id}.lock`);
-const lockPid = (home: TempHome, id: string): unknown => JSON.parse(readFileSync(lockPath(home, id), "utf8")).pid;
+const lockPid = (home: TempHome, id: string): unknown =>
+  JSON.parse(readFileSync(lockPath(home, id), "utf8")).pid;
 
 async function conflictOf(attempt: Promise<unknown>): Promise<ConflictError> {
   const error = await attempt.then(
@@ -133,7 +134,9 @@ describe("session lock", () => {
     const store = createSessionStore({ home: home.path, logger: silentLogger });
     const log = await store.open(id);
     await using other = await startHolder(home, id);
-    expect(await other.open()).toBe(`conflict session ${id} is open in another dsh process (pid ${process.pid})`);
+    expect(await other.open()).toBe(
+      `conflict session ${id} is open in another dsh process (pid ${process.pid})`,
+    );
     await log[Symbol.asyncDispose]();
     expect(await other.open()).toBe("held");
     expect(await other.close()).toBe("released");
@@ -155,9 +158,15 @@ describe("session lock", () => {
     ["nothing at all", () => ""],
     ["a truncated record", () => `{"pid":${process.pid},"host":`],
     ["pid 0", () => JSON.stringify({ pid: 0, host: hostname(), nonce: "n" })],
-    ["a dead pid", async () => JSON.stringify({ pid: await deadPid(), host: hostname(), nonce: "n" })],
+    [
+      "a dead pid",
+      async () => JSON.stringify({ pid: await deadPid(), host: hostname(), nonce: "n" }),
+    ],
     // The pid is ours now, but the process that wrote this started at another time.
-    ["this pid from an earlier process", () => JSON.stringify({ pid: process.pid, host: hostname(), start: "0", nonce: "n" })],
+    [
+      "this pid from an earlier process",
+      () => JSON.stringify({ pid: process.pid, host: hostname(), start: "0", nonce: "n" }),
+    ],
   ])("a lock file holding %s is stale", async (_label, content) => {
     using home = tempHome();
     const id = await savedSession(home);
@@ -172,7 +181,10 @@ describe("session lock", () => {
     using home = tempHome();
     const id = await savedSession(home);
     await using live = Bun.spawn(["cat"], { stdin: "pipe", stdout: "ignore" });
-    writeFileSync(lockPath(home, id), JSON.stringify({ pid: live.pid, host: hostname(), nonce: "n", ...token }));
+    writeFileSync(
+      lockPath(home, id),
+      JSON.stringify({ pid: live.pid, host: hostname(), nonce: "n", ...token }),
+    );
     if (PROCFS) {
       await expectTakeover(home, id);
     } else {
@@ -214,7 +226,9 @@ describe("session lock", () => {
     const logger = recordingLogger();
     const store = createSessionStore({ home: home.path, logger });
     expect((await store.read(id)).events.map((event) => event.type)).toEqual(["user_message"]);
-    expect((await store.list()).map((summary) => [summary.id, summary.title])).toEqual([[id, "hello"]]);
+    expect((await store.list()).map((summary) => [summary.id, summary.title])).toEqual([
+      [id, "hello"],
+    ]);
     expect(await store.exists(id)).toBe(true);
     expect(logger.warnings).toEqual([]);
     expect(await holder.close()).toBe("released");
@@ -269,32 +283,43 @@ describe("session lock", () => {
 
   test.each([
     ["no lock", async () => undefined],
-    ["a stale lock", async () => JSON.stringify({ pid: await deadPid(), host: hostname(), nonce: "n" })],
-  ])("of processes opening at once over %s, exactly one gets the writer", async (_label, content) => {
-    using home = tempHome();
-    const id = await savedSession(home);
-    const stale = await content();
-    if (stale !== undefined) writeFileSync(lockPath(home, id), stale);
-    const holders = await Promise.all([1, 2, 3, 4].map(() => startHolder(home, id)));
-    try {
-      const reports = await Promise.all(holders.map((holder) => holder.open()));
-      const winners = holders.filter((_, index) => reports[index] === "held");
-      expect(winners.length).toBe(1);
-      const winner = winners[0]?.pid;
-      // A loser names the process it found in its way: the winner, or (over a stale lock) a
-      // contender that held the takeover claim for a moment and then lost to the winner.
-      const named = reports.filter((report) => report !== "held").map((report) => {
-        const match = /^conflict session \S+ is open in another dsh process \(pid (\d+)\)$/.exec(report);
-        return Number(match?.[1]);
-      });
-      const contenders = holders.map((holder) => holder.pid);
-      expect(named.every((pid) => contenders.includes(pid))).toBe(true);
-      expect(named.length).toBe(3);
-      expect(lockPid(home, id)).toBe(winner);
-      expect(await Promise.all(holders.map((holder) => holder.close()))).toEqual(Array(4).fill("released"));
-      expect(readdirSync(home.sessions)).toEqual([`${id}.jsonl`]);
-    } finally {
-      await Promise.all(holders.map((holder) => holder[Symbol.asyncDispose]()));
-    }
-  });
+    [
+      "a stale lock",
+      async () => JSON.stringify({ pid: await deadPid(), host: hostname(), nonce: "n" }),
+    ],
+  ])(
+    "of processes opening at once over %s, exactly one gets the writer",
+    async (_label, content) => {
+      using home = tempHome();
+      const id = await savedSession(home);
+      const stale = await content();
+      if (stale !== undefined) writeFileSync(lockPath(home, id), stale);
+      const holders = await Promise.all([1, 2, 3, 4].map(() => startHolder(home, id)));
+      try {
+        const reports = await Promise.all(holders.map((holder) => holder.open()));
+        const winners = holders.filter((_, index) => reports[index] === "held");
+        expect(winners.length).toBe(1);
+        const winner = winners[0]?.pid;
+        // A loser names the process it found in its way: the winner, or (over a stale lock) a
+        // contender that held the takeover claim for a moment and then lost to the winner.
+        const named = reports
+          .filter((report) => report !== "held")
+          .map((report) => {
+            const match =
+              /^conflict session \S+ is open in another dsh process \(pid (\d+)\)$/.exec(report);
+            return Number(match?.[1]);
+          });
+        const contenders = holders.map((holder) => holder.pid);
+        expect(named.every((pid) => contenders.includes(pid))).toBe(true);
+        expect(named.length).toBe(3);
+        expect(lockPid(home, id)).toBe(winner);
+        expect(await Promise.all(holders.map((holder) => holder.close()))).toEqual(
+          Array(4).fill("released"),
+        );
+        expect(readdirSync(home.sessions)).toEqual([`${id}.jsonl`]);
+      } finally {
+        await Promise.all(holders.map((holder) => holder[Symbol.asyncDispose]()));
+      }
+    },
+  );
 });

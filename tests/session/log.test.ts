@@ -83,7 +83,10 @@ describe("session log", () => {
 
   test("seq continues across reopen", async () => {
     const store = setup();
-    const first = await writeSession(store, [{ type: "turn_start", turnId: "t1" }, userMessage("t1", "hi")]);
+    const first = await writeSession(store, [
+      { type: "turn_start", turnId: "t1" },
+      userMessage("t1", "hi"),
+    ]);
     const second = await store.open(first.header.id);
     second.append({ type: "turn_end", turnId: "t1", reason: "end_turn" });
     await second[Symbol.asyncDispose]();
@@ -101,15 +104,23 @@ describe("session log", () => {
     ]);
     const { events } = await store.read(log.header.id);
     expect(events.length).toBe(2);
-    expect(events[0]?.type === "user_message" && events[0].content).toEqual([{ type: "text", text }]);
+    expect(events[0]?.type === "user_message" && events[0].content).toEqual([
+      { type: "text", text },
+    ]);
   });
 
   test("a torn last line is dropped, and truncated away just before the next append", async () => {
     const store = setup();
-    const log = await writeSession(store, [{ type: "turn_start", turnId: "t1" }, userMessage("t1", "hello")]);
+    const log = await writeSession(store, [
+      { type: "turn_start", turnId: "t1" },
+      userMessage("t1", "hello"),
+    ]);
     const path = fileOf(log.header.id);
     const good = readFileSync(path);
-    appendFileSync(path, '{"type":"assistant_text","seq":3,"at":"2026-01-01T00:00:00.000Z","turnId":"t1","st');
+    appendFileSync(
+      path,
+      '{"type":"assistant_text","seq":3,"at":"2026-01-01T00:00:00.000Z","turnId":"t1","st',
+    );
 
     const read = await store.read(log.header.id);
     expect(read.events.map((event) => event.seq)).toEqual([1, 2]);
@@ -120,7 +131,9 @@ describe("session log", () => {
     const next = reopened.append({ type: "turn_end", turnId: "t1", reason: "cancelled" });
     await reopened.flush();
     expect(next.seq).toBe(3);
-    expect(readFileSync(path)).toEqual(Buffer.concat([good, Buffer.from(`${JSON.stringify(next)}\n`)]));
+    expect(readFileSync(path)).toEqual(
+      Buffer.concat([good, Buffer.from(`${JSON.stringify(next)}\n`)]),
+    );
     await reopened[Symbol.asyncDispose]();
   });
 
@@ -128,7 +141,10 @@ describe("session log", () => {
     ["zero-filled blocks after a crash", "\u0000".repeat(300)],
     ["a complete line without its LF", '{"type":"turn_start","seq":2,"at":"x","turnId":"t2"}'],
     ["a garbage line with its LF", "{not json\n"],
-    ["a valid line whose seq does not follow", '{"type":"turn_start","seq":9,"at":"x","turnId":"t2"}\n'],
+    [
+      "a valid line whose seq does not follow",
+      '{"type":"turn_start","seq":9,"at":"x","turnId":"t2"}\n',
+    ],
   ])("a bad last line is dropped: %s", async (_name, tail) => {
     const store = setup();
     const log = await writeSession(store, [{ type: "turn_start", turnId: "t1" }]);
@@ -169,7 +185,9 @@ describe("session log", () => {
     ]);
     const path = fileOf(log.header.id);
     writeFileSync(path, readFileSync(path, "utf8").replace('"seq":1,', '"seq":7,'));
-    await expect(store.read(log.header.id)).rejects.toThrow(`${path}, line 2: seq 7 where 1 was expected`);
+    await expect(store.read(log.header.id)).rejects.toThrow(
+      `${path}, line 2: seq 7 where 1 was expected`,
+    );
   });
 
   test.each([
@@ -183,7 +201,8 @@ describe("session log", () => {
     const store = setup();
     const log = await writeSession(store, []);
     const path = fileOf(log.header.id);
-    const header = (change: Record<string, unknown>) => `${JSON.stringify({ ...log.header, ...change })}\n`;
+    const header = (change: Record<string, unknown>) =>
+      `${JSON.stringify({ ...log.header, ...change })}\n`;
     const bytes =
       content === "VERSION"
         ? header({ version: 2 })
@@ -225,7 +244,9 @@ describe("session log", () => {
     await Promise.all([log[Symbol.asyncDispose](), log[Symbol.asyncDispose]()]);
     await log[Symbol.asyncDispose]();
     await log.flush();
-    expect(() => log.append({ type: "turn_end", turnId: "t1", reason: "end_turn" })).toThrow(ConflictError);
+    expect(() => log.append({ type: "turn_end", turnId: "t1", reason: "end_turn" })).toThrow(
+      ConflictError,
+    );
     expect((await store.read(log.header.id)).events).toEqual([event]);
   });
 

@@ -41,27 +41,39 @@ function summary(id: string, title: string, createdAt: string, updatedAt: string
 const text = (body: string) => [{ type: "text" as const, text: body }];
 
 describe("session store", () => {
-  test.each(HOSTILE_IDS)("an id with %s is refused before any file is touched", async (_label, id) => {
-    home = tempHome();
-    writeFileSync(join(home.path, "x.jsonl"), "");
-    const store = createSessionStore({ home: home.path, logger: silentLogger });
-    await expect(store.open(id)).rejects.toBeInstanceOf(InvalidInputError);
-    await expect(store.read(id)).rejects.toBeInstanceOf(InvalidInputError);
-    await expect(store.exists(id)).rejects.toBeInstanceOf(InvalidInputError);
-    expect(readdirSync(home.path)).toEqual(["x.jsonl"]);
-  });
+  test.each(HOSTILE_IDS)(
+    "an id with %s is refused before any file is touched",
+    async (_label, id) => {
+      home = tempHome();
+      writeFileSync(join(home.path, "x.jsonl"), "");
+      const store = createSessionStore({ home: home.path, logger: silentLogger });
+      await expect(store.open(id)).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(store.read(id)).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(store.exists(id)).rejects.toBeInstanceOf(InvalidInputError);
+      expect(readdirSync(home.path)).toEqual(["x.jsonl"]);
+    },
+  );
 
   test("list is most recently updated first, titled by the first user message", async () => {
     home = tempHome();
-    const [older, newer, idle, long] = [newSessionId(), newSessionId(), newSessionId(), newSessionId()];
+    const [older, newer, idle, long] = [
+      newSessionId(),
+      newSessionId(),
+      newSessionId(),
+      newSessionId(),
+    ];
     writeLog(older, "2026-01-01T00:00:00.000Z", [
       { at: "2026-01-01T00:00:01.000Z" },
       { at: "2026-01-01T00:00:02.000Z", text: "\n  fix the build  \nthen run tests" },
       { at: "2026-01-03T00:00:00.000Z" },
     ]);
-    writeLog(newer, "2026-01-02T00:00:00.000Z", [{ at: "2026-01-02T00:00:01.000Z", text: "second" }]);
+    writeLog(newer, "2026-01-02T00:00:00.000Z", [
+      { at: "2026-01-02T00:00:01.000Z", text: "second" },
+    ]);
     writeLog(idle, "2026-01-02T12:00:00.000Z", []);
-    writeLog(long, "2026-01-01T00:00:00.000Z", [{ at: "2026-01-01T00:00:00.500Z", text: "x ".repeat(100) }]);
+    writeLog(long, "2026-01-01T00:00:00.000Z", [
+      { at: "2026-01-01T00:00:00.500Z", text: "x ".repeat(100) },
+    ]);
     const store = createSessionStore({ home: home.path, logger: silentLogger });
     expect(await store.list()).toEqual([
       summary(older, "fix the build", "2026-01-01T00:00:00.000Z", "2026-01-03T00:00:00.000Z"),
@@ -73,9 +85,19 @@ describe("session store", () => {
 
   test("list skips a corrupt log with a warning and ignores foreign files", async () => {
     home = tempHome();
-    const [good, torn, corrupt, empty] = [newSessionId(), newSessionId(), newSessionId(), newSessionId()];
+    const [good, torn, corrupt, empty] = [
+      newSessionId(),
+      newSessionId(),
+      newSessionId(),
+      newSessionId(),
+    ];
     writeLog(good, "2026-01-01T00:00:00.000Z", [{ at: "2026-01-01T00:00:01.000Z", text: "good" }]);
-    writeLog(torn, "2026-01-01T00:00:00.000Z", [{ at: "2026-01-01T00:00:02.000Z", text: "torn" }], '{"type":"tu');
+    writeLog(
+      torn,
+      "2026-01-01T00:00:00.000Z",
+      [{ at: "2026-01-01T00:00:02.000Z", text: "torn" }],
+      '{"type":"tu',
+    );
     writeFileSync(join(home.sessions, `${corrupt}.jsonl`), "not a header\n");
     writeFileSync(join(home.sessions, `${empty}.jsonl`), "");
     writeFileSync(join(home.sessions, "notes.txt"), "hello");
@@ -108,7 +130,9 @@ describe("session store", () => {
     log.append({ type: "user_message", turnId: "t1", content: [link] });
     await log.flush();
     const [listed] = await store.list();
-    expect(listed).toEqual(summary(log.header.id, "@a.ts", log.header.createdAt, log.events[0]?.at ?? ""));
+    expect(listed).toEqual(
+      summary(log.header.id, "@a.ts", log.header.createdAt, log.events[0]?.at ?? ""),
+    );
   });
 
   test.each([
@@ -120,13 +144,19 @@ describe("session store", () => {
     const store = createSessionStore({ home: home.path, logger: silentLogger });
     const log = await store.create({ cwd: "/w" });
     log.append({ type: "turn_start", turnId: "t1" });
-    log.append({ type: "user_message", turnId: "t1", content: text(`ask ${"q".repeat(userBytes)}`) });
+    log.append({
+      type: "user_message",
+      turnId: "t1",
+      content: text(`ask ${"q".repeat(userBytes)}`),
+    });
     for (let step = 0; step < 20; step++) {
       log.append({ type: "assistant_text", turnId: "t1", step, text: "a".repeat(20_000) });
     }
     const lastText = "z".repeat(lastBytes);
     const last = log.append({ type: "assistant_text", turnId: "t1", step: 20, text: lastText });
     await log[Symbol.asyncDispose]();
-    expect(await store.list()).toEqual([summary(log.header.id, title, log.header.createdAt, last.at)]);
+    expect(await store.list()).toEqual([
+      summary(log.header.id, title, log.header.createdAt, last.at),
+    ]);
   });
 });

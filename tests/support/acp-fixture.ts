@@ -5,7 +5,12 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import { createAcpApprovalAnswerer } from "../../src/acp/approval.ts";
-import { type AcpHarness, type AcpHarnessOptions, startAcpHarness, zedInitialize } from "./acp-harness.ts";
+import {
+  type AcpHarness,
+  type AcpHarnessOptions,
+  startAcpHarness,
+  zedInitialize,
+} from "./acp-harness.ts";
 import { type TestAgent, createTestAgent } from "./agent.ts";
 import { type ModelServer, startModelServer } from "./model-server.ts";
 
@@ -43,15 +48,22 @@ export async function startAcpFixture(options: AcpFixtureOptions = {}): Promise<
     onPermission: options.onPermission,
     signal: options.signal,
   });
-  const initialize = await h.agent.request(acp.methods.agent.initialize, zedInitialize(options.terminalOutput ?? true));
+  const initialize = await h.agent.request(
+    acp.methods.agent.initialize,
+    zedInitialize(options.terminalOutput ?? true),
+  );
   return {
     model,
     agent,
     h,
     initialize,
-    newSession: (cwd) => h.agent.request(acp.methods.agent.session.new, { cwd: cwd ?? agent.cwd, mcpServers: [] }),
+    newSession: (cwd) =>
+      h.agent.request(acp.methods.agent.session.new, { cwd: cwd ?? agent.cwd, mcpServers: [] }),
     prompt: (sessionId, text) =>
-      h.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] }),
+      h.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text }],
+      }),
     async [Symbol.asyncDispose]() {
       await h.disconnect();
       await agent[Symbol.asyncDispose]();

@@ -48,7 +48,10 @@ export interface AcpHarness extends AsyncDisposable {
   /** Updates the client app received for a session, in order. */
   updates(sessionId: string): acp.SessionUpdate[];
   /** Resolves with the first received update of `sessionId` that `match` accepts. */
-  waitForUpdate(sessionId: string, match: (update: acp.SessionUpdate) => boolean): Promise<acp.SessionUpdate>;
+  waitForUpdate(
+    sessionId: string,
+    match: (update: acp.SessionUpdate) => boolean,
+  ): Promise<acp.SessionUpdate>;
   /** Permission requests the client received. */
   readonly permissions: readonly acp.RequestPermissionRequest[];
   /** Resolves when `runAcpServer` has returned. */
@@ -63,7 +66,11 @@ export function startAcpHarness(options: AcpHarnessOptions): AcpHarness {
   const sent: WireMessage[] = [];
   const problems: string[] = [];
   const received = new Map<string, acp.SessionUpdate[]>();
-  const watchers = new Set<{ sessionId: string; match: (u: acp.SessionUpdate) => boolean; resolve: (u: acp.SessionUpdate) => void }>();
+  const watchers = new Set<{
+    sessionId: string;
+    match: (u: acp.SessionUpdate) => boolean;
+    resolve: (u: acp.SessionUpdate) => void;
+  }>();
   const permissions: acp.RequestPermissionRequest[] = [];
 
   const toClient = new TransformStream<Uint8Array, Uint8Array>();
@@ -126,8 +133,9 @@ export function startAcpHarness(options: AcpHarnessOptions): AcpHarness {
       if (options.onPermission !== undefined) return options.onPermission(params, signal);
       return { outcome: { outcome: "selected", optionId: "reject" } };
     })
-    .onRequest(acp.methods.client.elicitation.create, ({ params }) =>
-      options.onElicit?.(params) ?? { action: "cancel" },
+    .onRequest(
+      acp.methods.client.elicitation.create,
+      ({ params }) => options.onElicit?.(params) ?? { action: "cancel" },
     )
     .connect(
       acp.ndJsonStream(
@@ -197,7 +205,9 @@ export function zedInitialize(terminalOutput: boolean): acp.InitializeRequest {
       auth: { terminal: true },
       session: { configOptions: { boolean: {} } },
       elicitation: { form: {}, url: {} },
-      _meta: terminalOutput ? { terminal_output: true, "terminal-auth": true } : { "terminal-auth": true },
+      _meta: terminalOutput
+        ? { terminal_output: true, "terminal-auth": true }
+        : { "terminal-auth": true },
     },
     clientInfo: { name: "zed", title: "Zed", version: "0.230.0" },
   };
@@ -206,7 +216,12 @@ export function zedInitialize(terminalOutput: boolean): acp.InitializeRequest {
 /** Where on the wire the agent answered the client's last `method` request for `sessionId`. */
 export function responseIndex(harness: AcpHarness, method: string, sessionId: string): number {
   const request = harness.inbound.findLast(
-    (m) => m.method === method && typeof m.params === "object" && m.params !== null && "sessionId" in m.params && m.params.sessionId === sessionId,
+    (m) =>
+      m.method === method &&
+      typeof m.params === "object" &&
+      m.params !== null &&
+      "sessionId" in m.params &&
+      m.params.sessionId === sessionId,
   );
   if (request === undefined) return -1;
   return harness.sent.findIndex((m) => m.method === undefined && m.id === request.id);

@@ -95,8 +95,10 @@ export async function spawnAcp(options: AcpProcessOptions): Promise<AcpProcess> 
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params);
     })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params }) =>
-      options.onPermission?.(params) ?? { outcome: { outcome: "selected", optionId: "reject" } },
+    .onRequest(
+      acp.methods.client.session.requestPermission,
+      ({ params }) =>
+        options.onPermission?.(params) ?? { outcome: { outcome: "selected", optionId: "reject" } },
     )
     .connect(acp.ndJsonStream(toAgent, forClient));
 

@@ -34,7 +34,12 @@ const JsonObject = v.record(v.string(), v.unknown());
 const defs = v.parse(v.record(v.string(), Node), schema.$defs);
 
 function createAjv() {
-  const ajv = new Ajv2020({ strict: true, strictTypes: false, discriminator: true, allErrors: true });
+  const ajv = new Ajv2020({
+    strict: true,
+    strictTypes: false,
+    discriminator: true,
+    allErrors: true,
+  });
   addFormats(ajv);
   for (const keyword of [
     "x-side",
@@ -65,7 +70,8 @@ let shared: ReturnType<typeof createAjv> | undefined;
 /** The def named by method and side, e.g. ("session/prompt", "agent", "Response"). */
 function defFor(method: string, side: string, suffix: string): string | undefined {
   for (const [name, node] of Object.entries(defs)) {
-    if (node["x-method"] === method && node["x-side"] === side && name.endsWith(suffix)) return name;
+    if (node["x-method"] === method && node["x-side"] === side && name.endsWith(suffix))
+      return name;
   }
   return undefined;
 }
@@ -79,15 +85,23 @@ function resolve(node: unknown): Node | undefined {
 }
 
 /** Property names a node allows for `value`, following refs, allOf and tagged variants. */
-function knownKeys(node: unknown, value: { readonly [key: string]: unknown }, into = new Set<string>()): Set<string> {
+function knownKeys(
+  node: unknown,
+  value: { readonly [key: string]: unknown },
+  into = new Set<string>(),
+): Set<string> {
   const n = resolve(node);
   if (n === undefined) return into;
   for (const key of Object.keys(n.properties ?? {})) into.add(key);
   for (const part of n.allOf ?? []) knownKeys(part, value, into);
   for (const variant of [...(n.oneOf ?? []), ...(n.anyOf ?? [])]) {
     const r = resolve(variant);
-    const tags = Object.entries(r?.properties ?? {}).filter(([, p]) => v.is(v.object({ const: v.string() }), p));
-    const matches = tags.every(([key, p]) => v.is(v.object({ const: v.literal(String(value[key])) }), p));
+    const tags = Object.entries(r?.properties ?? {}).filter(([, p]) =>
+      v.is(v.object({ const: v.string() }), p),
+    );
+    const matches = tags.every(([key, p]) =>
+      v.is(v.object({ const: v.literal(String(value[key])) }), p),
+    );
     // A tagged variant counts only when the value carries its tag; untagged ones (scopes) always.
     if (tags.length === 0 || matches) knownKeys(variant, value, into);
   }
@@ -120,13 +134,16 @@ export function createAcpValidator(): AcpWireValidator {
     const validate = ajv.getSchema(`acp#/$defs/${def}`);
     if (validate === undefined) return [`${where}: no schema def ${def}`];
     if (validate(value)) return unknownKeys(def, value, where);
-    return [`${where}: not a valid ${def}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value).slice(0, 500)}`];
+    return [
+      `${where}: not a valid ${def}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value).slice(0, 500)}`,
+    ];
   };
 
   return {
     inbound(message) {
       const m = v.safeParse(Message, message);
-      if (m.success && m.output.method !== undefined && m.output.id != null) methods.set(m.output.id, m.output.method);
+      if (m.success && m.output.method !== undefined && m.output.id != null)
+        methods.set(m.output.id, m.output.method);
     },
     outbound(message) {
       const parsed = v.safeParse(Message, message);
@@ -139,16 +156,20 @@ export function createAcpValidator(): AcpWireValidator {
         const isRequest = m.id !== undefined;
         const def = isRequest
           ? defFor(m.method, "client", "Request")
-          : (defFor(m.method, "client", "Notification") ?? defFor(m.method, "protocol", "Notification"));
-        if (def === undefined) return [`${where}: no such agent → client ${isRequest ? "request" : "notification"}`];
+          : (defFor(m.method, "client", "Notification") ??
+            defFor(m.method, "protocol", "Notification"));
+        if (def === undefined)
+          return [`${where}: no such agent → client ${isRequest ? "request" : "notification"}`];
         const problems = check(def, m.params, where);
         if (def === "SessionNotification") {
           const update = v.safeParse(v.object({ update: v.unknown() }), m.params);
-          if (update.success) problems.push(...unknownKeys("SessionUpdate", update.output.update, `${where} update`));
+          if (update.success)
+            problems.push(...unknownKeys("SessionUpdate", update.output.update, `${where} update`));
         }
         return problems;
       }
-      if (m.id === undefined) return [`neither request, notification nor response: ${JSON.stringify(message)}`];
+      if (m.id === undefined)
+        return [`neither request, notification nor response: ${JSON.stringify(message)}`];
       if (m.error !== undefined) return check("Error", m.error, `error response ${String(m.id)}`);
       const method = m.id === null ? undefined : methods.get(m.id);
       if (method === undefined) return [`response to unknown request id ${String(m.id)}`];
@@ -163,6 +184,10 @@ export function createAcpValidator(): AcpWireValidator {
 export function updateProblems(updates: readonly unknown[]): string[] {
   const validator = createAcpValidator();
   return updates.flatMap((update) =>
-    validator.outbound({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update } }),
+    validator.outbound({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId: "s", update },
+    }),
   );
 }

@@ -34,7 +34,13 @@ function isFresh(): boolean {
     return false;
   }
   // One glob per pattern: Bun.Glob does not expand a `**` inside braces.
-  for (const pattern of ["index.ts", "package.json", "bun.lock", "scripts/build.ts", "src/**/*.ts"]) {
+  for (const pattern of [
+    "index.ts",
+    "package.json",
+    "bun.lock",
+    "scripts/build.ts",
+    "src/**/*.ts",
+  ]) {
     for (const file of new Bun.Glob(pattern).scanSync({ cwd: root })) {
       if (statSync(join(root, file)).mtimeMs > binaryTime) return false;
     }

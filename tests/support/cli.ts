@@ -37,7 +37,11 @@ export interface CliRig extends AsyncDisposable {
   /** A fresh project; `configToml` is written to its config file. */
   project(name: string, configToml?: string): CliProject;
   /** Starts `dsh ARGS` in the project; `done` resolves once it exits. */
-  start(args: readonly string[], project: CliProject, options?: RunOptions): { pid: number; done: Promise<CliRun> };
+  start(
+    args: readonly string[],
+    project: CliProject,
+    options?: RunOptions,
+  ): { pid: number; done: Promise<CliRun> };
   /** Runs `dsh ARGS` in the project and resolves once it exits. */
   run(args: readonly string[], project: CliProject, options?: RunOptions): Promise<CliRun>;
 }
@@ -73,9 +77,11 @@ export async function startCliRig(prefix: string): Promise<CliRig> {
         stdout: "pipe",
         stderr: "pipe",
       });
-      const done = Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]).then(
-        ([stdout, stderr, code]) => ({ code, stdout, stderr }),
-      );
+      const done = Promise.all([
+        new Response(proc.stdout).text(),
+        new Response(proc.stderr).text(),
+        proc.exited,
+      ]).then(([stdout, stderr, code]) => ({ code, stdout, stderr }));
       return { pid: proc.pid, done };
     },
     run: (args, project, options) => rig.start(args, project, options).done,

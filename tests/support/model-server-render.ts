@@ -9,7 +9,10 @@ const CREATED = 1_700_000_000;
 const encoder = new TextEncoder();
 
 /** The events that turn into bytes; the others steer the stream. */
-export type Renderable = Exclude<StreamEvent, { until: unknown } | { delayMs: number } | { disconnect: unknown }>;
+export type Renderable = Exclude<
+  StreamEvent,
+  { until: unknown } | { delayMs: number } | { disconnect: unknown }
+>;
 
 /** Renders events as the given server would; the first delta carries the assistant role. */
 export function createRenderer(dialect: Dialect, model: string, n: number) {
@@ -29,7 +32,14 @@ export function createRenderer(dialect: Dialect, model: string, n: number) {
     });
   };
   const bare = (choices: unknown, usage: unknown) =>
-    frame({ id: `chatcmpl-mock-${n}`, object: "chat.completion.chunk", created: CREATED, model, choices, usage });
+    frame({
+      id: `chatcmpl-mock-${n}`,
+      object: "chat.completion.chunk",
+      created: CREATED,
+      model,
+      choices,
+      usage,
+    });
 
   return (event: Renderable): Uint8Array => {
     if ("reasoning" in event) {
@@ -40,7 +50,10 @@ export function createRenderer(dialect: Dialect, model: string, n: number) {
     if ("text" in event) return chunk({ content: event.text }, null);
     if ("toolCall" in event) {
       const { index, id, name, args } = event.toolCall;
-      const fn = { ...(name === undefined ? {} : { name }), ...(args === undefined ? {} : { arguments: args }) };
+      const fn = {
+        ...(name === undefined ? {} : { name }),
+        ...(args === undefined ? {} : { arguments: args }),
+      };
       const call = { index, ...(id === undefined ? {} : { id, type: "function" }), function: fn };
       return chunk({ tool_calls: [call] }, null);
     }
@@ -48,11 +61,13 @@ export function createRenderer(dialect: Dialect, model: string, n: number) {
     if ("usage" in event) {
       const usage = renderUsage(dialect, event.usage);
       if (dialect === "vllm") return bare(null, usage);
-      if (dialect === "llamacpp") return chunk({}, null, { usage, timings: { predicted_n: event.usage.completion } });
+      if (dialect === "llamacpp")
+        return chunk({}, null, { usage, timings: { predicted_n: event.usage.completion } });
       return bare([], usage);
     }
     if ("comment" in event) return encoder.encode(`: ${event.comment}\n\n`);
-    if ("raw" in event) return typeof event.raw === "string" ? encoder.encode(event.raw) : event.raw;
+    if ("raw" in event)
+      return typeof event.raw === "string" ? encoder.encode(event.raw) : event.raw;
     if ("error" in event) return frame({ error: { type: "server_error", ...event.error } });
     return encoder.encode("data: [DONE]\n\n");
   };
@@ -68,7 +83,9 @@ function renderUsage(
     total_tokens: usage.prompt + usage.completion,
   };
   const reasoning =
-    usage.reasoning === undefined ? {} : { completion_tokens_details: { reasoning_tokens: usage.reasoning } };
+    usage.reasoning === undefined
+      ? {}
+      : { completion_tokens_details: { reasoning_tokens: usage.reasoning } };
   if (dialect === "deepseek") {
     const hit = usage.cacheHit ?? 0;
     return {
@@ -79,6 +96,9 @@ function renderUsage(
       ...reasoning,
     };
   }
-  const cached = usage.cacheHit === undefined ? {} : { prompt_tokens_details: { cached_tokens: usage.cacheHit } };
+  const cached =
+    usage.cacheHit === undefined
+      ? {}
+      : { prompt_tokens_details: { cached_tokens: usage.cacheHit } };
   return { ...base, ...cached, ...reasoning };
 }

@@ -204,7 +204,10 @@ export async function startModelServer(): Promise<ModelServer> {
     idleTimeout: 0,
     fetch(req) {
       const path = new URL(req.url).pathname;
-      if (req.method === "POST" && (path === "/chat/completions" || path === "/v1/chat/completions")) {
+      if (
+        req.method === "POST" &&
+        (path === "/chat/completions" || path === "/v1/chat/completions")
+      ) {
         return chat(req, path);
       }
       if (req.method === "GET" && (path === "/models" || path === "/v1/models")) {
@@ -287,7 +290,8 @@ export function toolTurn(
 export function chunks(text: string, size: number): string[] {
   const points = Array.from(text);
   const out: string[] = [];
-  for (let i = 0; i < points.length; i += Math.max(1, size)) out.push(points.slice(i, i + size).join(""));
+  for (let i = 0; i < points.length; i += Math.max(1, size))
+    out.push(points.slice(i, i + size).join(""));
   return out;
 }
 
@@ -314,7 +318,8 @@ export function expectReasoningEcho(expected?: readonly string[]): Expectation {
       if (!("reasoning_content" in message)) {
         return `Missing \`reasoning_content\` field in the assistant message at message index ${i}`;
       }
-      if (typeof value !== "string") return `\`reasoning_content\` at message index ${i} is not a string`;
+      if (typeof value !== "string")
+        return `\`reasoning_content\` at message index ${i} is not a string`;
       const want = expected?.[k];
       if (want !== undefined && value !== want) {
         return `\`reasoning_content\` at message index ${i} is ${JSON.stringify(value)}, expected ${JSON.stringify(want)}`;

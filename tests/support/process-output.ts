@@ -31,7 +31,8 @@ export function watchOutput(stream: ReadableStream<Uint8Array>): OutputWatcher {
       const { promise, resolve, reject } = Promise.withResolvers<void>();
       waiters.push({ needle, resolve });
       void ended.then(() => {
-        if (!buffer.includes(needle)) reject(new Error(`output ended without ${JSON.stringify(needle)}:\n${buffer}`));
+        if (!buffer.includes(needle))
+          reject(new Error(`output ended without ${JSON.stringify(needle)}:\n${buffer}`));
       });
       return promise;
     },

@@ -87,14 +87,18 @@ function loadTurns(file: string): ScriptedTurn[] {
  * A union's own issue says little; the sub-issue that got furthest names the real problem.
  * Sub-issue paths are relative to the union, so the path is rebuilt on the way down.
  */
-function deepest(issue: v.GenericIssue, prefix: string[] = []): { path: string[]; message: string } {
+function deepest(
+  issue: v.GenericIssue,
+  prefix: string[] = [],
+): { path: string[]; message: string } {
   const path = [...prefix, ...(issue.path ?? []).map((item) => String(item.key))];
   let best = { path, message: issue.message };
   for (const sub of issue.issues ?? []) {
     const candidate = deepest(sub, path);
     const longer = candidate.path.length > best.path.length;
     // On a tie an unknown key (a typo in a strict object) explains more than a missing one.
-    const typo = candidate.path.length === best.path.length && candidate.message.includes("Expected never");
+    const typo =
+      candidate.path.length === best.path.length && candidate.message.includes("Expected never");
     if (longer || typo) best = candidate;
   }
   return { path: best.path, message: best.message };
@@ -110,7 +114,9 @@ async function main(): Promise<void> {
   try {
     turns = loadTurns(file);
   } catch (error) {
-    process.stderr.write(`serve-script: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `serve-script: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exit(2);
   }
   const server = await startModelServer();
@@ -131,7 +137,8 @@ async function main(): Promise<void> {
   }
   await stop.promise;
   for (const failure of server.failures) process.stderr.write(`serve-script: ${failure}\n`);
-  if (server.pending() > 0) process.stderr.write(`serve-script: ${server.pending()} turn(s) unused\n`);
+  if (server.pending() > 0)
+    process.stderr.write(`serve-script: ${server.pending()} turn(s) unused\n`);
   await server[Symbol.asyncDispose]();
   process.exit(server.failures.length > 0 ? 1 : 0);
 }

@@ -36,7 +36,11 @@ describe("a write waiting for approval", () => {
   test("write_file: a file created while the prompt was open is not replaced", async () => {
     const file = path.join(f.box.root, "new.txt");
     const answerers = [allowAfter(() => fs.writeFileSync(file, "made by the user\n"))];
-    const { result } = await f.run("write_file", { path: "new.txt", content: "model\n" }, { knobs: PRESETS["read-only"], answerers });
+    const { result } = await f.run(
+      "write_file",
+      { path: "new.txt", content: "model\n" },
+      { knobs: PRESETS["read-only"], answerers },
+    );
     expect(result.isError).toBe(true);
     expect(fs.readFileSync(file, "utf8")).toBe("made by the user\n");
   });

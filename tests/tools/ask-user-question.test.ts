@@ -35,7 +35,10 @@ const other: Tool<typeof Noop> = {
 const registry = createToolRegistry([other, createAskUserQuestionTool()]);
 
 function context(providers: readonly InteractionProvider[], signal?: AbortSignal): ToolContext {
-  return { ...toolContext(tmpdir(), { signal }), interaction: createInteractionSeam({ providers }) };
+  return {
+    ...toolContext(tmpdir(), { signal }),
+    interaction: createInteractionSeam({ providers }),
+  };
 }
 
 function offered(providers: readonly InteractionProvider[], sessionId: string): string[] {
@@ -78,7 +81,9 @@ describe("ask_user_question outcomes", () => {
   test("sends the questions through the seam with the session and tool call ids", async () => {
     const provider = recordingQuestioner({ outcome: "declined" });
     await registry.execute(NAME, JSON.stringify(args), context([provider]));
-    expect(provider.requests).toEqual([{ sessionId: "s-test", toolCallId: "call-1", questions: sampleQuestions }]);
+    expect(provider.requests).toEqual([
+      { sessionId: "s-test", toolCallId: "call-1", questions: sampleQuestions },
+    ]);
   });
 
   test("answered: the model reads each question and its answer; typed text overrides picks", async () => {
@@ -89,7 +94,11 @@ describe("ask_user_question outcomes", () => {
         { question: featuresQuestion.question, selected: ["Auth", "Search"] },
       ],
     };
-    const { result, intent } = await registry.execute(NAME, JSON.stringify(args), context([recordingQuestioner(answered)]));
+    const { result, intent } = await registry.execute(
+      NAME,
+      JSON.stringify(args),
+      context([recordingQuestioner(answered)]),
+    );
     const output = [
       "The user answered:",
       "1. [Database] Which database should the service use?",
@@ -114,8 +123,14 @@ describe("ask_user_question outcomes", () => {
         { question: "q2", selected: [] },
       ],
     };
-    const { result } = await registry.execute(NAME, JSON.stringify(args), context([recordingQuestioner(answered)]));
-    expect(result.output).toEndWith("Answer: PostgreSQL\n2. Which features ship first?\n   Answer: (none given)");
+    const { result } = await registry.execute(
+      NAME,
+      JSON.stringify(args),
+      context([recordingQuestioner(answered)]),
+    );
+    expect(result.output).toEndWith(
+      "Answer: PostgreSQL\n2. Which features ship first?\n   Answer: (none given)",
+    );
   });
 
   test("declined: the model is told to go on by itself or ask in plain text", async () => {
@@ -124,7 +139,11 @@ describe("ask_user_question outcomes", () => {
       JSON.stringify(args),
       context([recordingQuestioner({ outcome: "declined" })]),
     );
-    expect(result).toEqual({ isError: false, output: DECLINED_OUTPUT, details: { outcome: "declined" } });
+    expect(result).toEqual({
+      isError: false,
+      output: DECLINED_OUTPUT,
+      details: { outcome: "declined" },
+    });
     expect(intent).toMatchObject({ type: "generic", text: "The user declined to answer." });
   });
 
@@ -140,7 +159,11 @@ describe("ask_user_question outcomes", () => {
 
   test("called where nobody can be asked: answers at once and asks no one", async () => {
     const elsewhere = recordingQuestioner({ outcome: "declined" }, ["s-other"]);
-    const { result, intent } = await registry.execute(NAME, JSON.stringify(args), context([elsewhere]));
+    const { result, intent } = await registry.execute(
+      NAME,
+      JSON.stringify(args),
+      context([elsewhere]),
+    );
     expect(result).toEqual({
       isError: true,
       output: UNAVAILABLE_OUTPUT,
@@ -166,11 +189,31 @@ describe("ask_user_question arguments", () => {
   const cases: [string, unknown, string][] = [
     ["no questions", { questions: [] }, "- questions: Invalid length"],
     ["five questions", { questions: Array(5).fill(question) }, "- questions: Invalid length"],
-    ["one option", { questions: [{ ...question, options: [option] }] }, "- questions.0.options: Invalid length"],
-    ["a long header", { questions: [{ ...question, header: "x".repeat(31) }] }, "- questions.0.header: Invalid length"],
-    ["a blank label", { questions: [{ ...question, options: [option, { label: " " }] }] }, "- questions.0.options.1.label"],
-    ["multi_select not a bool", { questions: [{ ...question, multi_select: "yes" }] }, "- questions.0.multi_select"],
-    ["a repeated label", { questions: [question, { ...question, options: [option, { label: " A " }] }] }, "question 2 repeats an option label"],
+    [
+      "one option",
+      { questions: [{ ...question, options: [option] }] },
+      "- questions.0.options: Invalid length",
+    ],
+    [
+      "a long header",
+      { questions: [{ ...question, header: "x".repeat(31) }] },
+      "- questions.0.header: Invalid length",
+    ],
+    [
+      "a blank label",
+      { questions: [{ ...question, options: [option, { label: " " }] }] },
+      "- questions.0.options.1.label",
+    ],
+    [
+      "multi_select not a bool",
+      { questions: [{ ...question, multi_select: "yes" }] },
+      "- questions.0.multi_select",
+    ],
+    [
+      "a repeated label",
+      { questions: [question, { ...question, options: [option, { label: " A " }] }] },
+      "question 2 repeats an option label",
+    ],
   ];
   for (const [name, input, issue] of cases) {
     test(`rejects ${name} without asking`, async () => {
@@ -202,7 +245,11 @@ describe("ask_user_question presentation", () => {
   });
 
   test("a long first question is shortened to one line", () => {
-    const long = { questions: [{ question: `Pick\n${"word ".repeat(40)}`, options: [{ label: "a" }, { label: "b" }] }] };
+    const long = {
+      questions: [
+        { question: `Pick\n${"word ".repeat(40)}`, options: [{ label: "a" }, { label: "b" }] },
+      ],
+    };
     const intent = registry.presentCall(NAME, JSON.stringify(long), { cwd: tmpdir() });
     expect(intent.title).toHaveLength("Ask: ".length + 80);
     expect(intent.title).not.toContain("\n");

@@ -37,7 +37,11 @@ describe("grep with a catastrophic regex", () => {
   test("stops at the time budget with a clear error; the event loop stays free", async () => {
     const grep = createGrepTool({ homeDir: box.home, matchBudgetMs: 300 });
     const registry = createToolRegistry([grep]);
-    const { value: call, ticks, ms } = await ticking(() =>
+    const {
+      value: call,
+      ticks,
+      ms,
+    } = await ticking(() =>
       registry.execute("grep", JSON.stringify({ pattern: EVIL_PATTERN }), toolContext(box.root)),
     );
     expect(call.result).toEqual({
@@ -55,7 +59,11 @@ describe("grep with a catastrophic regex", () => {
     const tool = createGrepTool({ homeDir: box.home });
     const controller = new AbortController();
     const ctx = toolContext(box.root, { signal: controller.signal });
-    const { value: outcome, ticks, ms } = await ticking(async () => {
+    const {
+      value: outcome,
+      ticks,
+      ms,
+    } = await ticking(async () => {
       const running = tool.execute({ pattern: EVIL_PATTERN }, ctx);
       // The abort fires from a timer: it can only run while the match leaves the loop free.
       setTimeout(() => controller.abort(), 50);

@@ -81,7 +81,10 @@ test("the guard holds for a config directory named via a symlink or not created 
 test("a protected config file (DSH_CONFIG in any folder) guards that file, not its folder", async () => {
   box.write("dsh.toml", CONFIG);
   const registry = registryGuarding(path.join(box.root, "dsh.toml"));
-  const refused = await run(registry, "write_file", { path: "dsh.toml", content: 'permission = "full"\n' });
+  const refused = await run(registry, "write_file", {
+    path: "dsh.toml",
+    content: 'permission = "full"\n',
+  });
   expect(refused.result.isError).toBe(true);
   expect(box.read("dsh.toml")).toBe(CONFIG);
   const sibling = await run(registry, "write_file", { path: "notes.txt", content: "ok\n" });
@@ -90,7 +93,7 @@ test("a protected config file (DSH_CONFIG in any folder) guards that file, not i
 });
 
 test("the repository's core.hooksPath (husky) is never written, even in full access", async () => {
-  box.write(".git/config", '[core]\n\thooksPath = .husky\n');
+  box.write(".git/config", "[core]\n\thooksPath = .husky\n");
   box.write(".husky/pre-commit", "npm test\n");
   const registry = createToolRegistry(createFileTools({ homeDir: box.home }));
   for (const [tool, args] of [

@@ -102,13 +102,13 @@ describe("write policy", () => {
   ];
 
   test("a write outside the workspace with no answerer is denied and writes nothing", async () => {
-    for (const escape of escapes()) {
-      const call = await write({ path: escape.path, content: "x" });
+    for (const outside of escapes()) {
+      const call = await write({ path: outside.path, content: "x" });
       expect(call.result).toEqual({
         isError: true,
-        output: `the user denied writing ${escape.real} (the file is outside the workspace ${fx.box.root}); nothing was written`,
+        output: `the user denied writing ${outside.real} (the file is outside the workspace ${fx.box.root}); nothing was written`,
       });
-      expect(fs.existsSync(escape.real)).toBe(false);
+      expect(fs.existsSync(outside.real)).toBe(false);
     }
   });
 
