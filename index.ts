@@ -21,7 +21,7 @@ async function main(argv: readonly string[]): Promise<number> {
     const args = parseArgs(argv);
     switch (args.command) {
       case "version":
-        io.stdout.write(`dsh ${version}\n`);
+        io.stdout.write((await import("./src/app/version.ts")).versionText());
         return 0;
       case "help":
         io.stdout.write(HELP);
