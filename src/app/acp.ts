@@ -9,7 +9,7 @@ import { runAcpServer } from "../acp/server.ts";
 import { createLogger } from "../log.ts";
 import type { AgentService } from "../agent/types.ts";
 import { type Composition, compose } from "./compose.ts";
-import { loadConfig } from "./config.ts";
+import { currentApiKey, loadConfig } from "./config.ts";
 
 /** Serves until stdin ends or SIGINT/SIGTERM/SIGHUP; resolves with the exit code. */
 export async function runAcp(
@@ -49,6 +49,7 @@ export async function runAcp(
     models: () => composed().models(),
     version,
     logger,
+    hasApiKey: () => currentApiKey(config, env) !== undefined,
     input: Bun.stdin.stream(),
     output,
     approvals,

@@ -31,9 +31,7 @@ export async function runDoctor(io: CliIo): Promise<number> {
         ? config.configPath
         : `${config.configPath} (absent; defaults in use)`,
     },
-    config.apiKey
-      ? { name: "api key", ok: true, detail: "set" }
-      : { name: "api key", ok: false, detail: "missing: set DSH_API_KEY (or DEEPSEEK_API_KEY)" },
+    apiKeyCheck(config),
     await endpointCheck(config),
     modelCheck(config),
     await sandboxCheck(io, config),
@@ -42,6 +40,22 @@ export async function runDoctor(io: CliIo): Promise<number> {
   for (const check of checks)
     io.stdout.write(`${check.ok ? "✓" : "✗"} ${check.name}: ${check.detail}\n`);
   return checks.every((check) => check.ok) ? 0 : 1;
+}
+
+/** Where the key comes from, never the key itself. */
+function apiKeyCheck(config: Config): Check {
+  switch (config.apiKeySource) {
+    case "env":
+      return {
+        name: "api key",
+        ok: true,
+        detail: "from the environment (DSH_API_KEY or DEEPSEEK_API_KEY)",
+      };
+    case "stored":
+      return { name: "api key", ok: true, detail: "stored by dsh login" };
+    case "none":
+      return { name: "api key", ok: false, detail: "missing: run dsh login, or set DSH_API_KEY" };
+  }
 }
 
 async function endpointCheck(config: Config): Promise<Check> {

@@ -161,7 +161,7 @@ describe("typed errors", () => {
     expect(digest(events).end).toEqual({
       error: "missing_api_key",
       message:
-        "no API key: set DSH_API_KEY (or DEEPSEEK_API_KEY) to the key of your model provider",
+        "no API key: run `dsh login`, or set DSH_API_KEY (or DEEPSEEK_API_KEY) to the key of your model provider",
     });
     expect(server.requests.length).toBe(0);
   });
