@@ -1,6 +1,7 @@
 /** `dsh doctor`: checks the setup and says how to fix each problem. Exit 1 if any check fails. */
 import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
 import { type Config, loadConfig } from "../app/config.ts";
+import { LOCAL_SERVERS, findLocalServers } from "../app/local-servers.ts";
 import { errorMessage } from "../errors.ts";
 import { createCommandRunner } from "../exec/runner.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
@@ -36,10 +37,21 @@ export async function runDoctor(io: CliIo): Promise<number> {
     modelCheck(config),
     await sandboxCheck(io, config),
     stateDirCheck(config),
+    await localServersCheck(),
   ];
   for (const check of checks)
     io.stdout.write(`${check.ok ? "✓" : "✗"} ${check.name}: ${check.detail}\n`);
   return checks.every((check) => check.ok) ? 0 : 1;
+}
+
+/** What answers on the usual local ports; informational, never a failure. */
+async function localServersCheck(): Promise<Check> {
+  const found = await findLocalServers();
+  const detail =
+    found.length === 0
+      ? `none on ${LOCAL_SERVERS.map((s) => s.port).join(", ")} (Ollama, LM Studio, llama.cpp, vLLM)`
+      : found.map((s) => `${s.name} at ${s.baseUrl} (${s.models.length} models)`).join("; ");
+  return { name: "local model servers", ok: true, detail };
 }
 
 /** Where the key comes from, never the key itself. */

@@ -9,6 +9,7 @@ import type { Logger } from "../log.ts";
 import { httpError, parseRetryAfter } from "./http-errors.ts";
 import { buildRequestBody } from "./request.ts";
 import { backoffMs, DEFAULT_RETRY, isRetryable, type RetryPolicy, sleep } from "./retry.ts";
+import { needsApiKey } from "./local-endpoint.ts";
 import { createSseDecoder } from "./sse.ts";
 import { createStepNormaliser } from "./stream.ts";
 import { type ChatRequest, LlmError, type LlmEvent, type ModelClient } from "./types.ts";
@@ -16,7 +17,10 @@ import { type ChatRequest, LlmError, type LlmEvent, type ModelClient } from "./t
 export interface ModelClientDeps {
   /** The connection's base URL; a model's own `baseUrl` wins. A trailing slash is ignored. */
   readonly baseUrl: string;
-  /** Undefined or empty: every request ends with a `missing_api_key` error (never at construction). */
+  /**
+   * Undefined or empty: every request to a remote endpoint ends with a `missing_api_key` error
+   * (never at construction); one on the loopback interface is sent without a key.
+   */
   readonly apiKey: string | undefined | (() => string | undefined);
   readonly logger: Logger;
   readonly fetch?: typeof fetch;
@@ -84,7 +88,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
         response = await fetchImpl(url, {
           method: "POST",
           headers: {
-            authorization: `Bearer ${apiKey()}`,
+            ...(apiKey() ? { authorization: `Bearer ${apiKey()}` } : {}),
             "content-type": "application/json",
             accept: "text/event-stream",
           },
@@ -172,7 +176,8 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
   }
 
   async function* stream(request: ChatRequest, signal: AbortSignal): AsyncGenerator<LlmEvent> {
-    if (!apiKey()) {
+    const base = (request.model.baseUrl ?? deps.baseUrl).replace(/\/+$/, "");
+    if (!apiKey() && needsApiKey(base)) {
       yield {
         type: "error",
         error: new LlmError(
@@ -182,7 +187,6 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
       };
       return;
     }
-    const base = (request.model.baseUrl ?? deps.baseUrl).replace(/\/+$/, "");
     const url = `${base}/chat/completions`;
     const host = hostOf(base);
     for (let tries = 1; ; tries += 1) {

@@ -192,10 +192,21 @@ describe("ACP sign-in", () => {
   test("with no key session/new answers auth_required; after dsh acp --login the same connection works", async () => {
     const p = place("acp");
     await using server = await startModelServer();
+    // The default model is remote (so it needs a key); `local` is the test server.
+    writeFileSync(
+      join(p.base, "config.toml"),
+      `base_url = "https://api.deepseek.com"\n[[models]]\nid = "local"\nbase_url = "${server.url}"\n`,
+    );
     await using agent = await spawnAcp({
-      baseUrl: server.url,
+      baseUrl: "https://api.deepseek.com",
       apiKey: "",
-      env: { DSH_HOME: p.state, HOME: join(p.base, "user"), DSH_API_KEY: "", DEEPSEEK_API_KEY: "" },
+      env: {
+        DSH_HOME: p.state,
+        HOME: join(p.base, "user"),
+        DSH_CONFIG: join(p.base, "config.toml"),
+        DSH_API_KEY: "",
+        DEEPSEEK_API_KEY: "",
+      },
     });
     await agent.agent.request(acp.methods.agent.initialize, {
       protocolVersion: 1,
@@ -212,8 +223,13 @@ describe("ACP sign-in", () => {
       .request(acp.methods.agent.authenticate, { methodId: "dsh-login" })
       .catch((error: unknown) => error);
     expect((notYet as acp.RequestError).code).toBe(-32000);
-    // What the editor does for the terminal method: run `dsh acp --login` for the user.
-    const login = await dsh(["acp", "--login"], p.env({ DSH_BASE_URL: server.url }), `${KEY}\n`);
+    // What the editor does for the terminal method: run `dsh acp --login` for the user (the
+    // key is checked against the `local` model's server, named by DSH_MODEL here).
+    const login = await dsh(
+      ["acp", "--login"],
+      p.env({ DSH_CONFIG: join(p.base, "config.toml"), DSH_MODEL: "local" }),
+      `${KEY}\n`,
+    );
     expect(login.code).toBe(0);
     expect(
       await agent.agent.request(acp.methods.agent.authenticate, { methodId: "dsh-login" }),
@@ -221,6 +237,11 @@ describe("ACP sign-in", () => {
     const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
       cwd: p.project,
       mcpServers: [],
+    });
+    await agent.agent.request(acp.methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "model",
+      value: "local",
     });
     server.script(textTurn("signed in"));
     expect(
@@ -231,5 +252,27 @@ describe("ACP sign-in", () => {
     ).toEqual({ stopReason: "end_turn" });
     expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(agent.problems).toEqual([]);
+  });
+
+  test("a default model on this machine needs no sign-in", async () => {
+    await using server = await startModelServer();
+    await using agent = await spawnAcp({
+      baseUrl: server.url,
+      apiKey: "",
+      env: { DEEPSEEK_API_KEY: "" },
+    });
+    await agent.agent.request(acp.methods.agent.initialize, { protocolVersion: 1 });
+    const { sessionId } = await agent.agent.request(acp.methods.agent.session.new, {
+      cwd: agent.cwd,
+      mcpServers: [],
+    });
+    server.script(textTurn("no key needed"));
+    expect(
+      await agent.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "hi" }],
+      }),
+    ).toEqual({ stopReason: "end_turn" });
+    expect(server.requests[0]?.headers.authorization).toBeUndefined();
   });
 });
