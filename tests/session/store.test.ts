@@ -113,7 +113,8 @@ describe("session store", () => {
     ]);
     // One warning for everything that is not a dsh log (another program may share the folder).
     expect(logger.warnings).toHaveLength(1);
-    const files = (logger.warnings[0]?.data?.files as string[]).map((f) => f.split(":")[0]).sort();
+    const listedFiles = logger.warnings[0]?.data?.files as string[] | undefined;
+    const files = (listedFiles ?? []).map((f) => f.split(":")[0]).sort();
     expect(files).toEqual(
       [
         join(home.sessions, `${corrupt}.jsonl`),
