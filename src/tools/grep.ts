@@ -1,25 +1,28 @@
 /**
  * `grep`: lines matching a JavaScript regular expression, searched by dsh itself. It does not
- * shell out to ripgrep, so results do not depend on what is installed. Measured: about 0.27 s
- * for 3,700 files / 31 MB (a warm `node_modules`), several times slower than rg on huge trees.
- * Files are read here and matched in a worker thread (see `grep-matcher.ts`): a pathological
- * regex is stopped by the turn's cancel or by the time budget, and never blocks the process.
+ * shell out to ripgrep, so results do not depend on what is installed, but it follows the same
+ * rules: ignore files, hidden entries skipped unless named (see `walk.ts`). Files are read and
+ * matched in worker threads (see `search/file-searcher.ts`): a pathological regex is stopped
+ * by the turn's cancel or by the time budget, and never blocks the process.
  */
 import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError, errorMessage } from "../errors.ts";
-import { displayPath } from "./containment.ts";
-import { homeDirsOf } from "./credential-paths.ts";
-import { MAX_FILE_BYTES, formatBytes, looksBinary, openRegularFile } from "./file-io.ts";
-import { MATCH_BUDGET_MS, createLineMatcher } from "./grep-matcher.ts";
-import type { LineMatcher } from "./grep-matcher.ts";
+import { displayPath, isInside } from "./containment.ts";
+import { credentialMatch, homeDirsOf } from "./credential-paths.ts";
+import { MAX_FILE_BYTES, formatBytes } from "./file-io.ts";
 import type { Location } from "./intent.ts";
 import type { ReadGuard } from "./opened-path.ts";
 import { resolveForRead, statLocated } from "./paths.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
 import type { SearchDetails } from "./search-intent.ts";
-import type { Tool, ToolContext, ToolResult } from "./types.ts";
-import { skippedDirs, walkFiles } from "./walk.ts";
+import { createFileSearcher } from "./search/file-searcher.ts";
+import type { FileReport } from "./search/search-worker.ts";
+import type { Tool, ToolResult } from "./types.ts";
+import { collectFiles, ignoredNote, namesHidden, skippedDirs } from "./walk.ts";
+
+/** Default wall time one grep call may spend reading and matching. */
+export const MATCH_BUDGET_MS = 10_000;
 
 /** Matching lines returned per call. */
 export const MAX_GREP_MATCHES = 200;
@@ -84,42 +87,43 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
         input.glob === undefined || input.glob === "" ? undefined : new Bun.Glob(input.glob);
       const byPath = input.glob?.includes("/") === true;
       const tally: Tally = { lines: [], hits: [], searched: 0, tooLarge: 0 };
-      using matcher = createLineMatcher({
+      let capped = false;
+      let ignored = 0;
+      let files: string[];
+      if (statLocated(base).isDirectory()) {
+        const walk = await collectFiles(base.real, {
+          signal: ctx.signal,
+          skipDirs: skippedDirs(input.glob, input.path),
+          homeDirs,
+          maxDepth: Number.POSITIVE_INFINITY,
+          maxEntries: MAX_WALK_ENTRIES,
+          hidden: namesHidden(input.glob, input.path),
+        });
+        capped = walk.capped;
+        ignored = walk.ignored;
+        files = walk.files
+          .filter((entry) => !entry.isSymlink)
+          .filter(
+            (entry) =>
+              filter === undefined ||
+              filter.match(byPath ? entry.relative : path.basename(entry.relative)),
+          )
+          .map((entry) => entry.absolute);
+      } else {
+        files = [base.real];
+      }
+      using searcher = createFileSearcher({
         regex,
         pattern: input.pattern,
         lineChars: MAX_GREP_LINE_CHARS,
+        maxBytes: MAX_FILE_BYTES,
         budgetMs: deps.matchBudgetMs ?? MATCH_BUDGET_MS,
         signal: ctx.signal,
       });
-      const search = createBatchedSearch(matcher, tally, ctx, { homeDirs, within: base.real });
-      let capped = false;
-      if (statLocated(base).isDirectory()) {
-        const walk = await walkFiles(
-          base.real,
-          {
-            signal: ctx.signal,
-            skipDirs: skippedDirs(input.glob, input.path),
-            homeDirs,
-            maxDepth: Number.POSITIVE_INFINITY,
-            maxEntries: MAX_WALK_ENTRIES,
-          },
-          async (entry) => {
-            if (entry.isSymlink) return "continue";
-            if (
-              filter !== undefined &&
-              !filter.match(byPath ? entry.relative : path.basename(entry.relative))
-            ) {
-              return "continue";
-            }
-            return (await search.add(entry.absolute)) ? "continue" : "stop";
-          },
-        );
-        capped = walk.capped;
-      } else {
-        await search.add(base.real);
-      }
-      await search.finish();
-      const output = summarize(input, tally, capped, displayPath(ctx.cwd, base.real));
+      await searcher.search(files, MAX_GREP_MATCHES, (reports, first) =>
+        merge(reports, first, files, tally, ctx.cwd, { homeDirs, within: base.real }),
+      );
+      const output = summarize(input, tally, capped, ignored, displayPath(ctx.cwd, base.real));
       return { isError: false, output, details: { hits: tally.hits } };
     },
     presentCall: (input, ctx) => searchCallIntent(grepTitle(input, ctx)),
@@ -137,87 +141,52 @@ function compile(pattern: string, ignoreCase: boolean): RegExp {
   }
 }
 
-/** Files read at once: overlapping reads is most of grep's speed on a cold or large tree. */
-const READ_AHEAD = 16;
-
-/** A file read for searching; `bytes` is undefined when it is binary, unreadable or too large. */
-interface ReadFile {
-  readonly file: string;
-  readonly bytes: Uint8Array | undefined;
-  readonly tooLarge: boolean;
-}
-
 /**
- * Searches files READ_AHEAD at a time and merges their matches in walk order. The worker
- * matches one batch while the next is read. `add` resolves false once the match cap is
- * reached; `finish` waits for the last batch.
+ * Adds one batch's matches to the tally, in file order; false once the cap is reached. A file
+ * whose opened path is not one grep may read (a link swapped in after the walk) counts as
+ * unreadable: its results are dropped.
  */
-function createBatchedSearch(
-  matcher: LineMatcher,
+function merge(
+  reports: readonly FileReport[],
+  first: number,
+  files: readonly string[],
   tally: Tally,
-  ctx: ToolContext,
+  cwd: string,
   guard: ReadGuard,
-) {
-  let batch: string[] = [];
-  // The previous batch's match and merge: true while the cap is not reached.
-  let matching: Promise<boolean> = Promise.resolve(true);
-  const merge = async (read: readonly ReadFile[]): Promise<boolean> => {
-    const searched = read.filter((file) => file.bytes !== undefined);
-    const found = await matcher.match(
-      searched.map((file) => file.bytes ?? new Uint8Array()),
-      MAX_GREP_MATCHES - tally.lines.length,
-    );
-    tally.tooLarge += read.filter((file) => file.tooLarge).length;
-    tally.searched += searched.length;
-    for (const [index, { file }] of searched.entries()) {
-      const shown = displayPath(ctx.cwd, file);
-      for (const match of found[index] ?? []) {
-        if (tally.lines.length >= MAX_GREP_MATCHES) return false;
-        tally.lines.push(`${shown}:${match.line}:${match.text}`);
-        tally.hits.push({ path: file, line: match.line });
-      }
+): boolean {
+  for (const [offset, report] of reports.entries()) {
+    const file = files[first + offset] ?? "";
+    if (report.opened === null || !mayRead(report.opened, guard)) continue;
+    if (report.tooLarge) {
+      tally.tooLarge++;
+      continue;
     }
-    return tally.lines.length < MAX_GREP_MATCHES;
-  };
-  const flush = async (): Promise<boolean> => {
-    const files = batch;
-    batch = [];
-    ctx.signal.throwIfAborted();
-    const read = await Promise.all(files.map((file) => readForSearch(file, guard)));
-    if (!(await matching)) return false;
-    matching = merge(read);
-    // Awaited by the next flush or by finish; handled here so a rejection meanwhile is not
-    // reported as unhandled.
-    matching.catch(() => {});
-    return true;
-  };
-  return {
-    add: async (file: string): Promise<boolean> => {
-      batch.push(file);
-      return batch.length < READ_AHEAD ? true : flush();
-    },
-    finish: async (): Promise<void> => {
-      if (await flush()) await matching;
-    },
-  };
-}
-
-/** A file's bytes; binary, unreadable and huge files have none. */
-async function readForSearch(file: string, guard: ReadGuard): Promise<ReadFile> {
-  const none = { file, bytes: undefined, tooLarge: false };
-  let bytes: Uint8Array;
-  try {
-    await using opened = await openRegularFile(file, file, guard);
-    if (opened.size > MAX_FILE_BYTES) return { ...none, tooLarge: true };
-    bytes = await opened.read();
-  } catch {
-    return none;
+    if (report.binary) continue;
+    tally.searched++;
+    const shown = displayPath(cwd, file);
+    for (const match of report.matches) {
+      if (tally.lines.length >= MAX_GREP_MATCHES) return false;
+      tally.lines.push(`${shown}:${match.line}:${match.text}`);
+      tally.hits.push({ path: file, line: match.line });
+    }
   }
-  if (looksBinary(bytes)) return none;
-  return { file, bytes, tooLarge: false };
+  return tally.lines.length < MAX_GREP_MATCHES;
 }
 
-function summarize(input: GrepInput, tally: Tally, walkCapped: boolean, where: string): string {
+/** The opened file is outside credential stores and inside the searched directory. */
+function mayRead(opened: string, guard: ReadGuard): boolean {
+  const real = opened.endsWith(" (deleted)") ? opened.slice(0, -" (deleted)".length) : opened;
+  if (credentialMatch(real, guard.homeDirs) !== undefined) return false;
+  return guard.within === undefined || isInside(guard.within, real);
+}
+
+function summarize(
+  input: GrepInput,
+  tally: Tally,
+  walkCapped: boolean,
+  ignored: number,
+  where: string,
+): string {
   const out = [...tally.lines];
   if (out.length === 0) {
     const files = tally.searched === 1 ? "1 file" : `${tally.searched} files`;
@@ -232,6 +201,7 @@ function summarize(input: GrepInput, tally: Tally, walkCapped: boolean, where: s
     const files = tally.tooLarge === 1 ? "1 file" : `${tally.tooLarge} files`;
     out.push(`[skipped ${files} over ${formatBytes(MAX_FILE_BYTES)}]`);
   }
+  if (ignored > 0) out.push(ignoredNote(ignored));
   if (walkCapped)
     out.push(
       `[the search stopped after ${MAX_WALK_ENTRIES} entries; some files were not searched]`,

@@ -73,8 +73,10 @@ describe("grep with a catastrophic regex", () => {
       );
     });
     expect(outcome).toBe("AbortError");
-    expect(ms).toBeLessThan(5_000);
-    expect(ticks).toBeGreaterThan(5);
+    // The five evil lines take about a second each: ending well before proves the cancel,
+    // which a timer delivers, ran while they were being matched (the loop was free).
+    expect(ms).toBeLessThan(2_500);
+    expect(ticks).toBeGreaterThan(0);
   });
 
   test("an ordinary pattern still finds its lines in a batch after the evil file", async () => {

@@ -1,0 +1,163 @@
+/**
+ * grep's readers and matchers: worker threads that each read and search batches of files, so
+ * reading overlaps matching on every core and the event loop stays free. Batches are handed to
+ * whichever thread is free and their reports come back in file order, so results stay
+ * deterministic and grep can stop at its match cap. A cancel or the time budget terminates the
+ * threads (a regex that backtracks for long then costs nothing more).
+ *
+ * The threads start from `searchWorkerMain`'s source text through a Blob URL rather than from
+ * a file: a worker file would have to be named as an extra entrypoint of every
+ * `bun build --compile` of dsh, and a build without it would ship a grep that cannot start.
+ */
+import * as v from "valibot";
+import { TimeLimitError } from "../errors.ts";
+import type { FileReport, SearchRequest } from "./search-worker.ts";
+import { searchWorkerMain } from "./search-worker.ts";
+
+/** Files per message to a thread: enough to amortise the round trip, small enough to balance. */
+const BATCH_FILES = 48;
+
+const Reply = v.object({
+  files: v.array(
+    v.object({
+      opened: v.nullable(v.string()),
+      tooLarge: v.boolean(),
+      binary: v.boolean(),
+      matches: v.array(v.object({ line: v.number(), text: v.string() })),
+    }),
+  ),
+});
+
+export interface FileSearcherOptions {
+  readonly regex: RegExp;
+  /** The pattern as the model wrote it, for messages. */
+  readonly pattern: string;
+  readonly lineChars: number;
+  /** Files larger than this are reported too large and not read. */
+  readonly maxBytes: number;
+  /** Wall time the whole search may take before it stops with `TimeLimitError`. */
+  readonly budgetMs: number;
+  readonly signal: AbortSignal;
+  /** Threads at most; default one per core, up to 4. */
+  readonly threads?: number;
+}
+
+export interface FileSearcher extends Disposable {
+  /**
+   * Searches `paths`, handing each batch's reports to `onBatch` in path order (`first` is the
+   * index of the batch's first path). Stops dispatching once `onBatch` returns false. Rejects
+   * with the signal's reason on abort and with `TimeLimitError` once the budget is spent.
+   */
+  search(
+    paths: readonly string[],
+    limit: number,
+    onBatch: (reports: readonly FileReport[], first: number) => boolean,
+  ): Promise<void>;
+}
+
+/** Creates a searcher; threads start on first use, dispose terminates them. */
+export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
+  const threads: { worker: Worker; url: string }[] = [];
+  const disposed = new AbortController();
+  const signal = AbortSignal.any([options.signal, disposed.signal]);
+  const stop = () => {
+    disposed.abort(new Error("grep searcher disposed"));
+    for (const thread of threads.splice(0)) {
+      thread.worker.terminate();
+      URL.revokeObjectURL(thread.url);
+    }
+  };
+  const spawn = () => {
+    const source = new Blob([`(${searchWorkerMain.toString()})();`], { type: "text/javascript" });
+    const url = URL.createObjectURL(source);
+    const thread = { worker: new Worker(url), url };
+    threads.push(thread);
+    return thread.worker;
+  };
+  const timeLimit = () =>
+    new TimeLimitError(
+      `grep stopped: /${options.pattern}/ took over ${seconds(options.budgetMs)} to match, so it ` +
+        "likely backtracks without end (nested quantifiers such as (a+)+); simplify the pattern " +
+        "or narrow the path or glob",
+    );
+
+  return {
+    async search(paths, limit, onBatch) {
+      signal.throwIfAborted();
+      if (paths.length === 0) return;
+      const batches: string[][] = [];
+      for (let at = 0; at < paths.length; at += BATCH_FILES) batches.push(paths.slice(at, at + BATCH_FILES));
+      const deadline = performance.now() + options.budgetMs;
+      const wanted = options.threads ?? Math.min(4, Math.max(1, navigator.hardwareConcurrency));
+      const count = Math.min(wanted, batches.length);
+      while (threads.length < count) spawn();
+      const done = new Map<number, readonly FileReport[]>();
+      let next = 0;
+      let delivered = 0;
+      let wantMore = true;
+      const run = async (worker: Worker) => {
+        while (wantMore && next < batches.length) {
+          const index = next++;
+          const request: SearchRequest = {
+            source: options.regex.source,
+            flags: options.regex.flags,
+            limit,
+            lineChars: options.lineChars,
+            maxBytes: options.maxBytes,
+            paths: batches[index] ?? [],
+          };
+          done.set(index, await exchange(worker, request, deadline - performance.now(), signal));
+          // Hand over every batch that is now next in order.
+          for (let ready = done.get(delivered); ready !== undefined; ready = done.get(delivered)) {
+            done.delete(delivered);
+            if (wantMore && !onBatch(ready, delivered * BATCH_FILES)) wantMore = false;
+            delivered++;
+          }
+        }
+      };
+      try {
+        await Promise.all(threads.slice(0, count).map((thread) => run(thread.worker)));
+      } catch (error) {
+        stop();
+        throw error === TIMED_OUT ? timeLimit() : error;
+      }
+    },
+    [Symbol.dispose]: stop,
+  };
+}
+
+const TIMED_OUT = Symbol("timed out");
+
+/** Posts one request and waits for its reply, the abort, the time limit or a worker error. */
+function exchange(
+  worker: Worker,
+  request: SearchRequest,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<readonly FileReport[]> {
+  if (timeoutMs <= 0) return Promise.reject(TIMED_OUT);
+  const { promise, resolve, reject } = Promise.withResolvers<readonly FileReport[]>();
+  const onMessage = (event: MessageEvent) => {
+    const reply = v.safeParse(Reply, event.data);
+    if (reply.success) resolve(reply.output.files);
+    else reject(new Error("grep worker: malformed reply"));
+  };
+  const onError = (event: ErrorEvent) => reject(new Error(`grep worker failed: ${event.message}`));
+  const onAbort = () => reject(signal.reason);
+  const timer = setTimeout(() => reject(TIMED_OUT), timeoutMs);
+  worker.addEventListener("message", onMessage);
+  worker.addEventListener("error", onError);
+  signal.addEventListener("abort", onAbort, { once: true });
+  worker.postMessage(request);
+  return promise.finally(() => {
+    clearTimeout(timer);
+    worker.removeEventListener("message", onMessage);
+    worker.removeEventListener("error", onError);
+    signal.removeEventListener("abort", onAbort);
+  });
+}
+
+/** "0.3 s", "10 s". */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}

@@ -1,0 +1,150 @@
+/**
+ * Which files a search skips, by git's rules and ripgrep's: `.gitignore` at every level,
+ * `.git/info/exclude` and the user's global excludes file inside a repository, then `.ignore`
+ * and `.rgignore` (which win over `.gitignore`, as in ripgrep). Patterns follow gitignore(5):
+ * negation, directory-only (`dir/`), anchored (`/x`, `a/b`) and `**` patterns, each relative to
+ * the directory of the file that holds it; a deeper file's rules win over a shallower one's.
+ * Parsing and matching one file's patterns is the `ignore` package's, which follows the
+ * gitignore specification (and is what eslint and prettier use); how files stack is here.
+ */
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import ignore, { type Ignore } from "ignore";
+
+/** One directory's rules: the directory and its compiled patterns. */
+interface Level {
+  readonly dir: string;
+  readonly rules: Ignore;
+}
+
+/** The rules in force in one directory: its ancestors' and its own. */
+export interface IgnoreScope {
+  /** Whether `name` (an entry of this scope's directory) is ignored. */
+  ignores(name: string, isDirectory: boolean): boolean;
+  /** The scope of a subdirectory, given the names it holds (its ignore files are read). */
+  enter(name: string, names: ReadonlySet<string>): IgnoreScope;
+}
+
+export interface IgnoreOptions {
+  /** The user's home, where git's global excludes file is found. */
+  readonly home?: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Files in a directory whose patterns apply below it, lowest precedence first. */
+const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"];
+
+/**
+ * The scope of `base`, with the rules of its ancestors up to the repository root. Outside a
+ * repository only the ignore files from `base` down apply (an ancestor's, such as a home
+ * directory's own `.gitignore`, would hide whole projects). When `base` itself is ignored by
+ * its ancestors' rules, the search named it on purpose: only the rules from `base` down apply.
+ */
+export function ignoreScopeOf(base: string, options: IgnoreOptions = {}): IgnoreScope {
+  const chain: string[] = [];
+  let repo: string | undefined;
+  for (let dir = base; ; dir = dirname(dir)) {
+    chain.unshift(dir);
+    if (isRepositoryRoot(dir)) {
+      repo = dir;
+      break;
+    }
+    if (dirname(dir) === dir) {
+      chain.splice(0, chain.length - 1);
+      break;
+    }
+  }
+  const levels: Level[] = [];
+  if (repo !== undefined) {
+    const repoRules = repositoryRules(repo, options);
+    if (repoRules !== undefined) levels.push({ dir: repo, rules: repoRules });
+  }
+  for (const dir of chain) {
+    const own = rulesIn(dir);
+    if (own !== undefined) levels.push({ dir, rules: own });
+  }
+  const full = scope(levels, base);
+  // Named on purpose: an ignored base is searched, with its own rules only.
+  if (chain.length > 1 && isIgnored(levels.slice(0, -1), base, true)) {
+    const own = rulesIn(base);
+    return scope(own === undefined ? [] : [{ dir: base, rules: own }], base);
+  }
+  return full;
+}
+
+function scope(levels: readonly Level[], dir: string): IgnoreScope {
+  return {
+    ignores: (name, isDirectory) => isIgnored(levels, join(dir, name), isDirectory),
+    enter(name, names) {
+      const child = join(dir, name);
+      const own = IGNORE_FILES.some((file) => names.has(file)) ? rulesIn(child) : undefined;
+      return scope(own === undefined ? levels : [...levels, { dir: child, rules: own }], child);
+    },
+  };
+}
+
+/** Deeper levels decide over shallower ones; within a level the `ignore` package decides. */
+function isIgnored(levels: readonly Level[], path: string, isDirectory: boolean): boolean {
+  let ignored = false;
+  for (const level of levels) {
+    const rel = relative(level.dir, path);
+    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
+    const posix = sep === "/" ? rel : rel.split(sep).join("/");
+    const verdict = level.rules.test(isDirectory ? `${posix}/` : posix);
+    if (verdict.ignored) ignored = true;
+    else if (verdict.unignored) ignored = false;
+  }
+  return ignored;
+}
+
+function rulesIn(dir: string): Ignore | undefined {
+  let rules: Ignore | undefined;
+  for (const name of IGNORE_FILES) {
+    const text = readText(join(dir, name));
+    if (text === undefined) continue;
+    rules ??= ignore({ allowRelativePaths: true });
+    rules.add(text);
+  }
+  return rules;
+}
+
+/** `.git/info/exclude` and the global excludes file, anchored at the repository root. */
+function repositoryRules(repo: string, options: IgnoreOptions): Ignore | undefined {
+  const texts = [readText(join(repo, ".git", "info", "exclude")), readText(globalExcludes(options))];
+  const present = texts.filter((text) => text !== undefined);
+  if (present.length === 0) return undefined;
+  const rules = ignore({ allowRelativePaths: true });
+  for (const text of present) rules.add(text);
+  return rules;
+}
+
+/** `core.excludesFile` from ~/.gitconfig, else `$XDG_CONFIG_HOME/git/ignore`. */
+function globalExcludes(options: IgnoreOptions): string {
+  const env = options.env ?? process.env;
+  const home = options.home ?? env.HOME ?? homedir();
+  const configured = /^\s*excludesfile\s*=\s*(.+?)\s*$/im.exec(readText(join(home, ".gitconfig")) ?? "")?.[1];
+  if (configured !== undefined) {
+    const path = configured.replace(/^"(.*)"$/, "$1");
+    return path.startsWith("~/") ? join(home, path.slice(2)) : path;
+  }
+  return join(env.XDG_CONFIG_HOME || join(home, ".config"), "git", "ignore");
+}
+
+function isRepositoryRoot(dir: string): boolean {
+  try {
+    readFileSync(join(dir, ".git", "HEAD"));
+    return true;
+  } catch {
+    // A worktree or submodule has a `.git` file instead of a directory.
+    return readText(join(dir, ".git"))?.startsWith("gitdir:") === true;
+  }
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
