@@ -21,7 +21,9 @@ import { createAskUserQuestionTool } from "../tools/ask-user-question.ts";
 import { createBashTool } from "../tools/bash.ts";
 import { createFileTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
+import { secretPlacesOf } from "../tools/credential-paths.ts";
 import type { Config } from "./config.ts";
+import { credentialScopeOf, protectedConfigPaths } from "./guarded-paths.ts";
 
 export interface Composition extends AsyncDisposable {
   readonly service: AgentService;
@@ -47,20 +49,29 @@ export function compose(options: ComposeOptions): Composition {
   const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
   const client = createModelClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, logger });
   const home = options.env.HOME || homedir();
+  // One list for the sandbox and the file tools.
+  const protectedDirs = protectedConfigPaths(config, options.env);
+  const credentials = credentialScopeOf(home, config, options.env);
   const runner = createCommandRunner({
     env: options.env,
     sandbox: config.sandbox,
     home,
+    credentials,
     stateDir: config.home,
-    // The config file itself, not its directory: `DSH_CONFIG` may name a file in any folder.
-    protectedDirs: [config.configPath],
+    protectedDirs,
     envConfig: { include: config.env.include, allowSecret: config.env.allow_secret },
     logger,
   });
   const tools = createToolRegistry([
-    // dsh's config file and its state (session logs, whose settings events a reload trusts)
-    // are never written by the model, whatever the preset.
-    ...createFileTools({ homeDir: home, protectedDirs: [config.configPath, config.home] }),
+    // dsh's configuration is never written by the model, whatever the preset; its state
+    // (session logs, whose settings events a reload trusts) is never read or written.
+    ...createFileTools({
+      homeDir: home,
+      configHome: credentials.configHome,
+      dataHome: credentials.dataHome,
+      stateDir: credentials.stateDir,
+      protectedDirs,
+    }),
     createBashTool(),
     createAskUserQuestionTool(),
   ]);
@@ -89,7 +100,7 @@ export function compose(options: ComposeOptions): Composition {
     defaults,
     maxRequestsPerTurn: config.maxTurnRequests,
     configDir: config.configDir,
-    homeDir: home,
+    secrets: secretPlacesOf(credentials),
     platform: `${process.platform} ${process.arch}`,
     now: () => new Date(),
     logger,

@@ -6,7 +6,8 @@
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { InvalidInputError } from "../errors.ts";
-import { CREDENTIAL_DIRS, CREDENTIAL_FILES } from "../permission/credentials.ts";
+import { credentialStores } from "../permission/credentials.ts";
+import type { CredentialScope } from "../permission/credentials.ts";
 import { hooksPathOf } from "../permission/git-hooks.ts";
 
 /**
@@ -83,24 +84,23 @@ export function stateDirMasks(stateDir: string, workspace: string): Mask[] {
   return statOrUndefined(real)?.isDirectory() === true ? [{ type: "dir", path: real }] : [];
 }
 
-/** Credential stores under `home` that exist (a mount needs an existing mount point). */
-export function credentialMasks(home: string): Mask[] {
+/**
+ * The stores of the credential set that exist (a mount needs an existing mount point), each
+ * hidden behind an empty directory or `/dev/null`.
+ */
+export function credentialMasks(scope: CredentialScope): Mask[] {
   const masks: Mask[] = [];
-  for (const name of [...CREDENTIAL_DIRS, ...CREDENTIAL_FILES]) {
-    const path = join(home, name);
-    const stat = statOrUndefined(path);
-    if (stat?.isDirectory()) masks.push({ type: "dir", path });
-    else if (stat !== undefined) masks.push({ type: "file", path });
+  for (const store of credentialStores(scope)) {
+    const stat = statOrUndefined(store.path);
+    if (stat?.isDirectory()) masks.push({ type: "dir", path: store.path });
+    else if (stat !== undefined) masks.push({ type: "file", path: store.path });
   }
   return masks;
 }
 
-/** Credential store paths under `home`, existing or not (for rule-based sandboxes). */
-export function credentialPaths(home: string): Mask[] {
-  return [
-    ...CREDENTIAL_DIRS.map((name) => ({ type: "dir" as const, path: join(home, name) })),
-    ...CREDENTIAL_FILES.map((name) => ({ type: "file" as const, path: join(home, name) })),
-  ];
+/** The stores of the credential set, existing or not (for rule-based sandboxes). */
+export function credentialPaths(scope: CredentialScope): Mask[] {
+  return credentialStores(scope).map((store) => ({ type: store.type, path: store.path }));
 }
 
 type AddGuard = (type: Guard["type"], path: string) => void;

@@ -32,9 +32,23 @@ const READ_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constant
 
 /** An open regular file: read it, then close it (dispose). */
 export interface OpenedFile extends AsyncDisposable {
+  /** The descriptor, for checks on what was opened; closed by dispose. */
+  readonly fd: number;
+  /** What `fstat` says: a hint, never a bound (procfs and sysfs files say 0, whatever they hold). */
   readonly size: number;
-  read(): Promise<Uint8Array>;
+  /** Reads from the start, at most `limit` bytes; `complete` is false when more remain. */
+  read(limit: number): Promise<BoundedBytes>;
 }
+
+/** Bytes read under a limit. */
+export interface BoundedBytes {
+  readonly bytes: Uint8Array;
+  /** True when the file ended within the limit. */
+  readonly complete: boolean;
+}
+
+/** First buffer of a read whose size hint is 0 or small; it grows by doubling. */
+const FIRST_CHUNK_BYTES = 64 * 1024;
 
 /**
  * Opens a regular file for reading without following a final symlink and without blocking,
@@ -69,14 +83,43 @@ export async function openRegularFile(
       throw new UnsupportedFileError(`${shownPath} is a named pipe (FIFO), not a regular file`);
     if (!stats.isFile()) throw new UnsupportedFileError(`${shownPath} is not a regular file`);
     return {
+      fd: handle.fd,
       size: stats.size,
-      read: () => handle.readFile(),
+      read: (limit) => readBounded(handle, limit, stats.size),
       [Symbol.asyncDispose]: () => handle.close(),
     };
   } catch (error) {
     await handle.close();
     throw error;
   }
+}
+
+/**
+ * Reads at most `limit` bytes, counting what the reads return (one byte past the limit tells
+ * whether more remain), never what `fstat` claimed: the buffer grows only as bytes arrive.
+ */
+async function readBounded(
+  handle: fsp.FileHandle,
+  limit: number,
+  sizeHint: number,
+): Promise<BoundedBytes> {
+  const wanted = limit + 1;
+  let buffer = new Uint8Array(Math.min(wanted, Math.max(sizeHint + 1, FIRST_CHUNK_BYTES)));
+  let total = 0;
+  for (;;) {
+    if (total === buffer.length) {
+      if (total >= wanted) break;
+      const grown = new Uint8Array(Math.min(wanted, buffer.length * 2));
+      grown.set(buffer);
+      buffer = grown;
+    }
+    const { bytesRead } = await handle.read(buffer, total, buffer.length - total, null);
+    if (bytesRead === 0) break;
+    total += bytesRead;
+  }
+  return total > limit
+    ? { bytes: buffer.subarray(0, limit), complete: false }
+    : { bytes: buffer.subarray(0, total), complete: true };
 }
 
 /**
@@ -95,7 +138,13 @@ export async function readTextBytes(
         "use grep to find the part you need, or bash with head/sed",
     );
   }
-  const bytes = await file.read();
+  const { bytes, complete } = await file.read(MAX_FILE_BYTES);
+  if (!complete) {
+    throw new UnsupportedFileError(
+      `${shownPath} holds more than ${formatBytes(MAX_FILE_BYTES)} (its size is not known before reading), ` +
+        "over the limit; use grep to find the part you need, or bash with head/sed",
+    );
+  }
   if (looksBinary(bytes)) {
     throw new UnsupportedFileError(
       `${shownPath} is a binary file (it has NUL bytes); it cannot be read as text`,

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createGrepTool } from "../../src/tools/grep.ts";
+import { secretPlacesOf } from "../../src/tools/credential-paths.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
 import { makeSandbox, toolContext } from "./harness.ts";
 import type { Sandbox } from "./harness.ts";
@@ -35,7 +36,10 @@ async function ticking<T>(
 
 describe("grep with a catastrophic regex", () => {
   test("stops at the time budget with a clear error; the event loop stays free", async () => {
-    const grep = createGrepTool({ homeDir: box.home, matchBudgetMs: 300 });
+    const grep = createGrepTool({
+      secrets: secretPlacesOf({ home: box.home }),
+      matchBudgetMs: 300,
+    });
     const registry = createToolRegistry([grep]);
     const {
       value: call,
@@ -56,7 +60,7 @@ describe("grep with a catastrophic regex", () => {
   });
 
   test("a cancel ends the match at once", async () => {
-    const tool = createGrepTool({ homeDir: box.home });
+    const tool = createGrepTool({ secrets: secretPlacesOf({ home: box.home }) });
     const controller = new AbortController();
     const ctx = toolContext(box.root, { signal: controller.signal });
     const {
@@ -78,7 +82,9 @@ describe("grep with a catastrophic regex", () => {
   });
 
   test("an ordinary pattern still finds its lines in a batch after the evil file", async () => {
-    const registry = createToolRegistry([createGrepTool({ homeDir: box.home })]);
+    const registry = createToolRegistry([
+      createGrepTool({ secrets: secretPlacesOf({ home: box.home }) }),
+    ]);
     const call = await registry.execute(
       "grep",
       JSON.stringify({ pattern: "^fine|a{30}!$", ignore_case: true }),
