@@ -9,6 +9,7 @@ import { InvalidInputError } from "../errors.ts";
 import { credentialStores } from "../permission/credentials.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 import { hooksPathOf } from "../permission/git-hooks.ts";
+import { mountAliases, readMountTable } from "./mount-aliases.ts";
 
 /**
  * One protection inside the writable workspace.
@@ -86,14 +87,23 @@ export function stateDirMasks(stateDir: string, workspace: string): Mask[] {
 
 /**
  * The stores of the credential set that exist (a mount needs an existing mount point), each
- * hidden behind an empty directory or `/dev/null`.
+ * hidden behind an empty directory or `/dev/null`: at its path, and wherever a bind mount or
+ * a second mount of its file system shows the same inode (a path check alone misses a home
+ * reached through another mount point).
  */
-export function credentialMasks(scope: CredentialScope): Mask[] {
+export function credentialMasks(scope: CredentialScope, mounts = readMountTable()): Mask[] {
   const masks: Mask[] = [];
+  const add = (mask: Mask) => {
+    if (!masks.some((known) => known.path === mask.path)) masks.push(mask);
+  };
   for (const store of credentialStores(scope)) {
     const stat = statOrUndefined(store.path);
-    if (stat?.isDirectory()) masks.push({ type: "dir", path: store.path });
-    else if (stat !== undefined) masks.push({ type: "file", path: store.path });
+    if (stat === undefined) continue;
+    const type = stat.isDirectory() ? "dir" : "file";
+    add({ type, path: store.path });
+    const real = realpathOrUndefined(store.path);
+    if (real === undefined) continue;
+    for (const alias of mountAliases(real, mounts)) add({ type, path: alias });
   }
   return masks;
 }
