@@ -85,7 +85,7 @@ export async function openRegularFile(
     return {
       fd: handle.fd,
       size: stats.size,
-      read: (limit) => readBounded(handle, limit, stats.size),
+      read: (limit) => readBounded(handle, limit, stats.size, shownPath),
       [Symbol.asyncDispose]: () => handle.close(),
     };
   } catch (error) {
@@ -95,15 +95,23 @@ export async function openRegularFile(
 }
 
 /**
- * Reads at most `limit` bytes, counting what the reads return (one byte past the limit tells
- * whether more remain), never what `fstat` claimed: the buffer grows only as bytes arrive.
+ * Bytes read past the limit to tell whether more remain. A whole page, not one byte: some
+ * kernel files (`/proc/<pid>/pagemap`) refuse reads that are not multiples of 8 bytes.
+ */
+const PROBE_BYTES = 4096;
+
+/**
+ * Reads at most `limit` bytes, counting what the reads return, never what `fstat` claimed:
+ * the buffer grows only as bytes arrive. Throws `UnsupportedFileError` for a file that does
+ * not read like one (EINVAL), and what `describeFileError` makes of other failures.
  */
 async function readBounded(
   handle: fsp.FileHandle,
   limit: number,
   sizeHint: number,
+  shownPath: string,
 ): Promise<BoundedBytes> {
-  const wanted = limit + 1;
+  const wanted = limit + PROBE_BYTES;
   let buffer = new Uint8Array(Math.min(wanted, Math.max(sizeHint + 1, FIRST_CHUNK_BYTES)));
   let total = 0;
   for (;;) {
@@ -113,7 +121,15 @@ async function readBounded(
       grown.set(buffer);
       buffer = grown;
     }
-    const { bytesRead } = await handle.read(buffer, total, buffer.length - total, null);
+    const bytesRead = await handle.read(buffer, total, buffer.length - total, null).then(
+      (read) => read.bytesRead,
+      (error: unknown) => {
+        if (errorCode(error) === "EINVAL") {
+          throw new UnsupportedFileError(`${shownPath} cannot be read as a plain file (EINVAL)`);
+        }
+        throw describeFileError(error, "read", shownPath);
+      },
+    );
     if (bytesRead === 0) break;
     total += bytesRead;
   }
