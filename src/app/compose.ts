@@ -52,6 +52,8 @@ export function compose(options: ComposeOptions): Composition {
   // One list for the sandbox and the file tools.
   const protectedDirs = protectedConfigPaths(config, options.env);
   const credentials = credentialScopeOf(home, config, options.env);
+  // What the file tools and the instruction files never read; one set for both.
+  const secrets = secretPlacesOf(credentials);
   const runner = createCommandRunner({
     env: options.env,
     sandbox: config.sandbox,
@@ -65,13 +67,7 @@ export function compose(options: ComposeOptions): Composition {
   const tools = createToolRegistry([
     // dsh's configuration is never written by the model, whatever the preset; its state
     // (session logs, whose settings events a reload trusts) is never read or written.
-    ...createFileTools({
-      homeDir: home,
-      configHome: credentials.configHome,
-      dataHome: credentials.dataHome,
-      stateDir: credentials.stateDir,
-      protectedDirs,
-    }),
+    ...createFileTools({ secrets, protectedDirs }),
     createBashTool(),
     createAskUserQuestionTool(),
   ]);
@@ -100,7 +96,7 @@ export function compose(options: ComposeOptions): Composition {
     defaults,
     maxRequestsPerTurn: config.maxTurnRequests,
     configDir: config.configDir,
-    secrets: secretPlacesOf(credentials),
+    secrets,
     platform: `${process.platform} ${process.arch}`,
     now: () => new Date(),
     logger,

@@ -1,6 +1,7 @@
 /** The file tools dsh always offers, in a stable order (the order of the model's tool list). */
 import * as os from "node:os";
 import { secretPlacesOf } from "./credential-paths.ts";
+import type { SecretPlaces } from "./credential-paths.ts";
 import { createEditFileTool } from "./edit-file.ts";
 import { createGlobTool } from "./glob.ts";
 import { createGrepTool } from "./grep.ts";
@@ -24,6 +25,11 @@ export interface FileToolDeps {
    */
   readonly stateDir?: string;
   /**
+   * The secret places already built (the composition root shares them with the agent
+   * service); when given, the home, XDG and state fields above are not used.
+   */
+  readonly secrets?: SecretPlaces;
+  /**
    * Directories and files the write tools never touch under any preset, like `.git` and
    * `.dsh`: dsh's own configuration, which may lie inside a workspace (a dotfiles
    * repository). Default none.
@@ -33,12 +39,14 @@ export interface FileToolDeps {
 
 /** `read_file`, `write_file`, `edit_file`, `glob`, `grep`. */
 export function createFileTools(deps: FileToolDeps = {}): AnyTool[] {
-  const secrets = secretPlacesOf({
-    home: deps.homeDir ?? os.homedir(),
-    configHome: deps.configHome,
-    dataHome: deps.dataHome,
-    stateDir: deps.stateDir,
-  });
+  const secrets =
+    deps.secrets ??
+    secretPlacesOf({
+      home: deps.homeDir ?? os.homedir(),
+      configHome: deps.configHome,
+      dataHome: deps.dataHome,
+      stateDir: deps.stateDir,
+    });
   const protectedDirs = deps.protectedDirs ?? [];
   return [
     createReadFileTool({ secrets }),

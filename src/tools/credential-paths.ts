@@ -8,7 +8,6 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { credentialStores } from "../permission/credentials.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
-import { relativeInside } from "./containment.ts";
 
 /** A place the file tools refuse, at one absolute path. */
 export interface SecretPlace {
@@ -24,6 +23,10 @@ export interface SecretPlaces {
   /** The home directory as given and its realpath (the write policy's dotfile rule uses it). */
   readonly homeDirs: readonly string[];
   readonly places: readonly SecretPlace[];
+  /** The places by path, for lookups along a path's ancestors. */
+  readonly byPath: ReadonlyMap<string, SecretPlace>;
+  /** Every ancestor directory of every place: below any other directory there is no place. */
+  readonly ancestors: ReadonlySet<string>;
 }
 
 /** Where a path met a secret place. */
@@ -47,20 +50,24 @@ const PROC_ENVIRON = /^\/proc\/(?:\d+|self|thread-self)(?:\/task\/\d+)?\/environ
  * resolve symlinks; a missing store keeps its lexical path.
  */
 export function secretPlacesOf(scope: CredentialScope): SecretPlaces {
-  const places: SecretPlace[] = [];
-  const seen = new Set<string>();
+  const byPath = new Map<string, SecretPlace>();
   const add = (place: SecretPlace) => {
-    for (const where of [place.path, realpathOr(place.path)]) {
-      if (seen.has(where)) continue;
-      seen.add(where);
-      places.push({ ...place, path: where });
+    for (const where of [place.path, realOfAncestor(place.path)]) {
+      if (!byPath.has(where)) byPath.set(where, { ...place, path: where });
     }
   };
   for (const store of credentialStores(scope)) add({ ...store, kind: "credentials" });
   if (scope.stateDir !== undefined) {
     add({ type: "dir", path: path.resolve(scope.stateDir), kind: "state", reason: STATE_REASON });
   }
-  return { homeDirs: homeDirsOf(scope.home), places };
+  const ancestors = new Set<string>();
+  for (const where of byPath.keys()) {
+    for (let dir = path.dirname(where); !ancestors.has(dir); dir = path.dirname(dir)) {
+      ancestors.add(dir);
+      if (path.dirname(dir) === dir) break;
+    }
+  }
+  return { homeDirs: homeDirsOf(scope.home), places: [...byPath.values()], byPath, ancestors };
 }
 
 /** The secret place an absolute path is or lies in, compared by path segments, or undefined. */
@@ -68,12 +75,17 @@ export function secretMatch(absolutePath: string, secrets: SecretPlaces): Secret
   if (PROC_ENVIRON.test(absolutePath)) {
     return { place: absolutePath, kind: "environ", reason: ENVIRON_REASON };
   }
-  for (const place of secrets.places) {
-    const rel = relativeInside(place.path, absolutePath);
-    if (rel === undefined || (rel !== "" && place.type === "file")) continue;
-    return { place: place.path, kind: place.kind, reason: place.reason };
+  // Down from the root, one lookup per component, only while the path follows the places'
+  // tree: this runs for every file a search opens, and most paths leave the tree at once.
+  const target = path.resolve(absolutePath);
+  for (let end = target.indexOf(path.sep, 1); ; end = target.indexOf(path.sep, end + 1)) {
+    const prefix = end === -1 ? target : target.slice(0, end);
+    const place = secrets.byPath.get(prefix);
+    if (place !== undefined && (place.type === "dir" || end === -1)) {
+      return { place: place.path, kind: place.kind, reason: place.reason };
+    }
+    if (end === -1 || !secrets.ancestors.has(prefix)) return undefined;
   }
-  return undefined;
 }
 
 /**
@@ -93,6 +105,31 @@ export function secretRefusal(shown: string, match: SecretMatch, action: string)
 export function homeDirsOf(homeDir: string): readonly string[] {
   const real = realpathOr(homeDir);
   return real === homeDir ? [homeDir] : [homeDir, real];
+}
+
+/**
+ * The realpath of `target`, or of its deepest existing ancestor plus the rest: a store not
+ * created yet under a symlinked `~/.config` is matched where it would appear. Most stores do
+ * not exist, so ancestors are probed with `lstat`, which does not throw for them.
+ */
+function realOfAncestor(target: string): string {
+  const missing: string[] = [];
+  let current = target;
+  while (!exists(current)) {
+    const parent = path.dirname(current);
+    if (parent === current) return target;
+    missing.unshift(path.basename(current));
+    current = parent;
+  }
+  return path.join(realpathOr(current), ...missing);
+}
+
+function exists(target: string): boolean {
+  try {
+    return fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 function realpathOr(target: string): string {

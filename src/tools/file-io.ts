@@ -102,8 +102,10 @@ const PROBE_BYTES = 4096;
 
 /**
  * Reads at most `limit` bytes, counting what the reads return, never what `fstat` claimed:
- * the buffer grows only as bytes arrive. Throws `UnsupportedFileError` for a file that does
- * not read like one (EINVAL), and what `describeFileError` makes of other failures.
+ * the buffer starts at the claimed size (or 64 KiB when the claim is 0) and grows only as
+ * bytes arrive. A file that ends where it claimed comes back in a buffer of its exact size.
+ * Throws `UnsupportedFileError` for a file that does not read like one (EINVAL), and what
+ * `describeFileError` makes of other failures.
  */
 async function readBounded(
   handle: fsp.FileHandle,
@@ -112,16 +114,8 @@ async function readBounded(
   shownPath: string,
 ): Promise<BoundedBytes> {
   const wanted = limit + PROBE_BYTES;
-  let buffer = new Uint8Array(Math.min(wanted, Math.max(sizeHint + 1, FIRST_CHUNK_BYTES)));
-  let total = 0;
-  for (;;) {
-    if (total === buffer.length) {
-      if (total >= wanted) break;
-      const grown = new Uint8Array(Math.min(wanted, buffer.length * 2));
-      grown.set(buffer);
-      buffer = grown;
-    }
-    const bytesRead = await handle.read(buffer, total, buffer.length - total, null).then(
+  const readInto = (target: Uint8Array, offset: number, length: number) =>
+    handle.read(target, offset, length, null).then(
       (read) => read.bytesRead,
       (error: unknown) => {
         if (errorCode(error) === "EINVAL") {
@@ -130,12 +124,33 @@ async function readBounded(
         throw describeFileError(error, "read", shownPath);
       },
     );
+  // Unpooled and unzeroed: only the bytes read are ever exposed.
+  let buffer: Uint8Array = Buffer.allocUnsafeSlow(
+    Math.min(wanted, sizeHint > 0 ? sizeHint : FIRST_CHUNK_BYTES),
+  );
+  let total = 0;
+  for (;;) {
+    if (total === buffer.length) {
+      if (total >= wanted) break;
+      // Full: a small probe tells the end of the file from more to come.
+      const probe = Buffer.allocUnsafeSlow(PROBE_BYTES);
+      const more = await readInto(probe, 0, PROBE_BYTES);
+      if (more === 0) break;
+      const grown = Buffer.allocUnsafeSlow(
+        Math.min(wanted, Math.max(buffer.length * 2, total + more)),
+      );
+      grown.set(buffer);
+      grown.set(probe.subarray(0, Math.min(more, grown.length - total)), total);
+      buffer = grown;
+      total = Math.min(total + more, grown.length);
+      continue;
+    }
+    const bytesRead = await readInto(buffer, total, buffer.length - total);
     if (bytesRead === 0) break;
     total += bytesRead;
   }
-  return total > limit
-    ? { bytes: buffer.subarray(0, limit), complete: false }
-    : { bytes: buffer.subarray(0, total), complete: true };
+  if (total > limit) return { bytes: buffer.subarray(0, limit), complete: false };
+  return { bytes: total === buffer.length ? buffer : buffer.subarray(0, total), complete: true };
 }
 
 /**

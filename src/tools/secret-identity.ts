@@ -89,7 +89,8 @@ export function snapshotSecrets(places: SecretPlaces): SecretSnapshot {
 /** The identity of what `target` names (symlinks followed), or undefined. */
 export function statIdentity(target: string): FileIdentity | undefined {
   try {
-    return fs.statSync(target, { bigint: true });
+    // Most stores do not exist: no exception for those keeps a snapshot cheap.
+    return fs.statSync(target, { bigint: true, throwIfNoEntry: false });
   } catch {
     return undefined;
   }
@@ -129,7 +130,7 @@ function linkedFiles(places: readonly SecretPlace[]): Map<string, SecretPlace> |
 
 function lstatIdentity(target: string): FileIdentity | undefined {
   try {
-    return fs.lstatSync(target, { bigint: true });
+    return fs.lstatSync(target, { bigint: true, throwIfNoEntry: false });
   } catch {
     return undefined;
   }
