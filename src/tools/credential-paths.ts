@@ -33,8 +33,13 @@ export interface SecretPlaces {
 export interface SecretMatch {
   /** The place's path (a store, or the state directory). */
   readonly place: string;
-  /** A place's kind, or `environ`: a process's environment under procfs. */
-  readonly kind: SecretPlace["kind"] | "environ";
+  /** Whether the place is a directory (the path lies in it) or a file (the path is it). */
+  readonly type: SecretPlace["type"];
+  /**
+   * A place's kind; or `environ`: a process's environment under procfs; or `unverified`: a
+   * hard-linked file that cannot be told apart from a store's file.
+   */
+  readonly kind: SecretPlace["kind"] | "environ" | "unverified";
   readonly reason: string;
 }
 
@@ -73,7 +78,7 @@ export function secretPlacesOf(scope: CredentialScope): SecretPlaces {
 /** The secret place an absolute path is or lies in, compared by path segments, or undefined. */
 export function secretMatch(absolutePath: string, secrets: SecretPlaces): SecretMatch | undefined {
   if (PROC_ENVIRON.test(absolutePath)) {
-    return { place: absolutePath, kind: "environ", reason: ENVIRON_REASON };
+    return { place: absolutePath, type: "file", kind: "environ", reason: ENVIRON_REASON };
   }
   // Down from the root, one lookup per component, only while the path follows the places'
   // tree: this runs for every file a search opens, and most paths leave the tree at once.
@@ -82,7 +87,7 @@ export function secretMatch(absolutePath: string, secrets: SecretPlaces): Secret
     const prefix = end === -1 ? target : target.slice(0, end);
     const place = secrets.byPath.get(prefix);
     if (place !== undefined && (place.type === "dir" || end === -1)) {
-      return { place: place.path, kind: place.kind, reason: place.reason };
+      return { place: place.path, type: place.type, kind: place.kind, reason: place.reason };
     }
     if (end === -1 || !secrets.ancestors.has(prefix)) return undefined;
   }
@@ -94,10 +99,12 @@ export function secretMatch(absolutePath: string, secrets: SecretPlaces): Secret
  */
 export function secretRefusal(shown: string, match: SecretMatch, action: string): string {
   if (match.kind === "environ") return `${shown} is ${ENVIRON_REASON}; dsh does not ${action} it`;
+  if (match.kind === "unverified") return `${shown}: ${match.reason}; dsh does not ${action} it`;
   if (match.kind === "state") {
     return `${shown} is inside ${match.place}, ${STATE_REASON}; dsh's file tools never ${action} it`;
   }
-  const where = match.place === shown ? "" : ` is under ${match.place}, which`;
+  const relation = match.type === "dir" ? "is under" : "is the same file as";
+  const where = match.place === shown ? "" : ` ${relation} ${match.place}, which`;
   return `${shown}${where} holds credentials; dsh does not ${action} it`;
 }
 

@@ -32,8 +32,14 @@ export interface SecretSnapshot {
   match(realPath: string, identity?: FileIdentity): SecretMatch | undefined;
 }
 
-/** Stats the secret places of `places` now. */
-export function snapshotSecrets(places: SecretPlaces): SecretSnapshot {
+/**
+ * Stats the secret places of `places` now. `maxLinkedEntries` bounds the entries visited in
+ * directory stores to compare a hard-linked file with; past it such a file is refused.
+ */
+export function snapshotSecrets(
+  places: SecretPlaces,
+  maxLinkedEntries = MAX_LINKED_ENTRIES,
+): SecretSnapshot {
   const byIdentity = new Map<string, SecretPlace>();
   for (const place of places.places) {
     const stats = statIdentity(place.path);
@@ -55,6 +61,7 @@ export function snapshotSecrets(places: SecretPlaces): SecretSnapshot {
 
   const asMatch = (place: SecretPlace): SecretMatch => ({
     place: place.path,
+    type: place.type,
     kind: place.kind,
     reason: place.reason,
   });
@@ -72,11 +79,12 @@ export function snapshotSecrets(places: SecretPlaces): SecretSnapshot {
       const parent = placeOfDirectory(path.dirname(realPath));
       if (parent !== undefined) return asMatch(parent);
       if (own === undefined || own.nlink <= 1n) return undefined;
-      linked ??= linkedFiles(places.places);
+      linked ??= linkedFiles(places.places, maxLinkedEntries);
       if (linked === "too many") {
         return {
           place: realPath,
-          kind: "credentials",
+          type: "file",
+          kind: "unverified",
           reason: `it has ${own.nlink} hard links, and the credential stores hold too many files to tell whether one of them is this file`,
         };
       }
@@ -101,7 +109,10 @@ function keyOf(identity: FileIdentity): string {
 }
 
 /** The files inside the directory stores, by identity; "too many" past the bound. */
-function linkedFiles(places: readonly SecretPlace[]): Map<string, SecretPlace> | "too many" {
+function linkedFiles(
+  places: readonly SecretPlace[],
+  maxEntries: number,
+): Map<string, SecretPlace> | "too many" {
   const found = new Map<string, SecretPlace>();
   let visited = 0;
   for (const place of places) {
@@ -115,7 +126,7 @@ function linkedFiles(places: readonly SecretPlace[]): Map<string, SecretPlace> |
         continue;
       }
       for (const entry of entries) {
-        if (++visited > MAX_LINKED_ENTRIES) return "too many";
+        if (++visited > maxEntries) return "too many";
         const entryPath = path.join(dir, entry.name);
         if (entry.isDirectory()) pending.push(entryPath);
         else if (entry.isFile()) {

@@ -5,6 +5,8 @@ import { credentialMasks, credentialPaths } from "../../src/exec/guards.ts";
 import { CREDENTIAL_ENTRIES, credentialStores } from "../../src/permission/credentials.ts";
 import { PRESETS } from "../../src/permission/knobs.ts";
 import { createFileTools } from "../../src/tools/core-tools.ts";
+import { secretPlacesOf, secretRefusal } from "../../src/tools/credential-paths.ts";
+import { snapshotSecrets } from "../../src/tools/secret-identity.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
 import type { ToolRegistry } from "../../src/tools/types.ts";
 import { makeSandbox, recordingAnswerer, toolContext } from "./harness.ts";
@@ -157,8 +159,10 @@ describe("hard links", () => {
       output: `${path.join(box.root, "backup.txt")} is under ${path.join(box.home, ".aws")}, which holds credentials; dsh does not read it`,
     });
     const bash = await run("read_file", { path: "history.txt" });
-    expect(bash.isError).toBe(true);
-    expect(bash.output).toContain("holds credentials");
+    expect(bash).toEqual({
+      isError: true,
+      output: `${path.join(box.root, "history.txt")} is the same file as ${history}, which holds credentials; dsh does not read it`,
+    });
     const grep = await run("grep", { pattern: SECRET });
     expect(grep.output).toStartWith(`No matches for /${SECRET}/`);
     // An ordinary file with two links stays readable.
@@ -195,4 +199,29 @@ describe("dsh's state directory", () => {
     expect(grep.output).not.toContain(transcript);
     expect(fs.readdirSync(path.join(state, "sessions"))).toEqual(["other.jsonl"]);
   });
+});
+
+test("a hard-linked file is refused when the stores hold more files than the comparison visits", () => {
+  const store = path.join(box.home, ".password-store");
+  fs.mkdirSync(path.join(store, "nested"), { recursive: true });
+  for (let i = 0; i < 10; i++) fs.writeFileSync(path.join(store, "nested", `${i}.gpg`), "x");
+  box.write("a.txt", "plain\n");
+  fs.linkSync(path.join(box.root, "a.txt"), path.join(box.root, "b.txt"));
+  box.write("single.txt", "one\n");
+  const places = secretPlacesOf({ home: box.home });
+  const b = path.join(box.root, "b.txt");
+  // 11 entries: the directory and its ten files.
+  expect(snapshotSecrets(places, 11).match(b)).toBeUndefined();
+  expect(snapshotSecrets(places, 10).match(b)).toEqual({
+    place: b,
+    type: "file",
+    kind: "unverified",
+    reason:
+      "it has 2 hard links, and the credential stores hold too many files to tell whether one of them is this file",
+  });
+  // A file with one link needs no comparison.
+  expect(snapshotSecrets(places, 0).match(path.join(box.root, "single.txt"))).toBeUndefined();
+  expect(
+    secretRefusal(b, { place: b, type: "file", kind: "unverified", reason: "why" }, "read"),
+  ).toBe(`${b}: why; dsh does not read it`);
 });
