@@ -97,7 +97,7 @@ export function credentialMasks(scope: CredentialScope, mounts = readMountTable(
     if (!masks.some((known) => known.path === mask.path)) masks.push(mask);
   };
   for (const store of credentialStores(scope)) {
-    const stat = statOrUndefined(store.path);
+    const stat = existingStat(store.path);
     if (stat === undefined) continue;
     const type = stat.isDirectory() ? "dir" : "file";
     add({ type, path: store.path });
@@ -106,6 +106,15 @@ export function credentialMasks(scope: CredentialScope, mounts = readMountTable(
     for (const alias of mountAliases(real, mounts)) add({ type, path: alias });
   }
   return masks;
+}
+
+/** `stat` without an exception for a missing path: most stores do not exist, at every command. */
+function existingStat(path: string) {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /** The stores of the credential set, existing or not (for rule-based sandboxes). */

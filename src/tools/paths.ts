@@ -93,9 +93,10 @@ export function protectedDirsOf(dirs: readonly string[]): readonly string[] {
 }
 
 /**
- * Checks a write target without asking anyone: secret places (like reads), protected names (`.git`, `.dsh`), `protectedDirs` (dsh's own configuration, expanded by
- * `protectedDirsOf`), directories and hard-linked files are refused here, whatever the preset
- * and before anything is read. Whether the write needs the user's approval is the caller's
+ * Checks a write target without asking anyone: secret places (like reads), protected names
+ * (`.git`, `.dsh`), `protectedDirs` (dsh's own configuration, expanded by `protectedDirsOf`),
+ * directories and hard-linked files are refused here, whatever the preset and before anything
+ * is read. Whether the write needs the user's approval is the caller's
  * policy (`place`).
  */
 export function checkWrite(
