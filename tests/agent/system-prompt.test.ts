@@ -1,6 +1,14 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -118,6 +126,23 @@ test("every unsafe AGENTS.md is left out and named in the log, without blocking"
   expect(reasons[5]).toContain("over the 64 KiB limit");
   expect(reasons[6]).toContain("not UTF-8");
   expect(reasons[7]).toContain("state directory");
+});
+
+test("an AGENTS.md hard-linked to a credential file is refused by its inode", async () => {
+  const home = join(dir, "home");
+  const cwd = join(dir, "plain");
+  mkdirSync(join(home, ".aws"), { recursive: true });
+  mkdirSync(cwd);
+  writeFileSync(join(home, ".aws", "credentials"), "aws_secret_access_key = AKIASECRET");
+  linkSync(join(home, ".aws", "credentials"), join(cwd, "AGENTS.md"));
+  const logger = warningLogger();
+  expect(await find(cwd, undefined, logger)).toEqual([]);
+  expect(logger.warnings.map((warning) => warning.data)).toEqual([
+    {
+      path: join(cwd, "AGENTS.md"),
+      reason: `${join(cwd, "AGENTS.md")} is under ${join(home, ".aws")}, which holds credentials; dsh does not read it`,
+    },
+  ]);
 });
 
 test("the config dir's AGENTS.md may not lead out of the config dir or into /proc", async () => {

@@ -28,6 +28,16 @@ describe("reads are bounded by the bytes actually read", () => {
     expect(status.result.output).toMatch(/^ {5}1\tName:\t/);
   });
 
+  test("read_file refuses a process's environment, which holds dsh's API key", async () => {
+    for (const file of ["/proc/self/environ", `/proc/${process.pid}/environ`]) {
+      const call = await fx.run("read_file", { path: file });
+      expect(call.result).toEqual({
+        isError: true,
+        output: `${file} is a process's environment, which holds dsh's API key; dsh does not read it`,
+      });
+    }
+  });
+
   test("grep skips /proc/self/pagemap as too large instead of reading it to the end", async () => {
     const call = await fx.run("grep", { pattern: "x", path: "/proc/self/pagemap" });
     expect(call.result).toEqual({
