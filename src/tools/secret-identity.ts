@@ -18,6 +18,7 @@ export interface FileIdentity {
   readonly dev: bigint;
   readonly ino: bigint;
   readonly nlink: bigint;
+  isFile(): boolean;
 }
 
 /** The secret places as they were on disk when the snapshot was taken. */
@@ -26,8 +27,8 @@ export interface SecretSnapshot {
   /**
    * The secret place `realPath` is or lies in, by path or by the identity of the file and its
    * ancestors; undefined when none. `identity` is what was opened (fstat), when known; else
-   * the path is stat'ed. A file with more than one link is compared with every file of the
-   * directory stores. Never throws.
+   * the path is stat'ed. A regular file with more than one link is compared with every file
+   * of the directory stores on its device. Never throws.
    */
   match(realPath: string, identity?: FileIdentity): SecretMatch | undefined;
 }
@@ -41,12 +42,22 @@ export function snapshotSecrets(
   maxLinkedEntries = MAX_LINKED_ENTRIES,
 ): SecretSnapshot {
   const byIdentity = new Map<string, SecretPlace>();
+  // Directory stores by device: a hard link never crosses file systems. The state directory
+  // is left out (its transcripts are many, and no command can see them to link them); its
+  // stored key is a file store of its own.
+  const dirsByDevice = new Map<bigint, SecretPlace[]>();
   for (const place of places.places) {
     const stats = statIdentity(place.path);
-    if (stats !== undefined) byIdentity.set(keyOf(stats), place);
+    if (stats === undefined) continue;
+    const key = keyOf(stats);
+    // A store is listed as given and as it really is: the same directory is compared once.
+    if (byIdentity.has(key)) continue;
+    byIdentity.set(key, place);
+    if (place.type !== "dir" || place.kind !== "credentials") continue;
+    dirsByDevice.set(stats.dev, [...(dirsByDevice.get(stats.dev) ?? []), place]);
   }
   const ancestors = new Map<string, SecretPlace | null>();
-  let linked: Map<string, SecretPlace> | "too many" | undefined;
+  const linked = new Map<bigint, Map<string, SecretPlace> | "too many">();
 
   const placeOfDirectory = (dir: string): SecretPlace | undefined => {
     const known = ancestors.get(dir);
@@ -78,9 +89,13 @@ export function snapshotSecrets(
       }
       const parent = placeOfDirectory(path.dirname(realPath));
       if (parent !== undefined) return asMatch(parent);
-      if (own === undefined || own.nlink <= 1n) return undefined;
-      linked ??= linkedFiles(places.places, maxLinkedEntries);
-      if (linked === "too many") {
+      if (own === undefined || own.nlink <= 1n || !own.isFile()) return undefined;
+      let files = linked.get(own.dev);
+      if (files === undefined) {
+        files = linkedFiles(dirsByDevice.get(own.dev) ?? [], maxLinkedEntries);
+        linked.set(own.dev, files);
+      }
+      if (files === "too many") {
         return {
           place: realPath,
           type: "file",
@@ -88,7 +103,7 @@ export function snapshotSecrets(
           reason: `it has ${own.nlink} hard links, and the credential stores hold too many files to tell whether one of them is this file`,
         };
       }
-      const store = linked.get(keyOf(own));
+      const store = files.get(keyOf(own));
       return store === undefined ? undefined : asMatch(store);
     },
   };
@@ -108,7 +123,7 @@ function keyOf(identity: FileIdentity): string {
   return `${identity.dev}:${identity.ino}`;
 }
 
-/** The files inside the directory stores, by identity; "too many" past the bound. */
+/** The files inside directory stores `places`, by identity; "too many" past the bound. */
 function linkedFiles(
   places: readonly SecretPlace[],
   maxEntries: number,
@@ -116,7 +131,6 @@ function linkedFiles(
   const found = new Map<string, SecretPlace>();
   let visited = 0;
   for (const place of places) {
-    if (place.type !== "dir") continue;
     const pending = [place.path];
     for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
       let entries: fs.Dirent[];
