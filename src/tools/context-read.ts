@@ -68,7 +68,7 @@ export async function readContextFile(request: ContextReadRequest): Promise<Cont
   const shown = request.path;
   const refused = (reason: string): ContextRead => ({ type: "refused", path: shown, reason });
   if (!path.isAbsolute(shown) || shown.includes("\0")) {
-    return refused("the path is not an absolute path without NUL bytes");
+    return refused("the path is not absolute, or holds a NUL byte");
   }
   let real: string;
   try {
@@ -76,7 +76,7 @@ export async function readContextFile(request: ContextReadRequest): Promise<Cont
   } catch (error) {
     const code = errorCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") {
-      return fs.lstatSync(shown, { throwIfNoEntry: false })?.isSymbolicLink() === true
+      return isSymlink(shown)
         ? refused("it is a symlink to nothing")
         : { type: "missing", path: shown };
     }
@@ -95,7 +95,7 @@ export async function readContextFile(request: ContextReadRequest): Promise<Cont
     if (fsType !== undefined) return refused(`it lies on a kernel file system (${fsType})`);
     if (file.size > request.maxBytes) {
       return refused(
-        `it is ${formatBytes(file.size)}, over the ${formatBytes(request.maxBytes)} limit`,
+        `it is ${formatBytes(file.size)} (${file.size} bytes), over the ${formatBytes(request.maxBytes)} limit`,
       );
     }
     request.signal.throwIfAborted();
@@ -119,6 +119,14 @@ function kernelFileSystem(fd: number): string | undefined {
     return KERNEL_FS_TYPES.has(type) ? `0x${type.toString(16)}` : undefined;
   } catch {
     return undefined;
+  }
+}
+
+function isSymlink(target: string): boolean {
+  try {
+    return fs.lstatSync(target, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+  } catch {
+    return false;
   }
 }
 
