@@ -18,12 +18,15 @@ export interface MountEntry {
 
 /** The mount table of this process's namespace; empty when it cannot be read. */
 export function readMountTable(): MountEntry[] {
-  let text: string;
   try {
-    text = readFileSync("/proc/self/mountinfo", "utf8");
+    return parseMountTable(readFileSync("/proc/self/mountinfo", "utf8"));
   } catch {
     return [];
   }
+}
+
+/** The entries of a `mountinfo` text; malformed lines are skipped. */
+export function parseMountTable(text: string): MountEntry[] {
   const entries: MountEntry[] = [];
   for (const line of text.split("\n")) {
     // id parent major:minor root mount-point options [optional...] - type source super-options
