@@ -10,6 +10,7 @@ import type { SessionLog, SessionStore } from "../session/types.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
 import { buildSystemPrompt, findInstructions } from "./system-prompt.ts";
 import type { AgentHandle, AgentService } from "./types.ts";
+import type { SecretPlaces } from "../tools/credential-paths.ts";
 
 export interface AgentServiceDeps extends AgentCollaborators {
   readonly store: SessionStore;
@@ -17,22 +18,32 @@ export interface AgentServiceDeps extends AgentCollaborators {
   readonly maxRequestsPerTurn: number;
   /** The user's config dir, searched for an AGENTS.md. */
   readonly configDir?: string;
-  /** The user's home dir: instruction files that resolve into its credential stores are skipped. */
-  readonly homeDir: string;
+  /** What instruction files must not be: credential stores, dsh's state directory. */
+  readonly secrets: SecretPlaces;
   readonly platform: string;
   readonly now: () => Date;
 }
+
+/** Time the instruction files may take to read when a session opens (a hung network mount). */
+const INSTRUCTIONS_TIMEOUT_MS = 10_000;
 
 export function createAgentService(deps: AgentServiceDeps): AgentService {
   /** Ids of sessions live (or being opened) in this process: one writer per session. */
   const live = new Set<string>();
 
-  function open(log: SessionLog, root: string): AgentHandle {
+  async function open(log: SessionLog, root: string): Promise<AgentHandle> {
+    const instructions = await findInstructions({
+      cwd: root,
+      configDir: deps.configDir,
+      secrets: deps.secrets,
+      logger: deps.logger,
+      signal: AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS),
+    });
     const systemPrompt = buildSystemPrompt({
       cwd: root,
       platform: deps.platform,
       date: deps.now().toISOString().slice(0, 10),
-      instructions: findInstructions(root, deps.configDir, deps.homeDir),
+      instructions,
     });
     return createAgentHandle({
       ...deps,
@@ -49,7 +60,13 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       const root = await sessionRoot(cwd);
       const log = await deps.store.create({ cwd });
       live.add(log.header.id);
-      return open(log, root);
+      try {
+        return await open(log, root);
+      } catch (error) {
+        live.delete(log.header.id);
+        await log[Symbol.asyncDispose]();
+        throw error;
+      }
     },
 
     async resume(id, options = {}) {
@@ -64,7 +81,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
             { sessionId: id, cwd: log.header.cwd },
           );
         }
-        return open(log, await sessionRoot(log.header.cwd));
+        return await open(log, await sessionRoot(log.header.cwd));
       } catch (error) {
         live.delete(id);
         await log?.[Symbol.asyncDispose]();
