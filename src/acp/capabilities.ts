@@ -10,6 +10,7 @@ export function initializeResponse(version: string): acp.InitializeResponse {
       loadSession: true,
       promptCapabilities: { image: false, audio: false, embeddedContext: false },
       sessionCapabilities: { list: {}, close: {}, resume: {} },
+      mcpCapabilities: { http: true, sse: true },
     },
     agentInfo: { name: "dsh", title: "dsh", version },
     authMethods: [],

@@ -8,7 +8,9 @@ export type ApprovalKind =
   /** A `bash` call with `escalate: true`: run outside the sandbox. */
   | "escalate"
   /** No sandbox backend works: the command would run unsandboxed. */
-  | "unsandboxed";
+  | "unsandboxed"
+  /** A call to an MCP server's tool: servers run outside the sandbox, as the user. */
+  | "mcp";
 
 export interface ApprovalRequest {
   readonly sessionId: string;
@@ -22,6 +24,8 @@ export interface ApprovalRequest {
   /** What to show: the diff of a write, the command of a run. */
   readonly intent: RenderIntent;
   readonly rawInput?: unknown;
+  /** For `mcp`: the server and the tool as the server names it, for a rule to match one tool. */
+  readonly mcpTool?: { readonly server: string; readonly tool: string };
 }
 
 export type ApprovalDecision = "allow" | "deny";
