@@ -8,11 +8,17 @@
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { terminateGroup } from "../exec/process-group.ts";
+import { signalGroup, waitGroupGone } from "../exec/process-group.ts";
 import type { Logger } from "../log.ts";
 
 /** How long a server has to exit after SIGTERM before its group gets SIGKILL. */
 const STOP_GRACE_MS = 1000;
+/**
+ * How long the rest of the group has, once the server is gone, before SIGKILL. Short: what the
+ * server started got the same SIGTERM, and a member that already died may linger as a zombie
+ * until the system reaps it, which the group check cannot tell from a live process.
+ */
+const GROUP_GRACE_MS = 200;
 /** Longest stderr line logged (the rest of the line is dropped). */
 const MAX_STDERR_LINE = 2000;
 /** Stderr lines logged per server; later ones are counted, not logged. */
@@ -96,8 +102,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
         } catch {
           // The server is gone already: its stdin pipe is closed.
         }
-        await terminateGroup(child.pid, STOP_GRACE_MS);
-        await child.exited;
+        await stopGroup(child);
       })();
       return stopping;
     },
@@ -140,6 +145,17 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   }
 
   return transport;
+}
+
+/** SIGTERM to the group; SIGKILL to what is left once the server exits or its grace ends. */
+async function stopGroup(child: Bun.Subprocess): Promise<void> {
+  if (!signalGroup(child.pid, "SIGTERM")) return;
+  const timer = Promise.withResolvers<void>();
+  const handle = setTimeout(timer.resolve, STOP_GRACE_MS);
+  await Promise.race([child.exited, timer.promise]);
+  clearTimeout(handle);
+  if (!(await waitGroupGone(child.pid, GROUP_GRACE_MS))) signalGroup(child.pid, "SIGKILL");
+  await child.exited;
 }
 
 /** Splits stderr into lines and hands each (cut to a bound) to `log`, up to a line budget. */

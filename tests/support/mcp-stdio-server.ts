@@ -29,6 +29,6 @@ if (mode === "silent") {
   // Reads its input and never answers.
   process.stdin.on("data", () => undefined);
 } else {
-  const server = buildTestServer({ name, record: (call) => log({ call }) });
+  const server = buildTestServer({ name, record: (call) => log({ call }), awkwardName: true });
   await server.connect(new StdioServerTransport());
 }

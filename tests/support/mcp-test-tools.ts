@@ -11,6 +11,11 @@ export interface TestServerOptions {
   readonly name: string;
   /** Sees every call (tool name and arguments) before it runs. */
   readonly record: (call: { tool: string; args: unknown }) => void;
+  /**
+   * Adds a tool whose name has characters tool names may not have (the SDK warns about it
+   * on stderr when it is registered).
+   */
+  readonly awkwardName?: boolean;
 }
 
 /** A one-pixel PNG, base64. */
@@ -75,6 +80,7 @@ export function buildTestServer(options: TestServerOptions): McpServer {
     });
     return { content: [{ type: "text", text: "grown" }] };
   });
+  if (options.awkwardName !== true) return server;
   server.registerTool(
     "dotted.name/with spaces",
     {
