@@ -11,6 +11,7 @@ import { type AcpProcessOptions, spawnAcp } from "../support/acp-process.ts";
 import { startMcpHttpServer } from "../support/mcp-http-server.ts";
 import { type ModelServer, startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
 import {
+  badServer,
   isRunning,
   offeredSchema,
   offeredTools,
@@ -251,15 +252,15 @@ describe("dsh acp with MCP servers", () => {
   test("a missing command, a server that exits at once and one that never answers leave the session usable and say so", async () => {
     await using model = await startModelServer();
     const { dsh, prompt, answer, log } = await start(model, {
-      configToml: "mcp_startup_timeout_ms = 1500\n",
+      configToml: "mcp_startup_timeout_ms = 3000\n",
     });
     await using _ = dsh;
     const { sessionId } = await dsh.agent.request(m.new, {
       cwd: dsh.cwd,
       mcpServers: [
         { name: "missing", command: "/nonexistent/mcp-server", args: [], env: [] },
-        stdioServer("quitter", { MCP_TEST_MODE: "exit" }),
-        stdioServer("mute", { MCP_TEST_MODE: "silent", MCP_TEST_LOG: log("mute") }),
+        badServer("quitter", "exit"),
+        badServer("mute", "silent", { MCP_TEST_LOG: log("mute") }),
       ],
     });
     model.script(textTurn("still here"), textTurn("and again"));
@@ -271,7 +272,7 @@ describe("dsh acp with MCP servers", () => {
     expect(text).toContain(
       "MCP server quitter did not start: the server exited with code 3: config missing: cannot start",
     );
-    expect(text).toContain("MCP server mute did not start: it did not start within 1500 ms");
+    expect(text).toContain("MCP server mute did not start: it did not start within 3000 ms");
     expect(text).toContain("still here");
     expect(offeredTools(model.requests[0]).filter((t) => t.startsWith("mcp__"))).toEqual([]);
     expect(offeredTools(model.requests[0])).toContain("bash");

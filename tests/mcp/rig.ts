@@ -20,6 +20,22 @@ export function stdioServer(name: string, env: Record<string, string> = {}): acp
   };
 }
 
+export const BAD_SERVER = join(import.meta.dir, "..", "support", "mcp-bad-server.ts");
+
+/** The misbehaving server (`exit` or `silent`) as the editor passes it. */
+export function badServer(
+  name: string,
+  mode: "exit" | "silent",
+  env: Record<string, string> = {},
+): acp.McpServerStdio {
+  return {
+    name,
+    command: process.execPath,
+    args: [BAD_SERVER, mode],
+    env: Object.entries(env).map(([key, value]) => ({ name: key, value })),
+  };
+}
+
 /** The stdio test server as a `[mcp_servers.NAME]` table. */
 export function stdioTable(name: string, env: Record<string, string> = {}): string {
   const pairs = Object.entries(env)

@@ -1,8 +1,7 @@
 /**
  * The stdio MCP server of the tests, run as `bun mcp-stdio-server.ts NAME`. `MCP_TEST_LOG`
  * names a file that gets one JSON line at start (pid, the child it started, its environment)
- * and one per tool call. `MCP_TEST_MODE` picks a misbehaviour: `exit` (exits at once, saying
- * why on stderr), `silent` (never answers `initialize`).
+ * and one per tool call.
  */
 import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
@@ -14,21 +13,9 @@ const logPath = process.env.MCP_TEST_LOG;
 const log = (entry: unknown) => {
   if (logPath !== undefined) appendFileSync(logPath, `${JSON.stringify(entry)}\n`);
 };
-const mode = process.env.MCP_TEST_MODE ?? "normal";
-
-if (mode === "exit") {
-  process.stderr.write("config missing: cannot start\n");
-  process.exit(3);
-}
-
 // A child in the server's process group, so a test can see that the whole group stops.
 const child = spawn("sleep", ["1000"], { stdio: "ignore" });
 log({ started: process.pid, child: child.pid, env: process.env });
 
-if (mode === "silent") {
-  // Reads its input and never answers.
-  process.stdin.on("data", () => undefined);
-} else {
-  const server = buildTestServer({ name, record: (call) => log({ call }), awkwardName: true });
-  await server.connect(new StdioServerTransport());
-}
+const server = buildTestServer({ name, record: (call) => log({ call }), awkwardName: true });
+await server.connect(new StdioServerTransport());
