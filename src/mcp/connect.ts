@@ -84,10 +84,17 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
   };
 
   const client = new Client({ name: "dsh", version: options.version }, { capabilities: {} });
+  // Out-of-band problems (a stdout line that is not JSON-RPC): the connection goes on.
+  client.onerror = (error) => logger.debug("mcp connection error", { server: spec.name, error });
+  let queued = false;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    // Chained, so a change announced during a refresh is listed again after it.
+    // A change announced during a refresh is listed again after it; announcements that
+    // arrive while one listing is already queued share it.
+    if (queued) return;
+    queued = true;
     const previous = refreshing ?? Promise.resolve();
     const current: Promise<void> = previous.then(async () => {
+      queued = false;
       try {
         tools = await listTools(client, AbortSignal.timeout(options.toolTimeoutMs));
         options.onToolsChanged();

@@ -37,6 +37,14 @@ export interface McpServersDeps {
   readonly report: (notice: McpNotice) => void;
 }
 
+/** Servers one session starts at most; more are reported, not started. */
+export const MAX_SERVERS = 32;
+/**
+ * MCP tools offered at most, over all of a session's servers: the OpenAI-compatible APIs
+ * take 128 tools per request, and the core tools need their share.
+ */
+export const MAX_MCP_TOOLS = 100;
+
 interface Entry {
   readonly spec: McpServerSpec;
   state: McpServerState;
@@ -105,10 +113,16 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
     }
   };
 
-  for (const spec of deps.specs) {
+  for (const [index, spec] of deps.specs.entries()) {
     const entry: Entry = { spec, state: "starting" };
     entries.set(spec.name, entry);
-    entry.start = start(entry);
+    if (index < MAX_SERVERS) entry.start = start(entry);
+    else
+      fail(
+        entry,
+        `MCP server ${spec.name} not started`,
+        `a session runs at most ${MAX_SERVERS} servers`,
+      );
   }
 
   const build = (): ToolRegistry => {
@@ -123,6 +137,14 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
           info,
           call: (args, signal) => connection.call(info.name, args, signal),
         });
+        if (tools.length >= MAX_MCP_TOOLS) {
+          logger.warn("too many mcp tools; tool not offered", {
+            server: entry.spec.name,
+            tool: info.name,
+            max: MAX_MCP_TOOLS,
+          });
+          continue;
+        }
         // Names cut to 64 characters can meet; the first keeps the name.
         if (names.has(tool.name)) {
           logger.warn("mcp tool name taken; tool not offered", {

@@ -29,6 +29,9 @@ export interface McpToolDeps {
   readonly call: (args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>;
 }
 
+/** Longest description offered; a server's longer text is cut (it is sent on every request). */
+export const MAX_DESCRIPTION = 4000;
+
 /** Arguments are a JSON object; what it holds is the server's to validate. */
 const McpArguments = v.record(v.string(), v.unknown());
 
@@ -39,7 +42,10 @@ export function createMcpTool(deps: McpToolDeps): AnyTool {
   const intent = (text: string): RenderIntent => ({ type: "generic", title, kind, text });
   return {
     name: mcpToolName(server, info.name),
-    description: info.description ?? `The ${info.name} tool of the MCP server ${server}.`,
+    description: (info.description ?? `The ${info.name} tool of the MCP server ${server}.`).slice(
+      0,
+      MAX_DESCRIPTION,
+    ),
     input: McpArguments,
     parameters: sanitizeInputSchema(info.inputSchema),
     presentCall: (input: Record<string, unknown>) => intent(callText(server, info.name, input)),
