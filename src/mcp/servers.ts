@@ -97,7 +97,10 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
         startupTimeoutMs: deps.options.startupTimeoutMs,
         toolTimeoutMs: deps.options.toolTimeoutMs,
         onToolsChanged: changed,
-        onLost: (reason) => fail(entry, `MCP server ${spec.name} stopped`, reason),
+        onLost: (reason) => {
+          fail(entry, `MCP server ${spec.name} stopped`, reason);
+          void entry.connection?.close();
+        },
       });
       if (stop.signal.aborted) {
         await connection.close();

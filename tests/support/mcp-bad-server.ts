@@ -1,7 +1,7 @@
 /**
  * A stdio "MCP server" that misbehaves, for the start-up failure tests; it imports nothing
  * heavy, so it fails at once. `exit`: says why on stderr and exits 3. `silent`: starts a child
- * in its process group, writes both pids to `MCP_TEST_LOG`, reads its input and never answers.
+ * in its process group, writes both pids to `MCP_TEST_LOG`, reads its input and never answers (it ends with its input).
  */
 import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
@@ -20,3 +20,7 @@ if (logPath !== undefined) {
   );
 }
 process.stdin.on("data", () => undefined);
+process.stdin.on("end", () => {
+  child.kill();
+  process.exit(0);
+});

@@ -15,6 +15,12 @@ const log = (entry: unknown) => {
 };
 // A child in the server's process group, so a test can see that the whole group stops.
 const child = spawn("sleep", ["1000"], { stdio: "ignore" });
+// Like real servers it ends with its input (dsh gone), taking its child along; a signal
+// (dsh stopping the group) ends it without this.
+process.stdin.on("end", () => {
+  child.kill();
+  process.exit(0);
+});
 log({ started: process.pid, child: child.pid, env: process.env });
 
 const server = buildTestServer({ name, record: (call) => log({ call }), awkwardName: true });
