@@ -159,6 +159,8 @@ const NO_TIMEOUT = 2 ** 31 - 1;
 function remoteTransport(spec: McpServerSpec): Transport {
   // Never reached for stdio, whose transport the caller built; kept total for the type.
   if (spec.transport === "stdio") throw new Error("a stdio server has no URL");
+  if (!URL.canParse(spec.url))
+    throw new Error(`not a URL: ${JSON.stringify(spec.url.slice(0, 200))}`);
   if (spec.transport === "sse") return sseTransport(spec);
   return new StreamableHTTPClientTransport(new URL(spec.url), {
     requestInit: { headers: spec.headers },

@@ -98,7 +98,7 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
         toolTimeoutMs: deps.options.toolTimeoutMs,
         onToolsChanged: changed,
         onLost: (reason) => {
-          fail(entry, `MCP server ${spec.name} stopped`, reason);
+          fail(entry, `MCP server ${label(spec.name)} stopped`, reason);
           void entry.connection?.close();
         },
       });
@@ -112,7 +112,7 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
       logger.info("mcp server ready", { server: spec.name, tools: connection.tools().length });
     } catch (error) {
       if (stop.signal.aborted) return;
-      fail(entry, `MCP server ${spec.name} did not start`, errorMessage(error));
+      fail(entry, `MCP server ${label(spec.name)} did not start`, errorMessage(error));
     }
   };
 
@@ -123,7 +123,7 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
     else
       fail(
         entry,
-        `MCP server ${spec.name} not started`,
+        `MCP server ${label(spec.name)} not started`,
         `a session runs at most ${MAX_SERVERS} servers`,
       );
   }
@@ -201,6 +201,11 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
       changed();
     },
   };
+}
+
+/** A server's name as messages show it: cut, so a huge name cannot flood the answer. */
+function label(name: string): string {
+  return name.length <= 64 ? name : `${name.slice(0, 63)}…`;
 }
 
 /** The scrubbed command environment plus exactly the server's own `env`, minus dsh's keys. */

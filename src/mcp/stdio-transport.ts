@@ -57,6 +57,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     exitReason: () => exit,
     async start() {
       if (proc !== undefined) throw new Error("the transport is already started");
+      if (options.command.trim() === "") throw new Error("no command given");
       try {
         proc = Bun.spawn([options.command, ...options.args], {
           cwd: options.cwd,
