@@ -86,7 +86,8 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
           log,
           client: deps.client,
           tools,
-          // Read at every request: a server's tool list may change between two of them.
+          // A getter: the loop reads it at every request, so a change to an MCP server's tool
+          // list reaches the next request of the same turn.
           get definitions() {
             return tools.definitions(availability);
           },

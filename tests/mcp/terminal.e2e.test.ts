@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CliRig, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
+import { watchOutput } from "../support/process-output.ts";
 import { isRunning, offeredTools, serverLog, stdioTable, toolMessages } from "./rig.ts";
 
 let rig: CliRig;
@@ -50,6 +51,45 @@ describe("MCP servers in the terminal", () => {
       false,
       false,
     ]);
+  });
+
+  test("dsh chat starts them too and asks before each call, showing its arguments", async () => {
+    const project = rig.project("chat");
+    const log = join(project.base, "t.log");
+    writeFileSync(join(project.base, "config.toml"), stdioTable("t", { MCP_TEST_LOG: log }));
+    const proc = Bun.spawn([rig.binary, "chat"], {
+      cwd: project.cwd,
+      env: project.env,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const stdout = watchOutput(proc.stdout);
+    const say = async (line: string) => {
+      proc.stdin.write(`${line}\n`);
+      await proc.stdin.flush();
+    };
+    rig.server.script(
+      toolTurn([{ id: "n1", name: "mcp__t__echo", args: { text: "refused words" } }]),
+      textTurn("was refused"),
+      toolTurn([{ id: "y1", name: "mcp__t__echo", args: { text: "allowed words" } }]),
+      textTurn("was allowed"),
+    );
+    await say("echo one");
+    await stdout.waitFor("Allow? [y/N]");
+    expect(stdout.text()).toContain(
+      '? Call echo on the MCP server t\n  MCP server t, tool echo\n  {\n    "text": "refused words"\n  }\n',
+    );
+    await say("n");
+    await stdout.waitFor("was refused");
+    await say("echo two");
+    // Typeahead is dropped before the question is printed, so an answer sent after it counts.
+    await stdout.waitFor('"text": "allowed words"');
+    await say("y");
+    await stdout.waitFor("was allowed");
+    proc.stdin.end();
+    expect(await proc.exited).toBe(0);
+    expect(serverLog(log).calls).toEqual([{ tool: "echo", args: { text: "allowed words" } }]);
   });
 
   test("dsh doctor shows each configured server and its state", async () => {
