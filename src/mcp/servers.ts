@@ -85,7 +85,11 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
 
   const start = async (entry: Entry) => {
     const { spec } = entry;
+    // After the current I/O turn: the answer to the request that opened the session goes out
+    // before the SDK loads and processes spawn.
+    await new Promise((resolve) => setImmediate(resolve));
     try {
+      if (stop.signal.aborted) return;
       const { connectMcpServer } = await loadConnector();
       const connection = await connectMcpServer({
         spec,
