@@ -13,6 +13,7 @@ import { type ModelServer, startModelServer, textTurn, toolTurn } from "../suppo
 import {
   badServer,
   isRunning,
+  processesWithArgument,
   offeredSchema,
   offeredTools,
   serverLog,
@@ -247,6 +248,31 @@ describe("dsh acp with MCP servers", () => {
     expect([serverLog(log("first")).starts.length, serverLog(log("second")).starts.length]).toEqual(
       [1, 1],
     );
+  });
+
+  test("a session closed while its server starts, and dsh stopped by SIGTERM, leave no server behind", async () => {
+    await using model = await startModelServer();
+    const { dsh, prompt } = await start(model);
+    await using _ = dsh;
+    const early = `early-${crypto.randomUUID()}`;
+    const { sessionId } = await dsh.agent.request(m.new, {
+      cwd: dsh.cwd,
+      mcpServers: [stdioServer(early)],
+    });
+    await dsh.agent.request(m.close, { sessionId });
+    expect(processesWithArgument(early)).toEqual([]);
+
+    const late = `late-${crypto.randomUUID()}`;
+    const second = await dsh.agent.request(m.new, {
+      cwd: dsh.cwd,
+      mcpServers: [stdioServer(late)],
+    });
+    model.script(textTurn("ok"));
+    await prompt(second.sessionId, "hi");
+    expect(processesWithArgument(late).length).toBe(1);
+    dsh.proc.kill("SIGTERM");
+    expect(await dsh.proc.exited).toBe(0);
+    expect(processesWithArgument(late)).toEqual([]);
   });
 
   test("a missing command and a server that exits at once leave the session usable and say so, once", async () => {

@@ -2,7 +2,7 @@
  * Helpers of the MCP suites: the test stdio server as an ACP `mcpServers` entry or a config
  * table, what its log file says, and whether a process still runs.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import * as v from "valibot";
@@ -82,6 +82,21 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Pids of running processes whose command line has `word` as one of its arguments. */
+export function processesWithArgument(word: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (args.includes(word) && isRunning(Number(entry))) pids.push(Number(entry));
+    } catch {
+      // The process ended while the table was read.
+    }
+  }
+  return pids;
 }
 
 /** The tool names a model request offered. */
