@@ -42,6 +42,7 @@ export function initializeResponse(
       loadSession: true,
       promptCapabilities: { image: false, audio: false, embeddedContext: false },
       sessionCapabilities: { list: {}, close: {}, resume: {} },
+      mcpCapabilities: { http: true, sse: true },
     },
     agentInfo: { name: "dsh", title: "dsh", version },
     authMethods: authMethods(capabilities),

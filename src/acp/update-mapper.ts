@@ -126,6 +126,11 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
           return [...open]
             .filter(([, call]) => call.turnId === event.turnId)
             .flatMap(([id, call]) => close(id, call));
+        case "notice":
+          // The form every client shows: a line of the turn's answer.
+          return event.turnId === undefined
+            ? []
+            : [chunk("agent_message_chunk", noticeLine(event))];
         default: {
           const exhaustive: never = event;
           return exhaustive;
@@ -148,4 +153,9 @@ function chunk(
 /** The schema wants a non-negative integer. */
 function tokenCount(n: number): number {
   return Number.isFinite(n) && n > 0 ? Math.trunc(n) : 0;
+}
+
+function noticeLine(notice: { readonly title: string; readonly description?: string }): string {
+  const description = notice.description === undefined ? "" : `: ${notice.description}`;
+  return `\n> ${notice.title}${description}\n\n`;
 }

@@ -11,8 +11,10 @@ import type { ModelClient, ModelInfo } from "../llm/types.ts";
 import type { NewSessionEvent, SessionEvent } from "../session/events.ts";
 import { foldSettings } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
+import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { createEventHub } from "./event-hub.ts";
+import type { NoticeBox } from "./notices.ts";
 import { runTurnLoop } from "./turn.ts";
 import type { AgentHandle, LiveEvent, SessionSettings, TurnOutcome, UserContent } from "./types.ts";
 import { validateSettingsChange } from "./settings.ts";
@@ -36,6 +38,10 @@ export interface AgentCollaborators {
 }
 
 export interface AgentHandleDeps extends AgentCollaborators {
+  /** The session's own MCP servers, stopped with it; none when it has no servers. */
+  readonly mcp?: McpServers;
+  /** Where the session's parts raise notices for the user. */
+  readonly notices: NoticeBox;
   readonly log: SessionLog;
   /** The session root, realpath'd. */
   readonly root: string;
@@ -70,15 +76,21 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
         log.append(event);
       pending = {};
       publish({ type: "turn_start", turnId, content });
+      // Servers still starting get their bounded start-up time before the first request.
+      await deps.mcp?.started(controller.signal);
+      deps.notices.listen((notice) => publish({ type: "notice", turnId, ...notice }));
+      const { tools } = deps;
+      const availability = { sessionId: log.header.id, interaction: deps.interaction };
       outcome = await runTurnLoop(
         {
           log,
           client: deps.client,
-          tools: deps.tools,
-          definitions: deps.tools.definitions({
-            sessionId: log.header.id,
-            interaction: deps.interaction,
-          }),
+          tools,
+          // A getter: the loop reads it at every request, so a change to an MCP server's tool
+          // list reaches the next request of the same turn.
+          get definitions() {
+            return tools.definitions(availability);
+          },
           systemPrompt: deps.systemPrompt,
           cwd: deps.root,
           maxRequests: deps.maxRequests,
@@ -118,6 +130,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     } catch (error) {
       deps.logger.error("could not record the end of a turn", { sessionId: log.header.id, error });
     }
+    deps.notices.release();
     // Cleared before subscribers hear of the end, so a follow-up prompt they send is accepted.
     running = undefined;
     publish({ type: "turn_end", ...outcome });
@@ -187,10 +200,13 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       return settings();
     },
 
+    mcpServers: () => deps.mcp?.statuses() ?? [],
+
     [Symbol.asyncDispose]() {
       disposing ??= (async () => {
         running?.controller.abort();
         await running?.done.catch(() => undefined);
+        await deps.mcp?.[Symbol.asyncDispose]();
         hub.close();
         await log[Symbol.asyncDispose]();
         deps.onDispose();

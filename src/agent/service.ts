@@ -1,16 +1,20 @@
 /**
  * The agent service: creates and resumes live sessions. Surfaces reach the loop only through
- * the handles it returns.
+ * the handles it returns. Each session gets its own tool registry: the core tools plus the
+ * tools of its MCP servers, which start in the background as the session opens.
  */
 import { realpath } from "node:fs/promises";
-import { resolve } from "node:path";
-import { checkCwd } from "../session/cwd.ts";
-import { ConflictError, InvalidInputError } from "../errors.ts";
+import { checkCwd, checkSameCwd } from "../session/cwd.ts";
+import { ConflictError } from "../errors.ts";
+import { type McpServers, startMcpServers } from "../mcp/servers.ts";
+import { type McpOptions, mergeServers } from "../mcp/types.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
+import { createSessionRegistry } from "../tools/session-registry.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
+import { createNoticeBox } from "./notices.ts";
 import { buildSystemPrompt, findInstructions } from "./system-prompt.ts";
-import type { AgentHandle, AgentService } from "./types.ts";
 import type { SecretPlaces } from "../tools/credential-paths.ts";
+import type { AgentHandle, AgentService, SessionOpenOptions } from "./types.ts";
 
 export interface AgentServiceDeps extends AgentCollaborators {
   readonly store: SessionStore;
@@ -22,6 +26,8 @@ export interface AgentServiceDeps extends AgentCollaborators {
   readonly secrets: SecretPlaces;
   readonly platform: string;
   readonly now: () => Date;
+  /** MCP servers every session starts, and how they run. */
+  readonly mcp: McpOptions;
 }
 
 /** Time the instruction files may take to read when a session opens (a hung network mount). */
@@ -31,7 +37,11 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
   /** Ids of sessions live (or being opened) in this process: one writer per session. */
   const live = new Set<string>();
 
-  async function open(log: SessionLog, root: string): Promise<AgentHandle> {
+  async function open(
+    log: SessionLog,
+    root: string,
+    options: SessionOpenOptions,
+  ): Promise<AgentHandle> {
     const instructions = await findInstructions({
       cwd: root,
       configDir: deps.configDir,
@@ -45,8 +55,23 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       date: deps.now().toISOString().slice(0, 10),
       instructions,
     });
+    const notices = createNoticeBox();
+    const specs = mergeServers(deps.mcp.servers, options.mcpServers ?? []);
+    const mcp: McpServers | undefined =
+      specs.length === 0
+        ? undefined
+        : startMcpServers({
+            specs,
+            cwd: root,
+            options: deps.mcp,
+            logger: deps.logger,
+            report: notices.post,
+          });
     return createAgentHandle({
       ...deps,
+      tools: mcp === undefined ? deps.tools : createSessionRegistry(deps.tools, mcp.registry),
+      mcp,
+      notices,
       log,
       root,
       maxRequests: deps.maxRequestsPerTurn,
@@ -56,12 +81,12 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
   }
 
   return {
-    async create({ cwd }) {
+    async create({ cwd, ...options }) {
       const root = await sessionRoot(cwd);
       const log = await deps.store.create({ cwd });
       live.add(log.header.id);
       try {
-        return await open(log, root);
+        return await open(log, root, options);
       } catch (error) {
         live.delete(log.header.id);
         await log[Symbol.asyncDispose]();
@@ -69,19 +94,14 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       }
     },
 
-    async resume(id, options = {}) {
+    async resume(id, { cwd, ...options } = {}) {
       if (live.has(id)) throw new ConflictError(`session ${id} is already open`, { sessionId: id });
       live.add(id);
       let log: SessionLog | undefined;
       try {
         log = await deps.store.open(id);
-        if (options.cwd !== undefined && resolve(options.cwd) !== resolve(log.header.cwd)) {
-          throw new InvalidInputError(
-            `session ${id} belongs to ${log.header.cwd}, not ${options.cwd}`,
-            { sessionId: id, cwd: log.header.cwd },
-          );
-        }
-        return await open(log, await sessionRoot(log.header.cwd));
+        if (cwd !== undefined) await checkSameCwd(id, log.header.cwd, cwd);
+        return await open(log, await sessionRoot(log.header.cwd), options);
       } catch (error) {
         live.delete(id);
         await log?.[Symbol.asyncDispose]();

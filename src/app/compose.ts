@@ -107,6 +107,15 @@ export function compose(options: ComposeOptions): Composition {
     platform: `${process.platform} ${process.arch}`,
     now: () => new Date(),
     logger,
+    mcp: {
+      servers: config.mcp.servers,
+      env: options.env,
+      home,
+      include: config.env.include,
+      allowSecret: config.env.allow_secret,
+      startupTimeoutMs: config.mcp.startupTimeoutMs,
+      toolTimeoutMs: config.mcp.toolTimeoutMs,
+    },
   });
   return {
     service,

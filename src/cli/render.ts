@@ -77,6 +77,12 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           breakLine();
           last = "none";
           return;
+        case "notice": {
+          const description = event.description === undefined ? "" : `: ${event.description}`;
+          const mark = event.severity === "info" ? dim("•") : red("!");
+          activity(`${mark} ${event.title}${description}`);
+          return;
+        }
         default: {
           const unhandled: never = event;
           throw new Error(`unhandled live event ${JSON.stringify(unhandled)}`);

@@ -18,6 +18,7 @@ describe("initialize", () => {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: false },
         sessionCapabilities: { list: {}, close: {}, resume: {} },
+        mcpCapabilities: { http: true, sse: true },
       },
       agentInfo: { name: "dsh", title: "dsh", version: "0.0.0-test" },
       authMethods: [
