@@ -13,6 +13,8 @@ import type { Effort } from "../llm/types.ts";
 import { ApprovalPolicy, type Knobs, PRESETS, PresetId, SandboxMode } from "../permission/knobs.ts";
 
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
+/** `compact_at` when the config file does not set it. */
+export const DEFAULT_COMPACT_AT = 0.8;
 
 const SandboxChoice = v.picklist(["auto", "bwrap", "seatbelt", "none"]);
 export type SandboxChoice = v.InferOutput<typeof SandboxChoice>;
@@ -32,6 +34,10 @@ export const ConfigFile = v.strictObject({
   max_turn_requests: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000))),
   models: v.optional(v.array(UserModelConfig)),
   env: v.optional(EnvConfig),
+  /** Compact the context when a request would pass this share of the model's window. */
+  compact_at: v.optional(
+    v.pipe(v.number(), v.gtValue(0, "compact_at must be above 0"), v.maxValue(1)),
+  ),
 });
 export type ConfigFile = v.InferOutput<typeof ConfigFile>;
 
@@ -58,6 +64,8 @@ export interface Config {
   readonly maxTurnRequests: number;
   readonly models: readonly v.InferOutput<typeof UserModelConfig>[];
   readonly env: v.InferOutput<typeof EnvConfig>;
+  /** The share of a model's window a request may fill before the context is compacted. */
+  readonly compactAt: number;
 }
 
 export interface ConfigFlags {
@@ -118,6 +126,7 @@ export function loadConfig(
     maxTurnRequests: file.max_turn_requests ?? 100,
     models: file.models ?? [],
     env: file.env ?? { include: [], allow_secret: [] },
+    compactAt: file.compact_at ?? DEFAULT_COMPACT_AT,
   };
 }
 
