@@ -6,13 +6,16 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../session/events.ts";
 import type { UserContent } from "../session/events.ts";
-import type { PresentOptions } from "./present.ts";
-import { createUpdateMapper } from "./update-mapper.ts";
+import { compactionUpdates } from "./compaction-updates.ts";
+import { createUpdateMapper, type UpdateMapperOptions } from "./update-mapper.ts";
 
-/** The updates that replay `events`, in log order. Pure: touches neither disk nor client. */
+/**
+ * The updates that replay `events`, in log order. Pure: touches neither disk nor client. The
+ * whole conversation is replayed, compacted or not; a compaction shows where it happened.
+ */
 export function replayUpdates(
   events: readonly SessionEvent[],
-  options: PresentOptions,
+  options: UpdateMapperOptions,
 ): acp.SessionUpdate[] {
   const mapper = createUpdateMapper({ ...options, now: () => 0 });
   const updates: acp.SessionUpdate[] = [];
@@ -57,6 +60,20 @@ export function replayUpdates(
       case "turn_end":
         updates.push(
           ...mapper.map({ type: "turn_end", turnId: event.turnId, reason: event.reason }),
+        );
+        break;
+      case "compaction":
+        updates.push(
+          ...compactionUpdates(
+            {
+              compactionId: event.compactionId,
+              status: "completed",
+              summary: event.summary,
+              tokensBefore: event.tokensBefore,
+              tokensAfter: event.tokensAfter,
+            },
+            options.compaction === true,
+          ),
         );
         break;
       case "turn_start":

@@ -58,8 +58,39 @@ export type LiveEvent =
       readonly turnId: string;
       readonly usage: Usage;
       readonly contextWindow: number;
+      /** Tokens in the context now: the last request's prompt plus output, or an estimate. */
+      readonly contextUsed: number;
+      /** The session's cumulative cost in USD (across restarts). */
+      readonly costUsd: number;
+    }
+  /**
+   * A compaction's progress: `in_progress`, then `completed` (with the summary), `failed`
+   * (with why; the history is as it was) or `cancelled`.
+   */
+  | {
+      readonly type: "compaction";
+      readonly turnId: string;
+      readonly compactionId: string;
+      readonly status: CompactionStatus;
+      readonly summary?: string;
+      readonly error?: string;
+      /** Estimated context tokens before and after (completed only). */
+      readonly tokensBefore?: number;
+      readonly tokensAfter?: number;
     }
   | ({ readonly type: "turn_end" } & TurnOutcome);
+
+export type CompactionStatus = "in_progress" | "completed" | "failed" | "cancelled";
+
+/** What `/status` and the terminal show about a session's context and cost. */
+export interface SessionStatus {
+  /** Tokens in the context as of the last request (prompt + output), 0 before any. */
+  readonly contextUsed: number;
+  /** The current model's window. */
+  readonly contextWindow: number;
+  /** Cumulative cost of the session in USD (across restarts), 0 when the model has no prices. */
+  readonly costUsd: number;
+}
 
 /** The per-session settings a surface can show and change. */
 export interface SessionSettings {
@@ -92,6 +123,13 @@ export interface AgentHandle extends AsyncDisposable {
    * for an unknown model or a value out of range.
    */
   configure(change: Partial<SessionSettings>): SessionSettings;
+  /**
+   * Compacts the context now: a turn of its own (it is logged, it can be cancelled, and it ends
+   * with a TurnOutcome; a failure leaves the history as it was). ConflictError while a turn runs.
+   */
+  compact(options: { readonly focus?: string; readonly signal: AbortSignal }): Promise<TurnOutcome>;
+  /** Context used / window and cost so far. */
+  status(): SessionStatus;
 }
 
 export interface AgentService {

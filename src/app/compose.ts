@@ -88,6 +88,7 @@ export function compose(options: ComposeOptions): Composition {
     interaction,
     defaults,
     maxRequestsPerTurn: config.maxTurnRequests,
+    compactAt: config.compactAt,
     configDir: config.configDir,
     homeDir: home,
     platform: `${process.platform} ${process.arch}`,

@@ -58,6 +58,11 @@ export interface ChatRequest {
   readonly messages: readonly ChatMessage[];
   readonly tools: readonly ToolDefinition[];
   readonly effort?: Effort;
+  /**
+   * `none` offers the tools without letting the model call them (the prompt stays identical
+   * for the provider's cache); `auto` when absent.
+   */
+  readonly toolChoice?: "auto" | "none";
 }
 
 export interface Usage {

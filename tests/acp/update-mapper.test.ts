@@ -39,6 +39,8 @@ describe("the live update mapper", () => {
         turnId: "t",
         usage: { promptTokens: 1200.7, completionTokens: 5 },
         contextWindow: 128000,
+        contextUsed: 1205.7,
+        costUsd: 0.0125,
       },
       { type: "turn_end", turnId: "t", reason: "end_turn" },
     ];
@@ -46,7 +48,12 @@ describe("the live update mapper", () => {
     expect(updates).toEqual([
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hmm" } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hello" } },
-      { sessionUpdate: "usage_update", used: 1205, size: 128000 },
+      {
+        sessionUpdate: "usage_update",
+        used: 1205,
+        size: 128000,
+        cost: { amount: 0.0125, currency: "USD" },
+      },
     ]);
     expect(updateProblems(updates)).toEqual([]);
   });
