@@ -24,7 +24,8 @@ export function budgetToolOutput(result: ToolResult, maxTokens = TOOL_OUTPUT_TOK
   const tailStart = snapTailToLine(output, trailingStart(output, budget - byteLength(head)));
   const omitted = output.slice(head.length, tailStart);
   const note = omissionNote(omitted, maxTokens);
-  return { ...result, output: `${head}${note}${output.slice(tailStart)}` };
+  const lineBreak = head === "" || head.endsWith("\n") ? "" : "\n";
+  return { ...result, output: `${head}${lineBreak}${note}${output.slice(tailStart)}` };
 }
 
 function omissionNote(omitted: string, maxTokens: number): string {
@@ -34,7 +35,7 @@ function omissionNote(omitted: string, maxTokens: number): string {
       ? `${lines.toLocaleString("en-US")} lines, about ${estimateTokens(omitted).toLocaleString("en-US")} tokens`
       : `about ${estimateTokens(omitted).toLocaleString("en-US")} tokens`;
   return (
-    `\n[… ${size} left out here: one tool result is limited to about ` +
+    `[… ${size} left out here: one tool result is limited to about ` +
     `${maxTokens.toLocaleString("en-US")} tokens. To see the rest, ask for less at once: ` +
     "read_file with offset and limit, a narrower grep pattern, path or glob, or a command " +
     "that filters its output (head, tail, grep, sed -n) or writes it to a file to read in parts.]\n"
