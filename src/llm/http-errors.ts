@@ -4,7 +4,7 @@
  * with any copy of the API key removed.
  */
 import { LlmError, type LlmErrorCode } from "./types.ts";
-import { readServerError } from "./wire.ts";
+import { readServerError, type ServerError } from "./wire.ts";
 
 /** The most of an error body kept in a message. */
 const MAX_DETAIL = 500;
@@ -72,9 +72,13 @@ export function isContextLengthError(status: number, bodyText: string): boolean 
     parsed = undefined;
   }
   const server = readServerError(parsed);
-  if (server?.code === "context_length_exceeded") return true;
-  const text = server?.message ?? bodyText;
-  return CONTEXT_LENGTH_PATTERNS.some((pattern) => pattern.test(text));
+  return saysContextLength(server ?? { message: bodyText });
+}
+
+/** Whether a server's error (an HTTP body's or one inside a stream) says the prompt is too long. */
+export function saysContextLength(error: ServerError): boolean {
+  if (error.code === "context_length_exceeded") return true;
+  return CONTEXT_LENGTH_PATTERNS.some((pattern) => pattern.test(error.message));
 }
 
 function statusCode(status: number): LlmErrorCode {

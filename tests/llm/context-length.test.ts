@@ -58,4 +58,15 @@ describe("context length errors", () => {
     });
     expect(server.requests.length).toBe(1);
   });
+
+  test.concurrent("an error inside a 200 stream that says the same is context_length too", async () => {
+    await using server = await startModelServer();
+    server.script({
+      respond: { stream: [{ error: { message: TOO_LONG[1] ?? "", type: "BadRequestError" } }] },
+    });
+    const events = await collect(
+      clientFor(server).stream(chatRequest(), new AbortController().signal),
+    );
+    expect(digest(events).end).toMatchObject({ error: "context_length" });
+  });
 });
