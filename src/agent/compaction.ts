@@ -13,6 +13,7 @@ import {
   compactionBoundaries,
   contextEvents,
   estimateContextTokens,
+  eventTokens,
   foldCost,
   summaryMessageText,
   tokensAfter,
@@ -176,6 +177,7 @@ async function summarize(
 /**
  * The cut that keeps the most recent context within `keepTokens`: the earliest boundary whose
  * tail fits, else the latest boundary (one huge recent item is summarized rather than kept).
+ * One pass from the end: a tail only grows as its cut moves back.
  */
 function chooseCut(
   events: SessionLog["events"],
@@ -183,7 +185,19 @@ function chooseCut(
   before = Number.POSITIVE_INFINITY,
 ): number | undefined {
   const cuts = compactionBoundaries(events).filter((cut) => cut < before);
-  return cuts.find((cut) => tokensAfter(events, cut) <= keepTokens) ?? cuts.at(-1);
+  let chosen: number | undefined;
+  let tail = 0;
+  let index = events.length - 1;
+  for (let k = cuts.length - 1; k >= 0; k--) {
+    const cut = cuts[k] ?? 0;
+    for (let event = events[index]; event !== undefined && event.seq > cut; event = events[index]) {
+      tail += eventTokens(event);
+      index -= 1;
+    }
+    if (tail > keepTokens) break;
+    chosen = cut;
+  }
+  return chosen ?? cuts.at(-1);
 }
 
 function summaryInstruction(focus: string | undefined): string {

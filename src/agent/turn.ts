@@ -64,8 +64,9 @@ export async function runTurnLoop(
   turnId: string,
   signal: AbortSignal,
 ): Promise<TurnOutcome> {
-  // One automatic attempt per turn that failed is enough: the next would fail the same way.
-  let autoCompactionFailed = false;
+  // After an automatic compaction that failed, or left the context over the threshold, the
+  // turn makes no other: the next would do no better, and each costs a request.
+  let autoCompactionSpent = false;
   let overflowRetried = false;
   for (let step = 1; ; ) {
     if (step > deps.maxRequests) return { turnId, reason: "max_turn_requests" };
@@ -76,10 +77,10 @@ export async function runTurnLoop(
     // Before the turn's first request only earlier turns are summarized: a prompt is never
     // compacted away before the model has read it.
     const cutBefore = step === 1 ? promptSeq(deps, turnId) : undefined;
-    if (!autoCompactionFailed && wouldPassThreshold(deps, model)) {
+    if (!autoCompactionSpent && wouldPassThreshold(deps, model)) {
       const result = await compact(deps, model, turnId, signal, cutBefore);
       if (result.status === "cancelled") return { turnId, reason: "cancelled" };
-      autoCompactionFailed = result.status === "failed";
+      autoCompactionSpent = result.status === "failed" || wouldPassThreshold(deps, model);
     }
     const messages: ChatMessage[] = [
       { role: "system", content: deps.systemPrompt },
