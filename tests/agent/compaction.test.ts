@@ -81,7 +81,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await agent[Symbol.asyncDispose]();
-  expect(server.failures).toEqual([]);
+  expect([server.failures, server.pending()]).toEqual([[], 0]);
   await server[Symbol.asyncDispose]();
 });
 
@@ -207,6 +207,42 @@ describe("automatic compaction", () => {
         status: "completed",
         summary: [{ type: "text", text: "SUMMARY: task one is done." }],
       },
+    ]);
+  });
+
+  test("a cancel during the compaction cancels the turn and leaves the history intact", async () => {
+    server.script(answer(LONG_ANSWER, { prompt: 8500, completion: 100 }), {
+      respond: { hang: true },
+    });
+    await using handle = await agent.composition.service.create({ cwd: agent.cwd });
+    await handle.prompt([{ type: "text", text: "task one" }]);
+    const live = collect(handle);
+    const second = handle.prompt([{ type: "text", text: "task two" }]);
+    await server.received(1);
+    handle.cancel();
+    expect((await second).reason).toBe("cancelled");
+    await server.aborted(1);
+    expect(live.flatMap((e) => (e.type === "compaction" ? [e.status] : []))).toEqual([
+      "in_progress",
+      "cancelled",
+    ]);
+    expect(handle.history().some((event) => event.type === "compaction")).toBe(false);
+    // The next turn compacts the whole history again: nothing of it was lost.
+    server.script(
+      answer("SUMMARY: one.", { prompt: 8000, completion: 5 }),
+      answer("three done", { prompt: 400, completion: 5 }),
+    );
+    await handle.prompt([{ type: "text", text: "task three" }]);
+    expect(server.requests[2]?.body.tool_choice).toBe("none");
+    expect(messagesOf(server.requests[2]).map((m) => m.content?.slice(0, 8))).toEqual([
+      expect.any(String),
+      "task one",
+      "The firs",
+      expect.any(String),
+    ]);
+    expect(messagesOf(server.requests[3]).map((m) => m.content)).toEqual([
+      expect.any(String),
+      `${summaryMessageText("SUMMARY: one.")}\n\ntask two\n\ntask three`,
     ]);
   });
 
