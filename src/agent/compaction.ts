@@ -61,6 +61,14 @@ export function fixedTokens(systemPrompt: string, definitions: readonly ToolDefi
   return estimateTokens(systemPrompt) + estimateTokens(JSON.stringify(definitions));
 }
 
+/** Whether anything could be compacted (some cut before `before` exists). */
+export function canCompact(
+  events: SessionLog["events"],
+  before = Number.POSITIVE_INFINITY,
+): boolean {
+  return compactionBoundaries(events).some((cut) => cut < before);
+}
+
 /** Compacts the context; never throws (failures are a `failed` result, abort `cancelled`). */
 export async function compactContext(
   deps: CompactionDeps,

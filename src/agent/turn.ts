@@ -18,7 +18,7 @@ import { estimateContextTokens, foldContext, foldCost } from "../session/context
 import type { LoggedError } from "../session/events.ts";
 import type { SessionLog } from "../session/types.ts";
 import type { ToolContext, ToolRegistry } from "../tools/types.ts";
-import { type CompactionResult, compactContext, fixedTokens } from "./compaction.ts";
+import { type CompactionResult, canCompact, compactContext, fixedTokens } from "./compaction.ts";
 import { budgetToolOutput } from "./output-budget.ts";
 import type { LiveEvent, SessionSettings, TurnOutcome, TurnStopReason } from "./types.ts";
 import { logUsage } from "./usage.ts";
@@ -77,7 +77,13 @@ export async function runTurnLoop(
     // Before the turn's first request only earlier turns are summarized: a prompt is never
     // compacted away before the model has read it.
     const cutBefore = step === 1 ? promptSeq(deps, turnId) : undefined;
-    if (!autoCompactionSpent && wouldPassThreshold(deps, model)) {
+    // With nothing to fold yet (a long first prompt, a window smaller than the system prompt)
+    // the request goes as it is, and the server's answer decides.
+    if (
+      !autoCompactionSpent &&
+      wouldPassThreshold(deps, model) &&
+      canCompact(deps.log.events, cutBefore)
+    ) {
       const result = await compact(deps, model, turnId, signal, cutBefore);
       if (result.status === "cancelled") return { turnId, reason: "cancelled" };
       autoCompactionSpent = result.status === "failed" || wouldPassThreshold(deps, model);

@@ -249,9 +249,12 @@ describe("automatic compaction", () => {
   test("a prompt is never compacted away before the model read it", async () => {
     server.script(answer("read it", { prompt: 50, completion: 5 }));
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    // About 9,000 estimated tokens in the first prompt of the session: nothing earlier to fold.
+    const live = collect(handle);
+    // About 9,000 estimated tokens in the first prompt of the session: nothing earlier to fold,
+    // so no compaction is even tried.
     const outcome = await handle.prompt([{ type: "text", text: "x".repeat(36_000) }]);
     expect(outcome.reason).toBe("end_turn");
+    expect(live.filter((event) => event.type === "compaction")).toEqual([]);
     expect(server.requests.length).toBe(1);
     expect(handle.history().some((event) => event.type === "compaction")).toBe(false);
   });
