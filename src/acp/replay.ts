@@ -6,6 +6,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../session/events.ts";
 import type { UserContent } from "../session/events.ts";
+import { contextUsed, foldCost } from "../session/context.ts";
 import { compactionUpdates } from "./compaction-updates.ts";
 import { createUpdateMapper, type UpdateMapperOptions } from "./update-mapper.ts";
 
@@ -92,7 +93,22 @@ export function replayUpdates(
   }
   // A turn with a start and no end was interrupted by a crash: its open calls failed.
   updates.push(...mapper.closeAll());
+  updates.push(...usageNow(events));
   return updates;
+}
+
+/** The context meter and the session's cost as of the end of the log, when it knows them. */
+function usageNow(events: readonly SessionEvent[]): acp.SessionUpdate[] {
+  const last = events.findLast((event) => event.type === "usage");
+  if (last?.type !== "usage" || last.contextWindow === undefined) return [];
+  return [
+    {
+      sessionUpdate: "usage_update",
+      used: Math.max(0, Math.trunc(contextUsed(events))),
+      size: Math.max(0, Math.trunc(last.contextWindow)),
+      cost: { amount: Math.max(0, foldCost(events)), currency: "USD" },
+    },
+  ];
 }
 
 /** A logged user block as the ACP content block it came from. */

@@ -41,6 +41,7 @@ export function logUsage(
     cacheMissTokens,
     ...(usage.reasoningTokens === undefined ? {} : { reasoningTokens: usage.reasoningTokens }),
     costUsd,
+    contextWindow: deps.model.contextWindow,
     ...(entry.compaction ? { compaction: true } : {}),
   });
   return costUsd;

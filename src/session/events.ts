@@ -108,6 +108,8 @@ export const UsageEvent = v.object({
   cacheMissTokens: v.optional(v.number()),
   reasoningTokens: v.optional(v.number()),
   costUsd: v.optional(v.number()),
+  /** The model's window when the request was made (replay shows the context meter with it). */
+  contextWindow: v.optional(v.number()),
   /** Set on the usage of a compaction's summary request (it says nothing of the context). */
   compaction: v.optional(v.literal(true)),
 });

@@ -151,6 +151,15 @@ describe("dsh acp: compaction and cost", () => {
     await using second = await spawnAcp({ baseUrl: model.url, env: state.env });
     await second.agent.request(acp.methods.agent.initialize, initialize(false));
     await second.agent.request(m.load, { sessionId, cwd: first.cwd, mcpServers: [] });
+    // The replay ends with the meter and the cost as the first process left them.
+    const replayed = updatesOf(second, sessionId).findLast(
+      (u) => u.sessionUpdate === "usage_update",
+    );
+    expect(replayed).toMatchObject({ used: 1160, size: 10000 });
+    expect(replayed?.sessionUpdate === "usage_update" && replayed.cost?.amount).toBeCloseTo(
+      afterTwo,
+      12,
+    );
     model.script(answer("three", { prompt: 1200, completion: 70, cacheHit: 1100 }));
     await prompt(second, sessionId, "three");
     const last = updatesOf(second, sessionId).findLast((u) => u.sessionUpdate === "usage_update");
