@@ -18,6 +18,7 @@ import {
   summaryMessageText,
   tokensAfter,
 } from "../session/context.ts";
+import type { SessionEvent } from "../session/events.ts";
 import { foldHistory } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
 import { logUsage } from "./usage.ts";
@@ -85,22 +86,22 @@ export async function compactContext(
   );
   switch (result.status) {
     case "completed": {
-      const event = result;
+      const done = result;
       deps.publish({
         type: "compaction",
         turnId,
         compactionId,
         status: "completed",
-        summary: event.summary,
-        tokensBefore: event.tokensBefore,
-        tokensAfter: event.tokensAfter,
+        summary: done.summary,
+        tokensBefore: done.tokensBefore,
+        tokensAfter: done.tokensAfter,
       });
       deps.publish({
         type: "usage",
         turnId,
-        usage: { promptTokens: event.tokensAfter, completionTokens: 0 },
+        usage: { promptTokens: done.tokensAfter, completionTokens: 0 },
         contextWindow: deps.model.contextWindow,
-        contextUsed: event.tokensAfter,
+        contextUsed: done.tokensAfter,
         costUsd: foldCost(deps.log.events),
       });
       break;
@@ -136,10 +137,19 @@ async function summarize(
   if (cut === undefined) return { status: "failed", error: "there is nothing to compact yet" };
   const fixed = fixedTokens(deps.systemPrompt, deps.definitions);
   const tokensBefore = estimateContextTokens(log.events, fixed);
+  const context = contextEvents(log.events, cut);
+  // Folded as one more user message, so a cut right after a user message still gives the
+  // server alternating roles (the fold joins consecutive user messages).
+  const instruction: SessionEvent = {
+    type: "user_message",
+    seq: (log.events.at(-1)?.seq ?? 0) + 1,
+    at: deps.now().toISOString(),
+    turnId,
+    content: [{ type: "text", text: summaryInstruction(request.focus) }],
+  };
   const messages: ChatMessage[] = [
     { role: "system", content: deps.systemPrompt },
-    ...foldHistory(contextEvents(log.events, cut)),
-    { role: "user", content: summaryInstruction(request.focus) },
+    ...foldHistory([...context, instruction]),
   ];
   let text = "";
   const stream = deps.client.stream(

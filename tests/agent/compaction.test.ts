@@ -246,6 +246,25 @@ describe("automatic compaction", () => {
     ]);
   });
 
+  test("a cut right after a user message still sends alternating roles", async () => {
+    server.script(
+      answer("short answer", { prompt: 8500, completion: 10 }),
+      answer("SUMMARY: a long request.", { prompt: 8500, completion: 10 }),
+      answer("two done", { prompt: 300, completion: 5 }),
+    );
+    await using handle = await agent.composition.service.create({ cwd: agent.cwd });
+    await handle.prompt([{ type: "text", text: `task one: ${LONG_ANSWER}` }]);
+    await handle.prompt([{ type: "text", text: "task two" }]);
+    expect(rolesOf(server.requests[1])).toEqual(["system", "user"]);
+    expect(messagesOf(server.requests[1])[1]?.content).toContain("summary of this session");
+    expect(messagesOf(server.requests[2]).map((m) => [m.role, m.content?.slice(-12)])).toEqual([
+      ["system", expect.any(String)],
+      ["user", "on verbatim."],
+      ["assistant", "short answer"],
+      ["user", "task two"],
+    ]);
+  });
+
   test("a prompt is never compacted away before the model read it", async () => {
     server.script(answer("read it", { prompt: 50, completion: 5 }));
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
