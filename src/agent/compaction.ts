@@ -21,6 +21,7 @@ import {
 import type { SessionEvent } from "../session/events.ts";
 import { foldHistory } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
+import { budgetToolOutput } from "./output-budget.ts";
 import { logUsage } from "./usage.ts";
 import type { LiveEvent } from "./types.ts";
 
@@ -147,33 +148,21 @@ async function summarize(
     turnId,
     content: [{ type: "text", text: summaryInstruction(request.focus) }],
   };
-  const messages: ChatMessage[] = [
+  const messages = (events: readonly SessionEvent[]): ChatMessage[] => [
     { role: "system", content: deps.systemPrompt },
-    ...foldHistory([...context, instruction]),
+    ...foldHistory([...events, instruction]),
   ];
-  let text = "";
-  const stream = deps.client.stream(
-    {
-      model: deps.model,
-      messages,
-      tools: deps.definitions,
-      toolChoice: "none",
-      effort: "off",
-    },
-    signal,
-  );
-  for await (const event of stream) {
-    if (event.type === "text_delta") text += event.text;
-    else if (event.type === "usage") {
-      logUsage(
-        { log, model: deps.model, now: deps.now },
-        { turnId, usage: event.usage, compaction: true },
-      );
-    } else if (event.type === "error") {
-      if (event.error.code === "aborted" || signal.aborted) return { status: "cancelled" };
-      return { status: "failed", error: `the summary request failed: ${event.error.message}` };
-    }
+  let answer = await requestSummary(deps, turnId, messages(context), signal);
+  // The summarized part alone may not fit either (the server refused the whole context and
+  // the tail kept is small): once more, with every tool output of it cut short.
+  if (answer.status === "context_length") {
+    answer = await requestSummary(deps, turnId, messages(context.map(shortened)), signal);
   }
+  if (answer.status !== "text") {
+    if (answer.status === "cancelled" || signal.aborted) return { status: "cancelled" };
+    return { status: "failed", error: `the summary request failed: ${answer.message}` };
+  }
+  const text = answer.text;
   if (signal.aborted) return { status: "cancelled" };
   const summary = text.trim();
   if (summary === "") return { status: "failed", error: "the model returned no summary" };
@@ -190,6 +179,51 @@ async function summarize(
   });
   await log.flush();
   return { status: "completed", summary, tokensBefore, tokensAfter: after };
+}
+
+type SummaryAnswer =
+  | { readonly status: "text"; readonly text: string }
+  | { readonly status: "cancelled" }
+  | { readonly status: "context_length" | "failed"; readonly message: string };
+
+/** Streams one summary request; its usage is logged (a summary costs like any request). */
+async function requestSummary(
+  deps: CompactionDeps,
+  turnId: string,
+  messages: readonly ChatMessage[],
+  signal: AbortSignal,
+): Promise<SummaryAnswer> {
+  let text = "";
+  const request = {
+    model: deps.model,
+    messages,
+    tools: deps.definitions,
+    toolChoice: "none" as const,
+    effort: "off" as const,
+  };
+  for await (const event of deps.client.stream(request, signal)) {
+    if (event.type === "text_delta") text += event.text;
+    else if (event.type === "usage") {
+      logUsage(
+        { log: deps.log, model: deps.model, now: deps.now },
+        { turnId, usage: event.usage, compaction: true },
+      );
+    } else if (event.type === "error") {
+      if (event.error.code === "aborted" || signal.aborted) return { status: "cancelled" };
+      const status = event.error.code === "context_length" ? "context_length" : "failed";
+      return { status, message: event.error.message };
+    }
+  }
+  return signal.aborted ? { status: "cancelled" } : { status: "text", text };
+}
+
+/** Tokens a tool output keeps in a summary request's second try. */
+const SHORT_TOOL_OUTPUT_TOKENS = 500;
+
+function shortened(event: SessionEvent): SessionEvent {
+  if (event.type !== "tool_result") return event;
+  const { output } = budgetToolOutput(event, SHORT_TOOL_OUTPUT_TOKENS);
+  return { ...event, output };
 }
 
 /**

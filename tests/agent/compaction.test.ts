@@ -294,6 +294,29 @@ describe("a context-length refusal", () => {
     expect(messagesOf(server.requests[3])[1]?.content).toContain("SUMMARY: one.");
   });
 
+  test("a summary request refused as too long is tried once more with tool outputs cut short", async () => {
+    writeFileSync(join(agent.cwd, "big.txt"), "a line of the big file\n".repeat(1000));
+    server.script(
+      readStep("r1", "big.txt", { prompt: 100, completion: 10 }),
+      answer("read it", { prompt: 7000, completion: 10 }),
+      { respond: TOO_LONG },
+      { respond: TOO_LONG },
+      answer("SUMMARY: big.txt read.", { prompt: 900, completion: 10 }),
+      answer("two done", { prompt: 200, completion: 5 }),
+    );
+    await using handle = await agent.composition.service.create({ cwd: agent.cwd });
+    await handle.prompt([{ type: "text", text: "read big.txt" }]);
+    expect((await handle.prompt([{ type: "text", text: "task two" }])).reason).toBe("end_turn");
+    const toolOutput = (request: RecordedRequest | undefined) =>
+      messagesOf(request).find((m) => m.role === "tool")?.content ?? "";
+    expect(toolOutput(server.requests[3])).toContain("a line of the big file");
+    expect(toolOutput(server.requests[4]).length).toBeLessThan(
+      toolOutput(server.requests[3]).length / 5,
+    );
+    expect(toolOutput(server.requests[4])).toContain("left out here");
+    expect(messagesOf(server.requests[5])[1]?.content).toContain("SUMMARY: big.txt read.");
+  });
+
   test("a second refusal after the compaction ends the turn with a clear error", async () => {
     server.script(
       answer(LONG_ANSWER, { prompt: 3000, completion: 100 }),
