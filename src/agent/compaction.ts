@@ -8,7 +8,7 @@
  */
 import { errorMessage } from "../errors.ts";
 import { estimateTokens } from "../llm/tokens.ts";
-import type { ChatMessage, ModelClient, ModelInfo, ToolDefinition } from "../llm/types.ts";
+import type { ChatMessage, ModelClient, ModelInfo, ToolDefinition, Usage } from "../llm/types.ts";
 import {
   compactionBoundaries,
   contextEvents,
@@ -51,6 +51,8 @@ export interface CompactionDone {
   readonly summary: string;
   readonly tokensBefore: number;
   readonly tokensAfter: number;
+  /** What the summary request reported, if it did. */
+  readonly usage?: Usage;
 }
 
 export type CompactionResult =
@@ -97,10 +99,11 @@ export async function compactContext(
         tokensBefore: done.tokensBefore,
         tokensAfter: done.tokensAfter,
       });
+      // The summary request's own usage, with the context meter as the compaction left it.
       deps.publish({
         type: "usage",
         turnId,
-        usage: { promptTokens: done.tokensAfter, completionTokens: 0 },
+        usage: done.usage ?? { promptTokens: 0, completionTokens: 0 },
         contextWindow: deps.model.contextWindow,
         contextUsed: done.tokensAfter,
         costUsd: foldCost(deps.log.events),
@@ -162,7 +165,7 @@ async function summarize(
     if (answer.status === "cancelled" || signal.aborted) return { status: "cancelled" };
     return { status: "failed", error: `the summary request failed: ${answer.message}` };
   }
-  const text = answer.text;
+  const { text, usage } = answer;
   if (signal.aborted) return { status: "cancelled" };
   const summary = text.trim();
   if (summary === "") return { status: "failed", error: "the model returned no summary" };
@@ -178,11 +181,17 @@ async function summarize(
     ...(request.focus === undefined ? {} : { focus: request.focus }),
   });
   await log.flush();
-  return { status: "completed", summary, tokensBefore, tokensAfter: after };
+  return {
+    status: "completed",
+    summary,
+    tokensBefore,
+    tokensAfter: after,
+    ...(usage === undefined ? {} : { usage }),
+  };
 }
 
 type SummaryAnswer =
-  | { readonly status: "text"; readonly text: string }
+  | { readonly status: "text"; readonly text: string; readonly usage?: Usage }
   | { readonly status: "cancelled" }
   | { readonly status: "context_length" | "failed"; readonly message: string };
 
@@ -194,6 +203,7 @@ async function requestSummary(
   signal: AbortSignal,
 ): Promise<SummaryAnswer> {
   let text = "";
+  let usage: Usage | undefined;
   const request = {
     model: deps.model,
     messages,
@@ -204,6 +214,7 @@ async function requestSummary(
   for await (const event of deps.client.stream(request, signal)) {
     if (event.type === "text_delta") text += event.text;
     else if (event.type === "usage") {
+      usage = event.usage;
       logUsage(
         { log: deps.log, model: deps.model, now: deps.now },
         { turnId, usage: event.usage, compaction: true },
@@ -214,7 +225,8 @@ async function requestSummary(
       return { status, message: event.error.message };
     }
   }
-  return signal.aborted ? { status: "cancelled" } : { status: "text", text };
+  if (signal.aborted) return { status: "cancelled" };
+  return usage === undefined ? { status: "text", text } : { status: "text", text, usage };
 }
 
 /** Tokens a tool output keeps in a summary request's second try. */
