@@ -396,7 +396,9 @@ describe("compact() on request", () => {
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
     const running = handle.prompt([{ type: "text", text: "hi" }]);
     await server.received(0);
-    expect(() => handle.compact({ signal: new AbortController().signal })).toThrow(ConflictError);
+    await expect(handle.compact({ signal: new AbortController().signal })).rejects.toThrow(
+      ConflictError,
+    );
     gate.resolve();
     await running;
   });
