@@ -126,6 +126,43 @@ describe("dsh acp: compaction and cost", () => {
     });
   }
 
+  test("session/cancel during a compaction cancels it and leaves the history intact", async () => {
+    await using model = await startModelServer();
+    using state = sharedState();
+    await using dsh = await spawnAcp({ baseUrl: model.url, env: state.env });
+    await dsh.agent.request(acp.methods.agent.initialize, initialize(true));
+    const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
+    model.script(answer("one ".repeat(3000), { prompt: 8500, completion: 100 }), {
+      respond: { hang: true },
+    });
+    await prompt(dsh, sessionId, "task one");
+    const second = prompt(dsh, sessionId, "task two");
+    await model.received(1);
+    await dsh.agent.notify(m.cancel, { sessionId });
+    expect(await second).toEqual({ stopReason: "cancelled" });
+    await model.aborted(1);
+    expect(
+      updatesOf(dsh, sessionId).flatMap((u) =>
+        u.sessionUpdate === "compaction_update" ? [u.status] : [],
+      ),
+    ).toEqual(["in_progress", "cancelled"]);
+
+    // The next prompt's summary request still reads all of task one.
+    model.script(
+      answer("SUMMARY: one.", { prompt: 8000, completion: 10 }),
+      answer("three done", { prompt: 300, completion: 5 }),
+    );
+    expect(await prompt(dsh, sessionId, "task three")).toEqual({ stopReason: "end_turn" });
+    expect(model.requests[2]?.body.messages).toEqual([
+      expect.objectContaining({ role: "system" }),
+      { role: "user", content: "task one" },
+      expect.objectContaining({ role: "assistant", content: "one ".repeat(3000) }),
+      expect.objectContaining({ role: "user" }),
+    ]);
+    await dsh.closeStdin();
+    expect([dsh.problems, model.failures]).toEqual([[], []]);
+  });
+
   test("usage_update.cost is prices × reported tokens, cumulative over prompts and across a restart", async () => {
     await using model = await startModelServer();
     using state = sharedState();
