@@ -53,6 +53,8 @@ export function initializeResponse(
 export interface ClientOptions extends PresentOptions {
   /** `elicitation.form` present and non-null: questions may be asked as forms. */
   readonly elicitForm: boolean;
+  /** `session.compaction` present and non-null: compactions become `compaction_update`s. */
+  readonly compaction?: boolean;
 }
 
 /** Only an explicit `true` turns Zed's terminal cards on; `{}` alone advertises no form mode. */
@@ -60,5 +62,6 @@ export function clientOptionsOf(capabilities: acp.ClientCapabilities | undefined
   return {
     terminalOutput: capabilities?._meta?.terminal_output === true,
     elicitForm: capabilities?.elicitation?.form != null,
+    compaction: capabilities?.session?.compaction != null,
   };
 }

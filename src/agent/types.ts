@@ -69,6 +69,25 @@ export type LiveEvent =
       readonly turnId: string;
       readonly usage: Usage;
       readonly contextWindow: number;
+      /** Tokens in the context now: the last request's prompt plus output, or an estimate. */
+      readonly contextUsed: number;
+      /** The session's cumulative cost in USD (across restarts). */
+      readonly costUsd: number;
+    }
+  /**
+   * A compaction's progress: `in_progress`, then `completed` (with the summary), `failed`
+   * (with why; the history is as it was) or `cancelled`.
+   */
+  | {
+      readonly type: "compaction";
+      readonly turnId: string;
+      readonly compactionId: string;
+      readonly status: CompactionStatus;
+      readonly summary?: string;
+      readonly error?: string;
+      /** Estimated context tokens before and after (completed only). */
+      readonly tokensBefore?: number;
+      readonly tokensAfter?: number;
     }
   | ({ readonly type: "turn_end" } & TurnOutcome)
   /** Something the user should know now that is not part of the answer: a retry, a stall, a tool server that failed. */
@@ -79,6 +98,18 @@ export type LiveEvent =
       readonly title: string;
       readonly description?: string;
     };
+
+export type CompactionStatus = "in_progress" | "completed" | "failed" | "cancelled";
+
+/** What `/status` and the terminal show about a session's context and cost. */
+export interface SessionStatus {
+  /** Tokens in the context as of the last request (prompt + output), 0 before any. */
+  readonly contextUsed: number;
+  /** The current model's window. */
+  readonly contextWindow: number;
+  /** Cumulative cost of the session in USD (across restarts), 0 when the model has no prices. */
+  readonly costUsd: number;
+}
 
 /** The per-session settings a surface can show and change. */
 export interface SessionSettings {
@@ -113,6 +144,13 @@ export interface AgentHandle extends AsyncDisposable {
   configure(change: Partial<SessionSettings>): SessionSettings;
   /** The session's MCP servers (the config file's and its own) and where each is. */
   mcpServers(): readonly McpServerStatus[];
+  /**
+   * Compacts the context now: a turn of its own (it is logged, it can be cancelled, and it ends
+   * with a TurnOutcome; a failure leaves the history as it was). ConflictError while a turn runs.
+   */
+  compact(options: { readonly focus?: string; readonly signal: AbortSignal }): Promise<TurnOutcome>;
+  /** Context used / window and cost so far. */
+  status(): SessionStatus;
 }
 
 /** What a session is opened with besides its directory. */

@@ -102,6 +102,7 @@ export function compose(options: ComposeOptions): Composition {
     interaction,
     defaults,
     maxRequestsPerTurn: config.maxTurnRequests,
+    compactAt: config.compactAt,
     configDir: config.configDir,
     secrets,
     platform: `${process.platform} ${process.arch}`,

@@ -16,6 +16,8 @@ import type { Effort } from "../llm/types.ts";
 import { ApprovalPolicy, type Knobs, PRESETS, PresetId, SandboxMode } from "../permission/knobs.ts";
 
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
+/** `compact_at` when the config file does not set it. */
+export const DEFAULT_COMPACT_AT = 0.8;
 
 const SandboxChoice = v.picklist(["auto", "bwrap", "seatbelt", "none"]);
 export type SandboxChoice = v.InferOutput<typeof SandboxChoice>;
@@ -43,6 +45,10 @@ export const ConfigFile = v.strictObject({
   /** How long one MCP tool call may take. */
   mcp_tool_timeout_ms: v.optional(
     v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(3_600_000)),
+  ),
+  /** Compact the context when a request would pass this share of the model's window. */
+  compact_at: v.optional(
+    v.pipe(v.number(), v.gtValue(0, "compact_at must be above 0"), v.maxValue(1)),
   ),
 });
 export type ConfigFile = v.InferOutput<typeof ConfigFile>;
@@ -81,6 +87,8 @@ export interface Config {
     readonly startupTimeoutMs: number;
     readonly toolTimeoutMs: number;
   };
+  /** The share of a model's window a request may fill before the context is compacted. */
+  readonly compactAt: number;
 }
 
 export interface ConfigFlags {
@@ -146,6 +154,7 @@ export function loadConfig(
       startupTimeoutMs: file.mcp_startup_timeout_ms ?? 10_000,
       toolTimeoutMs: file.mcp_tool_timeout_ms ?? 120_000,
     },
+    compactAt: file.compact_at ?? DEFAULT_COMPACT_AT,
   };
 }
 

@@ -47,6 +47,11 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
         case "turn_start":
         case "usage":
           return;
+        case "compaction":
+          if (event.status === "completed") activity(dim("▸ context compacted"));
+          else if (event.status === "failed")
+            activity(dim(`▸ ${event.error ?? "compaction failed"}`));
+          return;
         case "reasoning_delta":
           if (last !== "reasoning") breakLine();
           options.activity.write(dim(event.text));
