@@ -74,9 +74,14 @@ describe("MCP servers in the terminal", () => {
       textTurn("was refused"),
       toolTurn([{ id: "y1", name: "mcp__t__echo", args: { text: "allowed words" } }]),
       textTurn("was allowed"),
+      toolTurn([{ id: "a1", name: "mcp__t__echo", args: { text: "always words" } }]),
+      textTurn("was always allowed"),
+      toolTurn([{ id: "r1", name: "mcp__t__echo", args: { text: "ruled words" } }]),
+      textTurn("ran by the rule"),
     );
     await say("echo one");
-    await stdout.waitFor("Allow? [y/N]");
+    await stdout.waitFor("Allow? [y/a/N]");
+    expect(stdout.text()).toContain(`a: Always allow mcp__t__echo in ${project.cwd}`);
     expect(stdout.text()).toContain(
       '? Call echo on the MCP server t\n  MCP server t, tool echo\n  {\n    "text": "refused words"\n  }\n',
     );
@@ -87,9 +92,21 @@ describe("MCP servers in the terminal", () => {
     await stdout.waitFor('"text": "allowed words"');
     await say("y");
     await stdout.waitFor("was allowed");
+    // "a" saves a rule for this one tool in this project: the next call is not asked about.
+    await say("echo three");
+    await stdout.waitFor('"text": "always words"');
+    await say("a");
+    await stdout.waitFor("was always allowed");
+    await say("echo four");
+    await stdout.waitFor("ran by the rule");
     proc.stdin.end();
     expect(await proc.exited).toBe(0);
-    expect(serverLog(log).calls).toEqual([{ tool: "echo", args: { text: "allowed words" } }]);
+    expect(stdout.text()).not.toContain('"text": "ruled words"');
+    expect(serverLog(log).calls).toEqual([
+      { tool: "echo", args: { text: "allowed words" } },
+      { tool: "echo", args: { text: "always words" } },
+      { tool: "echo", args: { text: "ruled words" } },
+    ]);
   });
 
   test("dsh doctor shows each configured server and its state", async () => {
