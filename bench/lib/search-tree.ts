@@ -5,7 +5,16 @@
  * plus a nested `.gitignore`, a `.ignore` and hidden files. Built once per version under the
  * temp dir and reused.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
@@ -50,14 +59,20 @@ export function searchTree(): SearchTree {
   const texts = sources.map((path) => ({ rel: relative(root, path), text: readFileSync(path) }));
   for (let copy = 0; copy < 8; copy++) {
     for (let pkg = 0; pkg < 4; pkg++) {
-      for (const { rel, text } of texts) put(join(temp, `app${copy}`, "packages", `p${pkg}`, rel), text);
+      for (const { rel, text } of texts)
+        put(join(temp, `app${copy}`, "packages", `p${pkg}`, rel), text);
     }
   }
-  const modules = filesUnder(join(root, "node_modules"), (path) => /\.(js|mjs|cjs|ts|json|md)$/.test(path) && statSync(path).size < 512 * 1024);
-  for (const path of modules.slice(0, 5000)) put(join(temp, "node_modules", relative(join(root, "node_modules"), path)), readFileSync(path));
+  const modules = filesUnder(
+    join(root, "node_modules"),
+    (path) => /\.(js|mjs|cjs|ts|json|md)$/.test(path) && statSync(path).size < 512 * 1024,
+  );
+  for (const path of modules.slice(0, 5000))
+    put(join(temp, "node_modules", relative(join(root, "node_modules"), path)), readFileSync(path));
   // Build output the repository ignores: what rg skips and a naive search floods the model with.
   const object = Buffer.from(`${"fn build_step() { let x = 42; /* generated */ }\n".repeat(40)}`);
-  for (let i = 0; i < 16_000; i++) put(join(temp, "target", "debug", `deps${i % 64}`, `unit${i}.rs`), object);
+  for (let i = 0; i < 16_000; i++)
+    put(join(temp, "target", "debug", `deps${i % 64}`, `unit${i}.rs`), object);
   put(join(temp, ".gitignore"), "target/\n*.log\n/app7/packages/p3/bench/\n");
   put(join(temp, "app0", ".gitignore"), "packages/p1/tests/\n!packages/p1/tests/acp/\n");
   put(join(temp, "app1", ".ignore"), "packages/p2/\n");

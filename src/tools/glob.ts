@@ -4,13 +4,14 @@ import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError } from "../errors.ts";
 import { displayPath } from "./containment.ts";
-import { homeDirsOf } from "./credential-paths.ts";
+import type { SecretPlaces } from "./credential-paths.ts";
 import { UnsupportedFileError } from "./errors.ts";
 import { resolveForRead, statLocated } from "./paths.ts";
+import { snapshotSecrets } from "./secret-identity.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
 import type { SearchDetails } from "./search-intent.ts";
 import type { Tool, ToolResult } from "./types.ts";
-import { skippedDirs, walkFiles } from "./walk.ts";
+import { ignoredNote, namesHidden, skippedDirs, walkFiles } from "./walk.ts";
 
 /** Paths listed per call. */
 export const MAX_GLOB_RESULTS = 200;
@@ -34,23 +35,23 @@ export const GlobInput = v.object({
 export type GlobInput = v.InferOutput<typeof GlobInput>;
 
 export interface GlobDeps {
-  /** The user's home directory: its credential stores are not listed. */
-  readonly homeDir: string;
+  /** What is never listed: credential stores, dsh's state directory (see `secretPlacesOf`). */
+  readonly secrets: SecretPlaces;
 }
 
 /** Creates the `glob` tool. */
 export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDetails> {
-  const homeDirs = homeDirsOf(deps.homeDir);
   return {
     name: "glob",
     description:
       `Find files by path pattern. Lists up to ${MAX_GLOB_RESULTS} matching files, most recently modified first. ` +
-      ".git and node_modules are skipped unless the pattern names them.",
+      "Follows .gitignore, .ignore and .rgignore files and skips hidden files, .git and node_modules, unless the pattern or path names them.",
     input: GlobInput,
     async execute(input, ctx): Promise<ToolResult<SearchDetails>> {
       if (input.pattern.trim() === "") throw new InvalidInputError("pattern is empty");
       const split = splitPattern(input.pattern, input.path ?? ".");
-      const base = resolveForRead(ctx.cwd, split.base, homeDirs);
+      const secrets = snapshotSecrets(deps.secrets);
+      const base = resolveForRead(ctx.cwd, split.base, secrets);
       const stats = statLocated(base);
       if (!stats.isDirectory()) throw new UnsupportedFileError(`${base.path} is not a directory`);
       const glob = new Bun.Glob(split.pattern);
@@ -60,11 +61,12 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
         {
           signal: ctx.signal,
           skipDirs: skippedDirs(input.pattern, input.path),
-          homeDirs,
+          secrets,
           maxDepth: split.pattern.includes("**")
             ? Number.POSITIVE_INFINITY
             : split.pattern.split("/").length,
           maxEntries: MAX_WALK_ENTRIES,
+          hidden: namesHidden(input.pattern, input.path),
         },
         (entry) => {
           if (glob.match(entry.relative)) found.push(entry.absolute);
@@ -81,6 +83,7 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
           `[${shown.length} of ${sorted.length} matches shown, newest first; narrow the pattern or path for the rest]`,
         );
       }
+      if (walk.ignored > 0) lines.push(ignoredNote(walk.ignored));
       if (walk.capped)
         lines.push(
           `[the search stopped after ${MAX_WALK_ENTRIES} entries; some matches may be missing]`,

@@ -9,11 +9,12 @@ import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError, errorMessage } from "../errors.ts";
 import { displayPath, isInside } from "./containment.ts";
-import { credentialMatch, homeDirsOf } from "./credential-paths.ts";
+import type { SecretPlaces } from "./credential-paths.ts";
 import { MAX_FILE_BYTES, formatBytes } from "./file-io.ts";
 import type { Location } from "./intent.ts";
 import type { ReadGuard } from "./opened-path.ts";
 import { resolveForRead, statLocated } from "./paths.ts";
+import { snapshotSecrets } from "./secret-identity.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
 import type { SearchDetails } from "./search-intent.ts";
 import { createFileSearcher } from "./search/file-searcher.ts";
@@ -58,8 +59,8 @@ export const GrepInput = v.object({
 export type GrepInput = v.InferOutput<typeof GrepInput>;
 
 export interface GrepDeps {
-  /** The user's home directory: its credential stores are never searched. */
-  readonly homeDir: string;
+  /** What is never searched: credential stores, dsh's state directory (see `secretPlacesOf`). */
+  readonly secrets: SecretPlaces;
   /** Time one call may spend matching before it stops with an error. Default `MATCH_BUDGET_MS`. */
   readonly matchBudgetMs?: number;
 }
@@ -73,16 +74,17 @@ interface Tally {
 
 /** Creates the `grep` tool. */
 export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDetails> {
-  const homeDirs = homeDirsOf(deps.homeDir);
   return {
     name: "grep",
     description:
       "Search file contents with a regular expression (JavaScript syntax). Returns matching lines as " +
-      `path:line:text, at most ${MAX_GREP_MATCHES}. Skips binary files, files over 2 MiB, .git and node_modules.`,
+      `path:line:text, at most ${MAX_GREP_MATCHES}. Follows .gitignore, .ignore and .rgignore files and skips hidden files, ` +
+      "binary files, files over 2 MiB, .git and node_modules, unless the path or glob names them.",
     input: GrepInput,
     async execute(input, ctx): Promise<ToolResult<SearchDetails>> {
       const regex = compile(input.pattern, input.ignore_case === true);
-      const base = resolveForRead(ctx.cwd, input.path ?? ".", homeDirs);
+      const secrets = snapshotSecrets(deps.secrets);
+      const base = resolveForRead(ctx.cwd, input.path ?? ".", secrets);
       const filter =
         input.glob === undefined || input.glob === "" ? undefined : new Bun.Glob(input.glob);
       const byPath = input.glob?.includes("/") === true;
@@ -94,7 +96,7 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
         const walk = await collectFiles(base.real, {
           signal: ctx.signal,
           skipDirs: skippedDirs(input.glob, input.path),
-          homeDirs,
+          secrets,
           maxDepth: Number.POSITIVE_INFINITY,
           maxEntries: MAX_WALK_ENTRIES,
           hidden: namesHidden(input.glob, input.path),
@@ -121,7 +123,7 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
         signal: ctx.signal,
       });
       await searcher.search(files, MAX_GREP_MATCHES, (reports, first) =>
-        merge(reports, first, files, tally, ctx.cwd, { homeDirs, within: base.real }),
+        merge(reports, first, files, tally, ctx.cwd, { secrets, within: base.real }),
       );
       const output = summarize(input, tally, capped, ignored, displayPath(ctx.cwd, base.real));
       return { isError: false, output, details: { hits: tally.hits } };
@@ -156,7 +158,7 @@ function merge(
 ): boolean {
   for (const [offset, report] of reports.entries()) {
     const file = files[first + offset] ?? "";
-    if (report.opened === null || !mayRead(report.opened, guard)) continue;
+    if (!mayRead(report, guard)) continue;
     if (report.tooLarge) {
       tally.tooLarge++;
       continue;
@@ -173,11 +175,16 @@ function merge(
   return tally.lines.length < MAX_GREP_MATCHES;
 }
 
-/** The opened file is outside credential stores and inside the searched directory. */
-function mayRead(opened: string, guard: ReadGuard): boolean {
+/**
+ * The opened file (its real path and identity, as the worker saw them) is no secret place, by
+ * path or by device and inode, and lies inside the searched directory.
+ */
+function mayRead(report: FileReport, guard: ReadGuard): boolean {
+  const { opened, identity } = report;
+  if (opened === null || identity === null) return false;
   const real = opened.endsWith(" (deleted)") ? opened.slice(0, -" (deleted)".length) : opened;
-  if (credentialMatch(real, guard.homeDirs) !== undefined) return false;
-  return guard.within === undefined || isInside(guard.within, real);
+  if (guard.within !== undefined && !isInside(guard.within, real)) return false;
+  return guard.secrets.match(real, { ...identity, isFile: () => true }) === undefined;
 }
 
 function summarize(

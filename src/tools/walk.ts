@@ -1,14 +1,16 @@
 /**
  * The directory walk behind glob and grep: sorted, depth-bounded, never following symlinked
- * directories (no cycles, no escapes), skipping credential stores, what git and ripgrep would
+ * directories (no cycles, no escapes), skipping secret places (credential stores, dsh's state
+ * directory; directories also by device and inode), what git and ripgrep would
  * ignore (see `search/ignore-rules.ts`), hidden entries and `.git`/`node_modules`, unless the
  * search names them. Directories are read many at once; the files come out in path order.
  */
 import type { Dirent } from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
-import { credentialMatch } from "./credential-paths.ts";
+import { secretMatch } from "./credential-paths.ts";
 import { type IgnoreScope, ignoreScopeOf } from "./search/ignore-rules.ts";
+import type { SecretSnapshot } from "./secret-identity.ts";
 
 /** Directories skipped unless the search names them. */
 export const NOISY_DIRS: readonly string[] = [".git", "node_modules"];
@@ -20,8 +22,8 @@ export interface WalkOptions {
   readonly signal: AbortSignal;
   /** Directory names not descended into. */
   readonly skipDirs: ReadonlySet<string>;
-  /** Home directories whose credential stores are skipped. */
-  readonly homeDirs: readonly string[];
+  /** The secret places skipped. */
+  readonly secrets: SecretSnapshot;
   /** Deepest level of entries visited (1: the base's own entries). */
   readonly maxDepth: number;
   /** Entries visited before the walk stops with `capped`. */
@@ -86,9 +88,11 @@ export async function collectFiles(
     dir: base,
     relative: "",
     depth: 1,
-    scope: respect ? ignoreScopeOf(base) : undefined,
+    scope: respect ? ignoreScopeOf(base, { home: options.secrets.places.homeDirs[0] }) : undefined,
   };
-  const queue: { pending: Pending; entries: Dirent[] }[] = [{ pending: first, entries: rootEntries }];
+  const queue: { pending: Pending; entries: Dirent[] }[] = [
+    { pending: first, entries: rootEntries },
+  ];
   const inFlight = new Set<Promise<void>>();
 
   const handle = ({ pending, entries }: { pending: Pending; entries: Dirent[] }) => {
@@ -102,18 +106,26 @@ export async function collectFiles(
       if (!options.hidden && name.startsWith(".")) continue;
       const absolute = path.join(dir, name);
       const rel = relative === "" ? name : `${relative}/${name}`;
-      if (credentialMatch(absolute, options.homeDirs) !== undefined) continue;
       const isDirectory = entry.isDirectory();
       if (scope?.ignores(name, isDirectory) === true) {
         ignored++;
         continue;
       }
       if (isDirectory) {
-        if (depth < options.maxDepth && !options.skipDirs.has(name)) {
+        if (
+          depth < options.maxDepth &&
+          !options.skipDirs.has(name) &&
+          options.secrets.match(absolute) === undefined
+        ) {
           const read = readEntries(absolute).then((children) => {
             const names = new Set(children.map((child) => child.name));
             queue.push({
-              pending: { dir: absolute, relative: rel, depth: depth + 1, scope: scope?.enter(name, names) },
+              pending: {
+                dir: absolute,
+                relative: rel,
+                depth: depth + 1,
+                scope: scope?.enter(name, names),
+              },
               entries: children,
             });
           });
@@ -123,6 +135,7 @@ export async function collectFiles(
         continue;
       }
       if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+      if (secretMatch(absolute, options.secrets.places) !== undefined) continue;
       files.push({ absolute, relative: rel, isSymlink: entry.isSymbolicLink() });
     }
   };

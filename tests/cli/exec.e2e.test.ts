@@ -121,7 +121,9 @@ describe("dsh exec", () => {
     const version = await rig.run(["--version"], project);
     expect(version).toEqual({
       code: 0,
-      stdout: expect.stringMatching(/^dsh \d+\.\d+\.\d+ \([0-9a-f]{7,}\)\nthe dsh coding agent .*\n$/),
+      stdout: expect.stringMatching(
+        /^dsh \d+\.\d+\.\d+ \([0-9a-f]{7,}\)\nthe dsh coding agent .*\n$/,
+      ),
       stderr: "",
     });
     const help = await rig.run(["--help"], project);

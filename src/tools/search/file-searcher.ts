@@ -21,6 +21,7 @@ const Reply = v.object({
   files: v.array(
     v.object({
       opened: v.nullable(v.string()),
+      identity: v.nullable(v.object({ dev: v.bigint(), ino: v.bigint(), nlink: v.bigint() })),
       tooLarge: v.boolean(),
       binary: v.boolean(),
       matches: v.array(v.object({ line: v.number(), text: v.string() })),
@@ -86,7 +87,8 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
       signal.throwIfAborted();
       if (paths.length === 0) return;
       const batches: string[][] = [];
-      for (let at = 0; at < paths.length; at += BATCH_FILES) batches.push(paths.slice(at, at + BATCH_FILES));
+      for (let at = 0; at < paths.length; at += BATCH_FILES)
+        batches.push(paths.slice(at, at + BATCH_FILES));
       const deadline = performance.now() + options.budgetMs;
       const wanted = options.threads ?? Math.min(4, Math.max(1, navigator.hardwareConcurrency));
       const count = Math.min(wanted, batches.length);

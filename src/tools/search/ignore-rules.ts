@@ -8,7 +8,6 @@
  * gitignore specification (and is what eslint and prettier use); how files stack is here.
  */
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 
@@ -27,9 +26,10 @@ export interface IgnoreScope {
 }
 
 export interface IgnoreOptions {
-  /** The user's home, where git's global excludes file is found. */
+  /** The user's home, where git's global excludes file is found; none is read without it. */
   readonly home?: string;
-  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** `$XDG_CONFIG_HOME` when it is not `~/.config`. */
+  readonly configHome?: string;
 }
 
 /** Files in a directory whose patterns apply below it, lowest precedence first. */
@@ -64,13 +64,13 @@ export function ignoreScopeOf(base: string, options: IgnoreOptions = {}): Ignore
     const own = rulesIn(dir);
     if (own !== undefined) levels.push({ dir, rules: own });
   }
-  const full = scope(levels, base);
-  // Named on purpose: an ignored base is searched, with its own rules only.
-  if (chain.length > 1 && isIgnored(levels.slice(0, -1), base, true)) {
+  // Named on purpose: a base its ancestors' rules ignore is searched, with its own rules only.
+  const above = levels.filter((level) => level.dir !== base);
+  if (base !== repo && isIgnored(above, base, true)) {
     const own = rulesIn(base);
     return scope(own === undefined ? [] : [{ dir: base, rules: own }], base);
   }
-  return full;
+  return scope(levels, base);
 }
 
 function scope(levels: readonly Level[], dir: string): IgnoreScope {
@@ -111,7 +111,11 @@ function rulesIn(dir: string): Ignore | undefined {
 
 /** `.git/info/exclude` and the global excludes file, anchored at the repository root. */
 function repositoryRules(repo: string, options: IgnoreOptions): Ignore | undefined {
-  const texts = [readText(join(repo, ".git", "info", "exclude")), readText(globalExcludes(options))];
+  const global = globalExcludes(options);
+  const texts = [
+    readText(join(repo, ".git", "info", "exclude")),
+    global === undefined ? undefined : readText(global),
+  ];
   const present = texts.filter((text) => text !== undefined);
   if (present.length === 0) return undefined;
   const rules = ignore({ allowRelativePaths: true });
@@ -120,15 +124,17 @@ function repositoryRules(repo: string, options: IgnoreOptions): Ignore | undefin
 }
 
 /** `core.excludesFile` from ~/.gitconfig, else `$XDG_CONFIG_HOME/git/ignore`. */
-function globalExcludes(options: IgnoreOptions): string {
-  const env = options.env ?? process.env;
-  const home = options.home ?? env.HOME ?? homedir();
-  const configured = /^\s*excludesfile\s*=\s*(.+?)\s*$/im.exec(readText(join(home, ".gitconfig")) ?? "")?.[1];
+function globalExcludes(options: IgnoreOptions): string | undefined {
+  const { home } = options;
+  if (home === undefined) return undefined;
+  const configured = /^\s*excludesfile\s*=\s*(.+?)\s*$/im.exec(
+    readText(join(home, ".gitconfig")) ?? "",
+  )?.[1];
   if (configured !== undefined) {
     const path = configured.replace(/^"(.*)"$/, "$1");
     return path.startsWith("~/") ? join(home, path.slice(2)) : path;
   }
-  return join(env.XDG_CONFIG_HOME || join(home, ".config"), "git", "ignore");
+  return join(options.configHome ?? join(home, ".config"), "git", "ignore");
 }
 
 function isRepositoryRoot(dir: string): boolean {

@@ -33,6 +33,8 @@ export interface LineMatch {
 export interface FileReport {
   /** The real path of what was opened (Linux: `/proc/self/fd`); null when nothing was read. */
   readonly opened: string | null;
+  /** Device, inode and link count of what was opened, for the secret-place check. */
+  readonly identity: { readonly dev: bigint; readonly ino: bigint; readonly nlink: bigint } | null;
   readonly tooLarge: boolean;
   /** Binary files (a NUL byte near the start) are not searched. */
   readonly binary: boolean;
@@ -59,40 +61,46 @@ export function searchWorkerMain(): void {
     }
     return compiled;
   };
-  const none = { opened: null, tooLarge: false, binary: false, matches: [] };
+  const none = { opened: null, identity: null, tooLarge: false, binary: false, matches: [] };
 
   const readBounded = (path: string, maxBytes: number) => {
     let fd: number | undefined;
     try {
       fd = fs.openSync(path, flags);
-      const stat = fs.fstatSync(fd);
+      const stat = fs.fstatSync(fd, { bigint: true });
       if (!stat.isFile()) return none;
+      const identity = { dev: stat.dev, ino: stat.ino, nlink: stat.nlink };
+      const size = Number(stat.size);
       let opened: string;
       if (procFd) opened = fs.readlinkSync(`/proc/self/fd/${fd}`);
       else {
         const there = fs.statSync(path);
-        if (there.ino !== stat.ino || there.dev !== stat.dev) return none;
+        if (BigInt(there.ino) !== stat.ino || BigInt(there.dev) !== stat.dev) return none;
         opened = fs.realpathSync(path);
       }
-      if (stat.size > maxBytes) return { ...none, opened, tooLarge: true };
+      if (size > maxBytes) return { ...none, opened, identity, tooLarge: true };
       // Bounded by what is read, not by what fstat says (procfs files report 0): one read of
-      // the stated size plus a byte, growing only while the file turns out longer.
-      let buffer = new Uint8Array(Math.min(stat.size + 1, maxBytes + 1));
+      // the stated size, growing only while the file turns out longer. Sizes stay whole pages:
+      // some procfs files (pagemap) refuse reads that are not multiples of 8 bytes.
+      const page = 4096;
+      const cap = Math.ceil((maxBytes + 1) / page) * page;
+      let buffer = new Uint8Array(Math.min(Math.ceil((size + 1) / page) * page, cap));
       let total = 0;
       for (;;) {
         if (total === buffer.length) {
-          if (total > maxBytes) return { ...none, opened, tooLarge: true };
-          const grown = new Uint8Array(Math.min(buffer.length * 2 + 4096, maxBytes + 1));
+          if (total > maxBytes) return { ...none, opened, identity, tooLarge: true };
+          const grown = new Uint8Array(Math.min(buffer.length * 2, cap));
           grown.set(buffer);
           buffer = grown;
         }
         const n = fs.readSync(fd, buffer, total, buffer.length - total, null);
         if (n === 0) break;
         total += n;
+        if (total > maxBytes) return { ...none, opened, identity, tooLarge: true };
       }
-      if (total > maxBytes) return { ...none, opened, tooLarge: true };
+      if (total > maxBytes) return { ...none, opened, identity, tooLarge: true };
       const bytes = buffer.subarray(0, total);
-      return { opened, bytes };
+      return { opened, identity, bytes };
     } catch {
       return none;
     } finally {
@@ -127,11 +135,12 @@ export function searchWorkerMain(): void {
     const files = request.paths.map((path) => {
       const read = readBounded(path, request.maxBytes);
       if (!("bytes" in read) || read.bytes === undefined) return read;
-      const { opened, bytes } = read;
-      if (bytes.subarray(0, 8192).includes(0)) return { ...none, opened, binary: true };
+      const { opened, identity, bytes } = read;
+      if (bytes.subarray(0, 8192).includes(0)) return { ...none, opened, identity, binary: true };
       const text = decoder.decode(bytes);
-      if (whole !== undefined && !whole.test(text)) return { ...none, opened };
-      return { ...none, opened, matches: search(text, regex, request.limit, request.lineChars) };
+      if (whole !== undefined && !whole.test(text)) return { ...none, opened, identity };
+      const matches = search(text, regex, request.limit, request.lineChars);
+      return { ...none, opened, identity, matches };
     });
     postMessage({ files });
   });
