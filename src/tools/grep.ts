@@ -18,9 +18,10 @@ import { snapshotSecrets } from "./secret-identity.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
 import type { SearchDetails } from "./search-intent.ts";
 import { createFileSearcher } from "./search/file-searcher.ts";
+import { createPathFeed } from "./search/path-feed.ts";
 import type { FileReport } from "./search/search-worker.ts";
 import type { Tool, ToolResult } from "./types.ts";
-import { collectFiles, ignoredNote, namesHidden, skippedDirs } from "./walk.ts";
+import { type WalkEntry, collectFiles, ignoredNote, namesHidden, skippedDirs } from "./walk.ts";
 
 /** Default wall time one grep call may spend reading and matching. */
 export const MATCH_BUDGET_MS = 10_000;
@@ -91,29 +92,19 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
       const tally: Tally = { lines: [], hits: [], searched: 0, tooLarge: 0 };
       let capped = false;
       let ignored = 0;
-      let files: string[];
-      if (statLocated(base).isDirectory()) {
-        const walk = await collectFiles(base.real, {
-          signal: ctx.signal,
-          skipDirs: skippedDirs(input.glob, input.path),
-          secrets,
-          maxDepth: Number.POSITIVE_INFINITY,
-          maxEntries: MAX_WALK_ENTRIES,
-          hidden: namesHidden(input.glob, input.path),
-        });
-        capped = walk.capped;
-        ignored = walk.ignored;
-        files = walk.files
-          .filter((entry) => !entry.isSymlink)
-          .filter(
-            (entry) =>
-              filter === undefined ||
-              filter.match(byPath ? entry.relative : path.basename(entry.relative)),
-          )
-          .map((entry) => entry.absolute);
-      } else {
-        files = [base.real];
-      }
+      // The walk feeds the searchers as it goes: reading and matching overlap the listing.
+      const files: string[] = [];
+      const feed = createPathFeed();
+      const keep = (entry: WalkEntry) => {
+        if (entry.isSymlink) return;
+        if (
+          filter !== undefined &&
+          !filter.match(byPath ? entry.relative : path.basename(entry.relative))
+        )
+          return;
+        files.push(entry.absolute);
+        feed.push(entry.absolute);
+      };
       using searcher = createFileSearcher({
         regex,
         pattern: input.pattern,
@@ -122,9 +113,32 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
         budgetMs: deps.matchBudgetMs ?? MATCH_BUDGET_MS,
         signal: ctx.signal,
       });
-      await searcher.search(files, MAX_GREP_MATCHES, (reports, first) =>
+      const searching = searcher.search(feed, MAX_GREP_MATCHES, (reports, first) =>
         merge(reports, first, files, tally, ctx.cwd, { secrets, within: base.real }),
       );
+      // Awaited below; handled here too, so a failure while the walk still runs is not unhandled.
+      searching.catch(() => undefined);
+      try {
+        if (statLocated(base).isDirectory()) {
+          const walk = await collectFiles(base.real, {
+            signal: ctx.signal,
+            skipDirs: skippedDirs(input.glob, input.path),
+            secrets,
+            maxDepth: Number.POSITIVE_INFINITY,
+            maxEntries: MAX_WALK_ENTRIES,
+            hidden: namesHidden(input.glob, input.path),
+            onFile: keep,
+          });
+          capped = walk.capped;
+          ignored = walk.ignored;
+        } else {
+          files.push(base.real);
+          feed.push(base.real);
+        }
+      } finally {
+        feed.end();
+      }
+      await searching;
       const output = summarize(input, tally, capped, ignored, displayPath(ctx.cwd, base.real));
       return { isError: false, output, details: { hits: tally.hits } };
     },

@@ -3,10 +3,11 @@
  * directories (no cycles, no escapes), skipping secret places (credential stores, dsh's state
  * directory; directories also by device and inode), what git and ripgrep would
  * ignore (see `search/ignore-rules.ts`), hidden entries and `.git`/`node_modules`, unless the
- * search names them. Directories are read many at once; the files come out in path order.
+ * search names them. Files come out in walk order: a directory's files by name, then its
+ * subdirectories by name, each depth-first.
  */
+import * as fs from "node:fs";
 import type { Dirent } from "node:fs";
-import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { secretMatch } from "./credential-paths.ts";
 import { type IgnoreScope, ignoreScopeOf } from "./search/ignore-rules.ts";
@@ -15,8 +16,8 @@ import type { SecretSnapshot } from "./secret-identity.ts";
 /** Directories skipped unless the search names them. */
 export const NOISY_DIRS: readonly string[] = [".git", "node_modules"];
 
-/** Directory reads in flight at once. */
-const READ_CONCURRENCY = 32;
+/** Work done between two yields to the event loop, so a huge tree never holds it long. */
+const SLICE_MS = 8;
 
 export interface WalkOptions {
   readonly signal: AbortSignal;
@@ -32,6 +33,8 @@ export interface WalkOptions {
   readonly respectIgnores?: boolean;
   /** Visit hidden files and directories (default false, as ripgrep). */
   readonly hidden?: boolean;
+  /** Called with each file as it is found (the walk is in walk order). */
+  readonly onFile?: (entry: WalkEntry) => void;
 }
 
 /** A file or symlink found by the walk. */
@@ -66,14 +69,7 @@ export async function walkFiles(
   return { capped, ignored };
 }
 
-interface Pending {
-  readonly dir: string;
-  readonly relative: string;
-  readonly depth: number;
-  readonly scope: IgnoreScope | undefined;
-}
-
-/** Every file the walk would visit, in path order. */
+/** Every file the walk would visit, in walk order (see `walkFiles`). */
 export async function collectFiles(
   base: string,
   options: WalkOptions,
@@ -81,30 +77,26 @@ export async function collectFiles(
   const files: WalkEntry[] = [];
   let visited = 0;
   let ignored = 0;
-  let capped = false;
   const respect = options.respectIgnores !== false;
-  const rootEntries = await readEntries(base);
-  const first: Pending = {
-    dir: base,
-    relative: "",
-    depth: 1,
-    scope: respect ? ignoreScopeOf(base, { home: options.secrets.places.homeDirs[0] }) : undefined,
-  };
-  const queue: { pending: Pending; entries: Dirent[] }[] = [
-    { pending: first, entries: rootEntries },
-  ];
-  const inFlight = new Set<Promise<void>>();
-
-  const handle = ({ pending, entries }: { pending: Pending; entries: Dirent[] }) => {
-    const { dir, relative, depth, scope } = pending;
-    for (const entry of entries) {
-      if (++visited > options.maxEntries) {
-        capped = true;
-        return;
-      }
-      const { name } = entry;
+  const home = options.secrets.places.homeDirs[0];
+  // Synchronous reads of a warm tree are several times faster than the thread pool's; the walk
+  // yields every few milliseconds, so sessions, cancels and pipes are never held for long.
+  let sliceStart = performance.now();
+  const visitDir = async (
+    dir: string,
+    relative: string,
+    depth: number,
+    scope: IgnoreScope | undefined,
+    entries: Dirent[],
+  ): Promise<boolean> => {
+    // Names read once: a Dirent's getter is slow to call in a sort comparator.
+    const named = entries.map((entry) => ({ name: entry.name, entry }));
+    named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const subdirs: { absolute: string; rel: string; name: string }[] = [];
+    for (const { name, entry } of named) {
+      if (++visited > options.maxEntries) return false;
       if (!options.hidden && name.startsWith(".")) continue;
-      const absolute = path.join(dir, name);
+      const absolute = `${dir}${dir.endsWith(path.sep) ? "" : path.sep}${name}`;
       const rel = relative === "" ? name : `${relative}/${name}`;
       const isDirectory = entry.isDirectory();
       if (scope?.ignores(name, isDirectory) === true) {
@@ -117,74 +109,44 @@ export async function collectFiles(
           !options.skipDirs.has(name) &&
           options.secrets.match(absolute) === undefined
         ) {
-          const read = readEntries(absolute).then((children) => {
-            const names = new Set(children.map((child) => child.name));
-            queue.push({
-              pending: {
-                dir: absolute,
-                relative: rel,
-                depth: depth + 1,
-                scope: scope?.enter(name, names),
-              },
-              entries: children,
-            });
-          });
-          inFlight.add(read);
-          void read.finally(() => inFlight.delete(read));
+          subdirs.push({ absolute, rel, name });
         }
         continue;
       }
       if (!entry.isFile() && !entry.isSymbolicLink()) continue;
-      if (secretMatch(absolute, options.secrets.places) !== undefined) continue;
-      files.push({ absolute, relative: rel, isSymlink: entry.isSymbolicLink() });
+      // Directories were checked on the way down (by path and identity); a file can still be a
+      // store of its own, or a process's environment.
+      if (options.secrets.places.byPath.has(absolute)) continue;
+      if (absolute.startsWith("/proc/") && secretMatch(absolute, options.secrets.places)) continue;
+      const found = { absolute, relative: rel, isSymlink: entry.isSymbolicLink() };
+      files.push(found);
+      options.onFile?.(found);
     }
+    for (const sub of subdirs) {
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        options.signal.throwIfAborted();
+        sliceStart = performance.now();
+      }
+      const children = readEntries(sub.absolute);
+      const inner = scope?.enter(sub.name, new Set(children.map((child) => child.name)));
+      if (!(await visitDir(sub.absolute, sub.rel, depth + 1, inner, children))) return false;
+    }
+    return true;
   };
-
-  for (;;) {
-    options.signal.throwIfAborted();
-    const next = queue.pop();
-    if (next !== undefined) {
-      handle(next);
-      if (capped) break;
-      // Keep the reads bounded: wait for one before queueing more than the limit.
-      while (inFlight.size > READ_CONCURRENCY) await Promise.race(inFlight);
-      continue;
-    }
-    if (inFlight.size === 0) break;
-    await Promise.race(inFlight);
-  }
-  await Promise.all(inFlight);
-  files.sort((a, b) => comparePaths(a.relative, b.relative));
-  return { files, capped, ignored };
+  options.signal.throwIfAborted();
+  const scope = respect ? ignoreScopeOf(base, { home }) : undefined;
+  const complete = await visitDir(base, "", 1, scope, readEntries(base));
+  return { files, capped: !complete, ignored };
 }
 
-/**
- * Walk order: a directory's files in name order, then its subdirectories in name order, each
- * depth-first (what a sequential walk visits).
- */
-function comparePaths(a: string, b: string): number {
-  const as = a.split("/");
-  const bs = b.split("/");
-  for (let i = 0; i < Math.min(as.length, bs.length); i++) {
-    const x = as[i] ?? "";
-    const y = bs[i] ?? "";
-    if (x === y) continue;
-    const xIsFile = i === as.length - 1;
-    const yIsFile = i === bs.length - 1;
-    if (xIsFile !== yIsFile) return xIsFile ? -1 : 1;
-    return x < y ? -1 : 1;
-  }
-  return as.length - bs.length;
-}
-
-async function readEntries(dir: string): Promise<Dirent[]> {
+function readEntries(dir: string): Dirent[] {
   try {
-    return await fsp.readdir(dir, { withFileTypes: true });
+    return fs.readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
 }
-
 /** The noisy directories a search does not name, and so skips. */
 export function skippedDirs(...named: readonly (string | undefined)[]): ReadonlySet<string> {
   return new Set(NOISY_DIRS.filter((dir) => !named.some((text) => text?.includes(dir) === true)));

@@ -12,6 +12,7 @@
 import * as v from "valibot";
 import { TimeLimitError } from "../errors.ts";
 import type { FileReport, SearchRequest } from "./search-worker.ts";
+import type { PathSource } from "./path-feed.ts";
 import { searchWorkerMain } from "./search-worker.ts";
 
 /** Files per message to a thread: enough to amortise the round trip, small enough to balance. */
@@ -45,12 +46,12 @@ export interface FileSearcherOptions {
 
 export interface FileSearcher extends Disposable {
   /**
-   * Searches `paths`, handing each batch's reports to `onBatch` in path order (`first` is the
-   * index of the batch's first path). Stops dispatching once `onBatch` returns false. Rejects
+   * Searches the paths `source` gives, handing each batch's reports to `onBatch` in path order
+   * (`first` is the index of the batch's first path). Stops dispatching once `onBatch` returns false. Rejects
    * with the signal's reason on abort and with `TimeLimitError` once the budget is spent.
    */
   search(
-    paths: readonly string[],
+    source: PathSource,
     limit: number,
     onBatch: (reports: readonly FileReport[], first: number) => boolean,
   ): Promise<void>;
@@ -83,32 +84,29 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
     );
 
   return {
-    async search(paths, limit, onBatch) {
+    async search(source, limit, onBatch) {
       signal.throwIfAborted();
-      if (paths.length === 0) return;
-      const batches: string[][] = [];
-      for (let at = 0; at < paths.length; at += BATCH_FILES)
-        batches.push(paths.slice(at, at + BATCH_FILES));
       const deadline = performance.now() + options.budgetMs;
       const wanted = options.threads ?? Math.min(4, Math.max(1, navigator.hardwareConcurrency));
-      const count = Math.min(wanted, batches.length);
-      while (threads.length < count) spawn();
       const done = new Map<number, readonly FileReport[]>();
-      let next = 0;
+      let taken = 0;
       let delivered = 0;
       let wantMore = true;
-      const run = async (worker: Worker) => {
-        while (wantMore && next < batches.length) {
-          const index = next++;
+      const run = async (worker: () => Worker) => {
+        while (wantMore) {
+          const paths = await source.take(BATCH_FILES);
+          if (paths.length === 0) return;
+          const index = taken++;
           const request: SearchRequest = {
             source: options.regex.source,
             flags: options.regex.flags,
             limit,
             lineChars: options.lineChars,
             maxBytes: options.maxBytes,
-            paths: batches[index] ?? [],
+            literal: requiredLiteral(options.regex),
+            paths,
           };
-          done.set(index, await exchange(worker, request, deadline - performance.now(), signal));
+          done.set(index, await exchange(worker(), request, deadline - performance.now(), signal));
           // Hand over every batch that is now next in order.
           for (let ready = done.get(delivered); ready !== undefined; ready = done.get(delivered)) {
             done.delete(delivered);
@@ -117,8 +115,16 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
           }
         }
       };
+      // Threads start as work arrives: a search of a few files never pays for more than one.
+      const lanes = Array.from({ length: wanted }, (_, lane) => {
+        let worker: Worker | undefined;
+        return run(() => {
+          worker ??= threads[lane]?.worker ?? spawn();
+          return worker;
+        });
+      });
       try {
-        await Promise.all(threads.slice(0, count).map((thread) => run(thread.worker)));
+        await Promise.all(lanes);
       } catch (error) {
         stop();
         throw error === TIMED_OUT ? timeLimit() : error;
@@ -162,4 +168,54 @@ function exchange(
 /** "0.3 s", "10 s". */
 function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/**
+ * A piece of text every match must contain, when the pattern has one a byte search can find
+ * (at least 3 plain characters, outside any group, alternation or optional part); files
+ * without it are skipped before they are decoded. Case-insensitive patterns have none.
+ */
+export function requiredLiteral(regex: RegExp): string | undefined {
+  if (regex.flags.includes("i") || /[|(]/.test(regex.source.replace(/\\./g, ""))) return undefined;
+  const source = regex.source;
+  let best = "";
+  let run = "";
+  const close = (optional: boolean) => {
+    if (!optional && run.length > best.length) best = run;
+    run = "";
+  };
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i] ?? "";
+    const next = source[i + 1] ?? "";
+    if (c === "\\") {
+      // An escaped punctuation mark is itself; a class like \d or \s ends the run.
+      if (/[^A-Za-z0-9]/.test(next) && next !== "") {
+        const optional = /[?*{]/.test(source[i + 2] ?? "");
+        if (optional) close(false);
+        else run += next;
+        i++;
+        continue;
+      }
+      close(false);
+      i++;
+      continue;
+    }
+    if (/[A-Za-z0-9_ :=<>,;'"@#%&!~/-]/.test(c)) {
+      // A character made optional or repeatable by what follows leaves the run before it.
+      if (/[?*{+]/.test(next)) {
+        close(false);
+        i++;
+        continue;
+      }
+      run += c;
+      continue;
+    }
+    close(false);
+    if (c === "[" || c === "{") {
+      const end = source.indexOf(c === "[" ? "]" : "}", i + 2);
+      i = end === -1 ? source.length : end;
+    }
+  }
+  close(false);
+  return best.length >= 3 ? best : undefined;
 }

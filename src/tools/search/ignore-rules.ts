@@ -4,17 +4,22 @@
  * and `.rgignore` (which win over `.gitignore`, as in ripgrep). Patterns follow gitignore(5):
  * negation, directory-only (`dir/`), anchored (`/x`, `a/b`) and `**` patterns, each relative to
  * the directory of the file that holds it; a deeper file's rules win over a shallower one's.
- * Parsing and matching one file's patterns is the `ignore` package's, which follows the
- * gitignore specification (and is what eslint and prettier use); how files stack is here.
+ * One file's patterns are compiled by `gitignore.ts`; how the files stack is here.
  */
 import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import { dirname, join, sep } from "node:path";
+import { type IgnoreRules, compileIgnoreFile } from "./gitignore.ts";
 
 /** One directory's rules: the directory and its compiled patterns. */
 interface Level {
   readonly dir: string;
-  readonly rules: Ignore;
+  /** `dir` with a trailing separator. */
+  readonly prefix: string;
+  readonly rules: IgnoreRules;
+}
+
+function level(dir: string, rules: IgnoreRules): Level {
+  return { dir, prefix: dir.endsWith(sep) ? dir : `${dir}${sep}`, rules };
 }
 
 /** The rules in force in one directory: its ancestors' and its own. */
@@ -58,69 +63,71 @@ export function ignoreScopeOf(base: string, options: IgnoreOptions = {}): Ignore
   const levels: Level[] = [];
   if (repo !== undefined) {
     const repoRules = repositoryRules(repo, options);
-    if (repoRules !== undefined) levels.push({ dir: repo, rules: repoRules });
+    if (repoRules !== undefined) levels.push(level(repo, repoRules));
   }
   for (const dir of chain) {
     const own = rulesIn(dir);
-    if (own !== undefined) levels.push({ dir, rules: own });
+    if (own !== undefined) levels.push(level(dir, own));
   }
   // Named on purpose: a base its ancestors' rules ignore is searched, with its own rules only.
   const above = levels.filter((level) => level.dir !== base);
   if (base !== repo && isIgnored(above, base, true)) {
     const own = rulesIn(base);
-    return scope(own === undefined ? [] : [{ dir: base, rules: own }], base);
+    return scope(own === undefined ? [] : [level(base, own)], base);
   }
   return scope(levels, base);
 }
 
 function scope(levels: readonly Level[], dir: string): IgnoreScope {
   return {
-    ignores: (name, isDirectory) => isIgnored(levels, join(dir, name), isDirectory),
+    ignores: (name, isDirectory) => isIgnored(levels, childPath(dir, name), isDirectory),
     enter(name, names) {
-      const child = join(dir, name);
+      const child = childPath(dir, name);
       const own = IGNORE_FILES.some((file) => names.has(file)) ? rulesIn(child) : undefined;
-      return scope(own === undefined ? levels : [...levels, { dir: child, rules: own }], child);
+      return scope(own === undefined ? levels : [...levels, level(child, own)], child);
     },
   };
+}
+
+/** `dir/name`, for a name read from `dir` (no `..`, no separator): cheaper than `join`. */
+function childPath(dir: string, name: string): string {
+  return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
 }
 
 /** Deeper levels decide over shallower ones; within a level the `ignore` package decides. */
 function isIgnored(levels: readonly Level[], path: string, isDirectory: boolean): boolean {
   let ignored = false;
   for (const level of levels) {
-    const rel = relative(level.dir, path);
-    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
+    // Each level's directory is an ancestor of `path`, so the relative path is a suffix.
+    const prefix = level.prefix;
+    if (!path.startsWith(prefix)) continue;
+    const rel = path.slice(prefix.length);
     const posix = sep === "/" ? rel : rel.split(sep).join("/");
-    const verdict = level.rules.test(isDirectory ? `${posix}/` : posix);
-    if (verdict.ignored) ignored = true;
-    else if (verdict.unignored) ignored = false;
+    const verdict = level.rules.test(posix, isDirectory);
+    if (verdict === "ignored") ignored = true;
+    else if (verdict === "unignored") ignored = false;
   }
   return ignored;
 }
 
-function rulesIn(dir: string): Ignore | undefined {
-  let rules: Ignore | undefined;
-  for (const name of IGNORE_FILES) {
-    const text = readText(join(dir, name));
-    if (text === undefined) continue;
-    rules ??= ignore({ allowRelativePaths: true });
-    rules.add(text);
-  }
-  return rules;
+/** The directory's ignore files as one list: a later file's patterns win, like later lines. */
+function rulesIn(dir: string): IgnoreRules | undefined {
+  const texts = IGNORE_FILES.map((name) => readText(join(dir, name))).filter(
+    (text) => text !== undefined,
+  );
+  return texts.length === 0 ? undefined : compileIgnoreFile(texts.join("\n"));
 }
 
 /** `.git/info/exclude` and the global excludes file, anchored at the repository root. */
-function repositoryRules(repo: string, options: IgnoreOptions): Ignore | undefined {
+function repositoryRules(repo: string, options: IgnoreOptions): IgnoreRules | undefined {
   const global = globalExcludes(options);
   const texts = [
     readText(join(repo, ".git", "info", "exclude")),
     global === undefined ? undefined : readText(global),
   ];
   const present = texts.filter((text) => text !== undefined);
-  if (present.length === 0) return undefined;
-  const rules = ignore({ allowRelativePaths: true });
-  for (const text of present) rules.add(text);
-  return rules;
+  // The global file first: the repository's own exclude file wins over it.
+  return present.length === 0 ? undefined : compileIgnoreFile(present.reverse().join("\n"));
 }
 
 /** `core.excludesFile` from ~/.gitconfig, else `$XDG_CONFIG_HOME/git/ignore`. */

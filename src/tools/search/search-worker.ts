@@ -20,6 +20,8 @@ export interface SearchRequest {
   readonly lineChars: number;
   /** Files larger than this are reported `tooLarge`, never read whole. */
   readonly maxBytes: number;
+  /** Text every match contains (see `requiredLiteral`): a file without it is not decoded. */
+  readonly literal?: string;
   readonly paths: readonly string[];
 }
 
@@ -132,11 +134,16 @@ export function searchWorkerMain(): void {
     // Posted by file-searcher.ts, in this shape.
     const request = event.data as SearchRequest;
     const { regex, whole } = regexFor(request.source, request.flags);
+    const needle = request.literal === undefined ? undefined : Buffer.from(request.literal);
     const files = request.paths.map((path) => {
       const read = readBounded(path, request.maxBytes);
       if (!("bytes" in read) || read.bytes === undefined) return read;
       const { opened, identity, bytes } = read;
       if (bytes.subarray(0, 8192).includes(0)) return { ...none, opened, identity, binary: true };
+      if (needle !== undefined) {
+        const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+        if (view.indexOf(needle) === -1) return { ...none, opened, identity };
+      }
       const text = decoder.decode(bytes);
       if (whole !== undefined && !whole.test(text)) return { ...none, opened, identity };
       const matches = search(text, regex, request.limit, request.lineChars);
