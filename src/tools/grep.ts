@@ -8,7 +8,7 @@
 import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError, errorMessage } from "../errors.ts";
-import { displayPath, isInside } from "./containment.ts";
+import { displayPath } from "./containment.ts";
 import type { SecretPlaces } from "./credential-paths.ts";
 import { MAX_FILE_BYTES, formatBytes } from "./file-io.ts";
 import type { Location } from "./intent.ts";
@@ -189,6 +189,11 @@ function merge(
   return tally.lines.length < MAX_GREP_MATCHES;
 }
 
+/** `path` is `root` or under it; both are real, normalised paths (no `..`). */
+function within(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
+}
+
 /**
  * The opened file (its real path and identity, as the worker saw them) is no secret place, by
  * path or by device and inode, and lies inside the searched directory.
@@ -197,7 +202,7 @@ function mayRead(report: FileReport, guard: ReadGuard): boolean {
   const { opened, identity } = report;
   if (opened === null || identity === null) return false;
   const real = opened.endsWith(" (deleted)") ? opened.slice(0, -" (deleted)".length) : opened;
-  if (guard.within !== undefined && !isInside(guard.within, real)) return false;
+  if (guard.within !== undefined && !within(guard.within, real)) return false;
   return guard.secrets.match(real, { ...identity, isFile: () => true }) === undefined;
 }
 

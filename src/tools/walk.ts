@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import type { Dirent } from "node:fs";
 import * as path from "node:path";
 import { secretMatch } from "./credential-paths.ts";
-import { type IgnoreScope, ignoreScopeOf } from "./search/ignore-rules.ts";
+import { type IgnoreScope, ignoreScopeOf, isIgnoreFile } from "./search/ignore-rules.ts";
 import type { SecretSnapshot } from "./secret-identity.ts";
 
 /** Directories skipped unless the search names them. */
@@ -129,7 +129,10 @@ export async function collectFiles(
         sliceStart = performance.now();
       }
       const children = readEntries(sub.absolute);
-      const inner = scope?.enter(sub.name, new Set(children.map((child) => child.name)));
+      const inner = scope?.enter(
+        sub.name,
+        children.some((child) => isIgnoreFile(child.name)),
+      );
       if (!(await visitDir(sub.absolute, sub.rel, depth + 1, inner, children))) return false;
     }
     return true;

@@ -16,7 +16,7 @@ import type { PathSource } from "./path-feed.ts";
 import { searchWorkerMain } from "./search-worker.ts";
 
 /** Files per message to a thread: enough to amortise the round trip, small enough to balance. */
-const BATCH_FILES = 48;
+const BATCH_FILES = 160;
 
 const Reply = v.object({
   files: v.array(
@@ -57,19 +57,55 @@ export interface FileSearcher extends Disposable {
   ): Promise<void>;
 }
 
-/** Creates a searcher; threads start on first use, dispose terminates them. */
+interface Thread {
+  readonly worker: Worker;
+  readonly url: string;
+}
+
+/**
+ * Threads left by finished searches, reused by the next (a thread takes tens of milliseconds
+ * to start): terminated after a short idle time, and never kept for a search that was
+ * cancelled or ran out of time (its thread may still be deep in a regex).
+ */
+const idle: Thread[] = [];
+let idleTimer: ReturnType<typeof setTimeout> | undefined;
+const IDLE_MS = 30_000;
+
+function release(threads: readonly Thread[]): void {
+  idle.push(...threads);
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => {
+    for (const thread of idle.splice(0)) terminate(thread);
+  }, IDLE_MS);
+  // Idle threads never keep dsh running.
+  idleTimer.unref?.();
+  for (const thread of threads) thread.worker.unref();
+}
+
+function terminate(thread: Thread): void {
+  thread.worker.terminate();
+  URL.revokeObjectURL(thread.url);
+}
+
+/** Creates a searcher; threads start (or are reused) on first use, dispose lets them go. */
 export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
-  const threads: { worker: Worker; url: string }[] = [];
+  const threads: Thread[] = [];
+  let clean = false;
   const disposed = new AbortController();
   const signal = AbortSignal.any([options.signal, disposed.signal]);
   const stop = () => {
     disposed.abort(new Error("grep searcher disposed"));
-    for (const thread of threads.splice(0)) {
-      thread.worker.terminate();
-      URL.revokeObjectURL(thread.url);
-    }
+    const mine = threads.splice(0);
+    if (clean) release(mine);
+    else for (const thread of mine) terminate(thread);
   };
   const spawn = () => {
+    const reused = idle.pop();
+    if (reused !== undefined) {
+      reused.worker.ref();
+      threads.push(reused);
+      return reused.worker;
+    }
     const source = new Blob([`(${searchWorkerMain.toString()})();`], { type: "text/javascript" });
     const url = URL.createObjectURL(source);
     const thread = { worker: new Worker(url), url };
@@ -125,7 +161,10 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
       });
       try {
         await Promise.all(lanes);
+        // Every thread answered every request: they are idle and may serve the next search.
+        clean = !signal.aborted;
       } catch (error) {
+        clean = false;
         stop();
         throw error === TIMED_OUT ? timeLimit() : error;
       }
@@ -143,6 +182,7 @@ function exchange(
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<readonly FileReport[]> {
+  if (signal.aborted) return Promise.reject(signal.reason);
   if (timeoutMs <= 0) return Promise.reject(TIMED_OUT);
   const { promise, resolve, reject } = Promise.withResolvers<readonly FileReport[]>();
   const onMessage = (event: MessageEvent) => {

@@ -26,8 +26,8 @@ function level(dir: string, rules: IgnoreRules): Level {
 export interface IgnoreScope {
   /** Whether `name` (an entry of this scope's directory) is ignored. */
   ignores(name: string, isDirectory: boolean): boolean;
-  /** The scope of a subdirectory, given the names it holds (its ignore files are read). */
-  enter(name: string, names: ReadonlySet<string>): IgnoreScope;
+  /** The scope of a subdirectory; its ignore files are read when it has any. */
+  enter(name: string, hasIgnoreFiles: boolean): IgnoreScope;
 }
 
 export interface IgnoreOptions {
@@ -39,6 +39,11 @@ export interface IgnoreOptions {
 
 /** Files in a directory whose patterns apply below it, lowest precedence first. */
 const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"];
+
+/** Whether a directory entry named `name` is an ignore file. */
+export function isIgnoreFile(name: string): boolean {
+  return name === ".gitignore" || name === ".ignore" || name === ".rgignore";
+}
 
 /**
  * The scope of `base`, with the rules of its ancestors up to the repository root. Outside a
@@ -81,9 +86,9 @@ export function ignoreScopeOf(base: string, options: IgnoreOptions = {}): Ignore
 function scope(levels: readonly Level[], dir: string): IgnoreScope {
   return {
     ignores: (name, isDirectory) => isIgnored(levels, childPath(dir, name), isDirectory),
-    enter(name, names) {
+    enter(name, hasIgnoreFiles) {
       const child = childPath(dir, name);
-      const own = IGNORE_FILES.some((file) => names.has(file)) ? rulesIn(child) : undefined;
+      const own = hasIgnoreFiles ? rulesIn(child) : undefined;
       return scope(own === undefined ? levels : [...levels, level(child, own)], child);
     },
   };
