@@ -9,9 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compile } from "../scripts/build.ts";
 import { binaryPath, ensureBinary } from "../tests/support/binary.ts";
+import { emit, size } from "./lib/figures.ts";
 import { median, report } from "./stats.ts";
 
-const RUNS = 30;
+const RUNS = size(30, 3);
 const root = mkdtempSync(join(tmpdir(), "dsh-bench-acp-"));
 const minimal = join(root, "minimal-agent");
 await compile(join(import.meta.dir, "fixtures", "minimal-agent.ts"), minimal);
@@ -113,6 +114,36 @@ try {
   }
   const ratio = median(figures[1]?.init ?? []) / median(figures[0]?.init ?? []);
   console.log(`dsh / minimal initialize ratio: ${ratio.toFixed(2)} (target ≤ 1.25)`);
+  const [floor, dsh] = figures;
+  if (floor !== undefined && dsh !== undefined) {
+    emit([
+      {
+        name: "dsh acp: spawn → initialize",
+        unit: "ms",
+        samples: dsh.init,
+        floor: floor.init,
+        target: { op: "<=", value: 1.25, of: "ratio" },
+      },
+      {
+        name: "dsh acp: session/new",
+        unit: "ms",
+        samples: dsh.sessionNew,
+        target: { op: "<=", value: 5 },
+      },
+      {
+        name: "dsh acp: stdin EOF → exit (idle)",
+        unit: "ms",
+        samples: dsh.exit,
+        target: { op: "<=", value: 50 },
+      },
+      {
+        name: "dsh acp: idle RSS after 5 sessions",
+        unit: "MB",
+        samples: dsh.rss,
+        floor: floor.rss,
+      },
+    ]);
+  }
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -7,9 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binaryPath } from "../tests/support/binary.ts";
 import { chunks, startModelServer, type ScriptedTurn } from "../tests/support/model-server.ts";
+import { emit, size } from "./lib/figures.ts";
 import { median, report, timeRuns } from "./stats.ts";
 
-const RUNS = 30;
+const RUNS = size(30, 3);
 const answer = "The quick brown fox jumps over the lazy dog. ".repeat(40);
 const turn = (): ScriptedTurn => ({
   respond: {
@@ -61,6 +62,14 @@ try {
   report("raw stream (fetch)", raw);
   report("dsh exec end to end", viaDsh);
   console.log(`overhead of dsh exec: ${(median(viaDsh) - median(raw)).toFixed(1)} ms (median)`);
+  emit([
+    {
+      name: "dsh exec end to end (floor: the raw stream)",
+      unit: "ms",
+      samples: viaDsh,
+      floor: raw,
+    },
+  ]);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

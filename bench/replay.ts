@@ -1,38 +1,38 @@
 /**
- * `session/load` of a long session through the compiled binary: open, validate and replay a
- * log of many tool-using turns, measured from the request to its response (every replayed
- * update is written before the response).
+ * `session/load` of long sessions through the compiled binary: open, validate and replay logs
+ * of 10,000 and 100,000 events (tool-using turns of 9 events each), measured from the request
+ * to its response (every replayed update is written before the response), with the process's
+ * peak RSS. Targets: 100,000 events in under 1 s and 200 MB.
  */
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { silentLogger } from "../src/log.ts";
 import { createSessionStore } from "../src/session/store.ts";
 import { binaryPath, ensureBinary } from "../tests/support/binary.ts";
-import { report, timeRuns } from "./stats.ts";
+import { type Figure, emit, size } from "./lib/figures.ts";
 
-const TURNS = 200;
-const RUNS = 10;
-const loadMs: number[] = [];
+const EVENTS_PER_TURN = 9;
 await ensureBinary();
 const root = mkdtempSync(join(tmpdir(), "dsh-bench-replay-"));
 const cwd = join(root, "project");
 const home = join(root, "home");
 mkdirSync(cwd);
 writeFileSync(join(root, "config.toml"), "");
-
 const store = createSessionStore({ home, logger: silentLogger });
-const sessionId = await (async () => {
+
+/** A session of `events` events: turns that read, edit and answer. */
+async function generate(events: number): Promise<string> {
   await using log = await store.create({ cwd });
   const file = join(cwd, "src.ts");
-  const body = "export const value = 1;\n".repeat(40);
-  for (let i = 0; i < TURNS; i++) {
+  const body = "export const value = 1;\n".repeat(8);
+  for (let i = 0; i < Math.ceil(events / EVENTS_PER_TURN); i++) {
     const turnId = `t${i}`;
     log.append({ type: "turn_start", turnId });
     log.append({ type: "user_message", turnId, content: [{ type: "text", text: `change ${i}` }] });
     log.append({ type: "prompt_submit", turnId });
-    log.append({ type: "reasoning", turnId, step: 1, text: "I will edit the file. ".repeat(20) });
+    log.append({ type: "reasoning", turnId, step: 1, text: "I will edit the file. ".repeat(4) });
     const intent = {
       type: "diff" as const,
       title: "Edit src.ts",
@@ -57,12 +57,12 @@ const sessionId = await (async () => {
       output: "edited",
       intent,
     });
-    log.append({ type: "assistant_text", turnId, step: 2, text: "Done. ".repeat(50) });
+    log.append({ type: "assistant_text", turnId, step: 2, text: "Done. ".repeat(10) });
+    log.append({ type: "usage", turnId, promptTokens: 1000 + i, completionTokens: 50 });
     log.append({ type: "turn_end", turnId, reason: "end_turn" });
   }
   return log.header.id;
-})();
-const bytes = statSync(join(home, "sessions", `${sessionId}.jsonl`)).size;
+}
 
 const env = {
   PATH: process.env.PATH ?? "",
@@ -73,44 +73,71 @@ const env = {
   DSH_API_KEY: "bench",
 };
 
-try {
-  let updates = 0;
-  const times = await timeRuns(RUNS, 1, async () => {
-    const proc = Bun.spawn([binaryPath, "acp"], {
-      cwd,
-      env,
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "ignore",
-    });
-    const output = new WritableStream<Uint8Array>({
-      async write(chunk) {
-        proc.stdin.write(chunk);
-        await proc.stdin.flush();
-      },
-    });
-    updates = 0;
-    await acp
-      .client({ name: "bench" })
-      .onNotification(acp.methods.client.session.update, () => {
-        updates++;
-      })
-      .connectWith(acp.ndJsonStream(output, proc.stdout), async (agent) => {
-        await agent.request(acp.methods.agent.initialize, {
-          protocolVersion: acp.PROTOCOL_VERSION,
-        });
-        const start = performance.now();
-        await agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
-        loadMs.push(performance.now() - start);
-      });
-    proc.stdin.end();
-    await proc.exited;
+/** One process: initialize, then time `session/load`; returns ms and the peak RSS in MB. */
+async function loadOnce(
+  sessionId: string,
+): Promise<{ ms: number; peakMb: number; updates: number }> {
+  const proc = Bun.spawn([binaryPath, "acp"], {
+    cwd,
+    env,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
   });
-  report(
-    `spawn + initialize + load (${TURNS} turns, ${(bytes / 1024 / 1024).toFixed(1)} MB log)`,
-    times,
-  );
-  report(`session/load alone (${updates} updates replayed)`, loadMs.slice(-RUNS));
+  const output = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      proc.stdin.write(chunk);
+      await proc.stdin.flush();
+    },
+  });
+  let updates = 0;
+  let ms = 0;
+  let peakMb = 0;
+  await acp
+    .client({ name: "bench" })
+    .onNotification(acp.methods.client.session.update, () => {
+      updates++;
+    })
+    .connectWith(acp.ndJsonStream(output, proc.stdout), async (agent) => {
+      await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
+      const start = performance.now();
+      await agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+      ms = performance.now() - start;
+      const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
+      peakMb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    });
+  proc.stdin.end();
+  await proc.exited;
+  return { ms, peakMb, updates };
+}
+
+try {
+  const figures: Figure[] = [];
+  for (const [events, target] of [
+    [size(10_000, 1_000), undefined],
+    [size(100_000, 2_000), 1_000],
+  ] as const) {
+    const sessionId = await generate(events);
+    const bytes = statSync(join(home, "sessions", `${sessionId}.jsonl`)).size;
+    await loadOnce(sessionId);
+    const runs: Awaited<ReturnType<typeof loadOnce>>[] = [];
+    for (let i = 0; i < size(5, 1); i++) runs.push(await loadOnce(sessionId));
+    const label = `session/load of ${events.toLocaleString("en")} events (${(bytes / 1e6).toFixed(1)} MB, ${runs[0]?.updates ?? 0} updates)`;
+    console.log(label);
+    figures.push({
+      name: label,
+      unit: "ms",
+      samples: runs.map((r) => r.ms),
+      ...(target === undefined ? {} : { target: { op: "<=" as const, value: target } }),
+    });
+    figures.push({
+      name: `peak RSS loading ${events.toLocaleString("en")} events`,
+      unit: "MB",
+      samples: runs.map((r) => r.peakMb),
+      ...(target === undefined ? {} : { target: { op: "<=" as const, value: 200 } }),
+    });
+  }
+  emit(figures);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -10,9 +10,10 @@ import { createCommandRunner } from "../src/exec/runner.ts";
 import type { CommandRunner } from "../src/exec/types.ts";
 import type { SandboxMode } from "../src/permission/knobs.ts";
 import { silentLogger } from "../src/log.ts";
+import { emit, size } from "./lib/figures.ts";
 import { median } from "./stats.ts";
 
-const runs = Number(process.argv[2] ?? 50);
+const runs = size(Number(process.argv[2] ?? 50), 3);
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "dsh-bench-")));
 const runner = createCommandRunner({
   env: { PATH: process.env.PATH, LANG: "C.UTF-8" },
@@ -49,6 +50,14 @@ try {
   console.log(
     `overhead:                           ${(s - p).toFixed(1)} ms (${(s / p).toFixed(2)}x)`,
   );
+  emit([
+    {
+      name: "one sandboxed `true` (floor: unsandboxed)",
+      unit: "ms",
+      samples: sandboxed,
+      floor: plain,
+    },
+  ]);
 } finally {
   await runner[Symbol.asyncDispose]();
   rmSync(dir, { recursive: true, force: true });

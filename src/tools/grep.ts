@@ -1,26 +1,30 @@
 /**
  * `grep`: lines matching a JavaScript regular expression, searched by dsh itself. It does not
- * shell out to ripgrep, so results do not depend on what is installed. Measured: about 0.27 s
- * for 3,700 files / 31 MB (a warm `node_modules`), several times slower than rg on huge trees.
- * Files are read here and matched in a worker thread (see `grep-matcher.ts`): a pathological
- * regex is stopped by the turn's cancel or by the time budget, and never blocks the process.
+ * shell out to ripgrep, so results do not depend on what is installed, but it follows the same
+ * rules: ignore files, hidden entries skipped unless named (see `walk.ts`). Files are read and
+ * matched in worker threads (see `search/file-searcher.ts`): a pathological regex is stopped
+ * by the turn's cancel or by the time budget, and never blocks the process.
  */
 import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError, errorMessage } from "../errors.ts";
 import { displayPath } from "./containment.ts";
 import type { SecretPlaces } from "./credential-paths.ts";
-import { MAX_FILE_BYTES, formatBytes, looksBinary, openRegularFile } from "./file-io.ts";
-import { MATCH_BUDGET_MS, createLineMatcher } from "./grep-matcher.ts";
-import type { LineMatcher } from "./grep-matcher.ts";
+import { MAX_FILE_BYTES, formatBytes } from "./file-io.ts";
 import type { Location } from "./intent.ts";
 import type { ReadGuard } from "./opened-path.ts";
 import { resolveForRead, statLocated } from "./paths.ts";
 import { snapshotSecrets } from "./secret-identity.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
 import type { SearchDetails } from "./search-intent.ts";
-import type { Tool, ToolContext, ToolResult } from "./types.ts";
-import { skippedDirs, walkFiles } from "./walk.ts";
+import { createFileSearcher } from "./search/file-searcher.ts";
+import { createPathFeed } from "./search/path-feed.ts";
+import type { FileReport } from "./search/search-worker.ts";
+import type { Tool, ToolResult } from "./types.ts";
+import { type WalkEntry, collectFiles, ignoredNote, namesHidden, skippedDirs } from "./walk.ts";
+
+/** Default wall time one grep call may spend reading and matching. */
+export const MATCH_BUDGET_MS = 10_000;
 
 /** Matching lines returned per call. */
 export const MAX_GREP_MATCHES = 200;
@@ -75,7 +79,8 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
     name: "grep",
     description:
       "Search file contents with a regular expression (JavaScript syntax). Returns matching lines as " +
-      `path:line:text, at most ${MAX_GREP_MATCHES}. Skips binary files, files over 2 MiB, .git and node_modules.`,
+      `path:line:text, at most ${MAX_GREP_MATCHES}. Follows .gitignore, .ignore and .rgignore files and skips hidden files, ` +
+      "binary files, files over 2 MiB, .git and node_modules, unless the path or glob names them.",
     input: GrepInput,
     async execute(input, ctx): Promise<ToolResult<SearchDetails>> {
       const regex = compile(input.pattern, input.ignore_case === true);
@@ -85,42 +90,56 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
         input.glob === undefined || input.glob === "" ? undefined : new Bun.Glob(input.glob);
       const byPath = input.glob?.includes("/") === true;
       const tally: Tally = { lines: [], hits: [], searched: 0, tooLarge: 0 };
-      using matcher = createLineMatcher({
+      let capped = false;
+      let ignored = 0;
+      // The walk feeds the searchers as it goes: reading and matching overlap the listing.
+      const files: string[] = [];
+      const feed = createPathFeed();
+      const keep = (entry: WalkEntry) => {
+        if (entry.isSymlink) return;
+        if (
+          filter !== undefined &&
+          !filter.match(byPath ? entry.relative : path.basename(entry.relative))
+        )
+          return;
+        files.push(entry.absolute);
+        feed.push(entry.absolute);
+      };
+      using searcher = createFileSearcher({
         regex,
         pattern: input.pattern,
         lineChars: MAX_GREP_LINE_CHARS,
+        maxBytes: MAX_FILE_BYTES,
         budgetMs: deps.matchBudgetMs ?? MATCH_BUDGET_MS,
         signal: ctx.signal,
       });
-      const search = createBatchedSearch(matcher, tally, ctx, { secrets, within: base.real });
-      let capped = false;
-      if (statLocated(base).isDirectory()) {
-        const walk = await walkFiles(
-          base.real,
-          {
+      const searching = searcher.search(feed, MAX_GREP_MATCHES, (reports, first) =>
+        merge(reports, first, files, tally, ctx.cwd, { secrets, within: base.real }),
+      );
+      // Awaited below; handled here too, so a failure while the walk still runs is not unhandled.
+      searching.catch(() => undefined);
+      try {
+        if (statLocated(base).isDirectory()) {
+          const walk = await collectFiles(base.real, {
             signal: ctx.signal,
             skipDirs: skippedDirs(input.glob, input.path),
             secrets,
             maxDepth: Number.POSITIVE_INFINITY,
             maxEntries: MAX_WALK_ENTRIES,
-          },
-          async (entry) => {
-            if (entry.isSymlink) return "continue";
-            if (
-              filter !== undefined &&
-              !filter.match(byPath ? entry.relative : path.basename(entry.relative))
-            ) {
-              return "continue";
-            }
-            return (await search.add(entry.absolute)) ? "continue" : "stop";
-          },
-        );
-        capped = walk.capped;
-      } else {
-        await search.add(base.real);
+            hidden: namesHidden(input.glob, input.path),
+            onFile: keep,
+          });
+          capped = walk.capped;
+          ignored = walk.ignored;
+        } else {
+          files.push(base.real);
+          feed.push(base.real);
+        }
+      } finally {
+        feed.end();
       }
-      await search.finish();
-      const output = summarize(input, tally, capped, displayPath(ctx.cwd, base.real));
+      await searching;
+      const output = summarize(input, tally, capped, ignored, displayPath(ctx.cwd, base.real));
       return { isError: false, output, details: { hits: tally.hits } };
     },
     presentCall: (input, ctx) => searchCallIntent(grepTitle(input, ctx)),
@@ -138,89 +157,62 @@ function compile(pattern: string, ignoreCase: boolean): RegExp {
   }
 }
 
-/** Files read at once: overlapping reads is most of grep's speed on a cold or large tree. */
-const READ_AHEAD = 16;
+/**
+ * Adds one batch's matches to the tally, in file order; false once the cap is reached. A file
+ * whose opened path is not one grep may read (a link swapped in after the walk) counts as
+ * unreadable: its results are dropped.
+ */
+function merge(
+  reports: readonly FileReport[],
+  first: number,
+  files: readonly string[],
+  tally: Tally,
+  cwd: string,
+  guard: ReadGuard,
+): boolean {
+  for (const [offset, report] of reports.entries()) {
+    const file = files[first + offset] ?? "";
+    if (!mayRead(report, guard)) continue;
+    if (report.tooLarge) {
+      tally.tooLarge++;
+      continue;
+    }
+    if (report.binary) continue;
+    tally.searched++;
+    const shown = displayPath(cwd, file);
+    for (const match of report.matches) {
+      if (tally.lines.length >= MAX_GREP_MATCHES) return false;
+      tally.lines.push(`${shown}:${match.line}:${match.text}`);
+      tally.hits.push({ path: file, line: match.line });
+    }
+  }
+  return tally.lines.length < MAX_GREP_MATCHES;
+}
 
-/** A file read for searching; `bytes` is undefined when it is binary, unreadable or too large. */
-interface ReadFile {
-  readonly file: string;
-  readonly bytes: Uint8Array | undefined;
-  readonly tooLarge: boolean;
+/** `path` is `root` or under it; both are real, normalised paths (no `..`). */
+function within(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
 }
 
 /**
- * Searches files READ_AHEAD at a time and merges their matches in walk order. The worker
- * matches one batch while the next is read. `add` resolves false once the match cap is
- * reached; `finish` waits for the last batch.
+ * The opened file (its real path and identity, as the worker saw them) is no secret place, by
+ * path or by device and inode, and lies inside the searched directory.
  */
-function createBatchedSearch(
-  matcher: LineMatcher,
+function mayRead(report: FileReport, guard: ReadGuard): boolean {
+  const { opened, identity } = report;
+  if (opened === null || identity === null) return false;
+  const real = opened.endsWith(" (deleted)") ? opened.slice(0, -" (deleted)".length) : opened;
+  if (guard.within !== undefined && !within(guard.within, real)) return false;
+  return guard.secrets.match(real, { ...identity, isFile: () => true }) === undefined;
+}
+
+function summarize(
+  input: GrepInput,
   tally: Tally,
-  ctx: ToolContext,
-  guard: ReadGuard,
-) {
-  let batch: string[] = [];
-  // The previous batch's match and merge: true while the cap is not reached.
-  let matching: Promise<boolean> = Promise.resolve(true);
-  const merge = async (read: readonly ReadFile[]): Promise<boolean> => {
-    const searched = read.filter((file) => file.bytes !== undefined);
-    const found = await matcher.match(
-      searched.map((file) => file.bytes ?? new Uint8Array()),
-      MAX_GREP_MATCHES - tally.lines.length,
-    );
-    tally.tooLarge += read.filter((file) => file.tooLarge).length;
-    tally.searched += searched.length;
-    for (const [index, { file }] of searched.entries()) {
-      const shown = displayPath(ctx.cwd, file);
-      for (const match of found[index] ?? []) {
-        if (tally.lines.length >= MAX_GREP_MATCHES) return false;
-        tally.lines.push(`${shown}:${match.line}:${match.text}`);
-        tally.hits.push({ path: file, line: match.line });
-      }
-    }
-    return tally.lines.length < MAX_GREP_MATCHES;
-  };
-  const flush = async (): Promise<boolean> => {
-    const files = batch;
-    batch = [];
-    ctx.signal.throwIfAborted();
-    const read = await Promise.all(files.map((file) => readForSearch(file, guard)));
-    if (!(await matching)) return false;
-    matching = merge(read);
-    // Awaited by the next flush or by finish; handled here so a rejection meanwhile is not
-    // reported as unhandled.
-    matching.catch(() => {});
-    return true;
-  };
-  return {
-    add: async (file: string): Promise<boolean> => {
-      batch.push(file);
-      return batch.length < READ_AHEAD ? true : flush();
-    },
-    finish: async (): Promise<void> => {
-      if (await flush()) await matching;
-    },
-  };
-}
-
-/** A file's bytes; binary, unreadable and huge files have none. */
-async function readForSearch(file: string, guard: ReadGuard): Promise<ReadFile> {
-  const none = { file, bytes: undefined, tooLarge: false };
-  let bytes: Uint8Array;
-  try {
-    await using opened = await openRegularFile(file, file, guard);
-    if (opened.size > MAX_FILE_BYTES) return { ...none, tooLarge: true };
-    const read = await opened.read(MAX_FILE_BYTES);
-    if (!read.complete) return { ...none, tooLarge: true };
-    bytes = read.bytes;
-  } catch {
-    return none;
-  }
-  if (looksBinary(bytes)) return none;
-  return { file, bytes, tooLarge: false };
-}
-
-function summarize(input: GrepInput, tally: Tally, walkCapped: boolean, where: string): string {
+  walkCapped: boolean,
+  ignored: number,
+  where: string,
+): string {
   const out = [...tally.lines];
   if (out.length === 0) {
     const files = tally.searched === 1 ? "1 file" : `${tally.searched} files`;
@@ -235,6 +227,7 @@ function summarize(input: GrepInput, tally: Tally, walkCapped: boolean, where: s
     const files = tally.tooLarge === 1 ? "1 file" : `${tally.tooLarge} files`;
     out.push(`[skipped ${files} over ${formatBytes(MAX_FILE_BYTES)}]`);
   }
+  if (ignored > 0) out.push(ignoredNote(ignored));
   if (walkCapped)
     out.push(
       `[the search stopped after ${MAX_WALK_ENTRIES} entries; some files were not searched]`,

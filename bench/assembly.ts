@@ -1,0 +1,106 @@
+/**
+ * Request assembly on long sessions: the time from `session/prompt` to the model server
+ * receiving the request, through the compiled `dsh acp`, on sessions of 1,000 and 10,000
+ * turns (reopened with `session/resume`, so no replay is counted). Target: under 10 ms at
+ * 10,000 turns.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { silentLogger } from "../src/log.ts";
+import { createSessionStore } from "../src/session/store.ts";
+import { binaryPath, ensureBinary } from "../tests/support/binary.ts";
+import { startModelServer, textTurn } from "../tests/support/model-server.ts";
+import { type Figure, emit, size } from "./lib/figures.ts";
+
+const PROMPTS = size(7, 2);
+await ensureBinary();
+const root = mkdtempSync(join(tmpdir(), "dsh-bench-assembly-"));
+const cwd = join(root, "project");
+const home = join(root, "home");
+mkdirSync(cwd);
+writeFileSync(join(root, "config.toml"), "");
+const store = createSessionStore({ home, logger: silentLogger });
+await using server = await startModelServer();
+
+async function generate(turns: number): Promise<string> {
+  await using log = await store.create({ cwd });
+  for (let i = 0; i < turns; i++) {
+    const turnId = `t${i}`;
+    log.append({ type: "turn_start", turnId });
+    log.append({
+      type: "user_message",
+      turnId,
+      content: [{ type: "text", text: `question ${i}` }],
+    });
+    log.append({ type: "prompt_submit", turnId });
+    log.append({ type: "assistant_text", turnId, step: 1, text: `answer ${i}` });
+    log.append({ type: "usage", turnId, promptTokens: 10 * i + 20, completionTokens: 5 });
+    log.append({ type: "turn_end", turnId, reason: "end_turn" });
+  }
+  return log.header.id;
+}
+
+async function measure(sessionId: string): Promise<number[]> {
+  const proc = Bun.spawn([binaryPath, "acp"], {
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: root,
+      DSH_HOME: home,
+      DSH_CONFIG: join(root, "config.toml"),
+      DSH_BASE_URL: server.url,
+      DSH_API_KEY: "bench",
+    },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  const output = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      proc.stdin.write(chunk);
+      await proc.stdin.flush();
+    },
+  });
+  const times: number[] = [];
+  await acp
+    .client({ name: "bench" })
+    .onNotification(acp.methods.client.session.update, () => {})
+    .connectWith(acp.ndJsonStream(output, proc.stdout), async (agent) => {
+      await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
+      await agent.request(acp.methods.agent.session.resume, { sessionId, cwd, mcpServers: [] });
+      for (let i = 0; i < PROMPTS; i++) {
+        server.script(textTurn("ok"));
+        const arrived = server.received(server.requests.length);
+        const start = performance.now();
+        const prompt = agent.request(acp.methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: "text", text: `one more ${i}` }],
+        });
+        await arrived;
+        times.push(performance.now() - start);
+        await prompt;
+      }
+    });
+  proc.stdin.end();
+  await proc.exited;
+  // The first prompt of a process also composes the agent; it is not assembly.
+  return times.slice(1);
+}
+
+try {
+  const figures: Figure[] = [];
+  for (const turns of [size(1_000, 100), size(10_000, 500)]) {
+    const samples = await measure(await generate(turns));
+    figures.push({
+      name: `prompt → model request, ${turns.toLocaleString("en")}-turn session`,
+      unit: "ms",
+      samples,
+      ...(turns >= 10_000 ? { target: { op: "<=" as const, value: 10 } } : {}),
+    });
+  }
+  emit(figures);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}

@@ -1,0 +1,125 @@
+/**
+ * Memory of `dsh acp`: RSS after `initialize` (against the SDK-only agent), what each idle
+ * session adds over 100 sessions (target < 0.5 MB each), and RSS after 1,000 sequential turns
+ * of one session against the test model server, compared with RSS after the first 100 (no
+ * leak: the log grows, memory should not grow with it beyond what the log holds).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { compile } from "../scripts/build.ts";
+import { binaryPath, ensureBinary } from "../tests/support/binary.ts";
+import { startModelServer, textTurn } from "../tests/support/model-server.ts";
+import { emit, size } from "./lib/figures.ts";
+
+const SESSIONS = size(100, 10);
+const TURNS = size(1_000, 20);
+const root = mkdtempSync(join(tmpdir(), "dsh-bench-memory-"));
+const minimal = join(root, "minimal-agent");
+await compile(join(import.meta.dir, "fixtures", "minimal-agent.ts"), minimal);
+await ensureBinary();
+writeFileSync(join(root, "config.toml"), "");
+await using server = await startModelServer();
+
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+
+/** Runs `work` against a fresh agent process; resolves with what it returns. */
+async function withAgent<T>(
+  command: string[],
+  work: (agent: acp.ClientContext, pid: number) => Promise<T>,
+): Promise<T> {
+  const proc = Bun.spawn(command, {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: root,
+      DSH_HOME: join(root, "home"),
+      DSH_CONFIG: join(root, "config.toml"),
+      DSH_BASE_URL: server.url,
+      DSH_API_KEY: "bench",
+    },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  const output = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      proc.stdin.write(chunk);
+      await proc.stdin.flush();
+    },
+  });
+  let result: T | undefined;
+  await acp
+    .client({ name: "bench" })
+    .onNotification(acp.methods.client.session.update, () => {})
+    .connectWith(acp.ndJsonStream(output, proc.stdout), async (agent) => {
+      await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
+      result = await work(agent, proc.pid);
+    });
+  proc.stdin.end();
+  await proc.exited;
+  return result as T;
+}
+
+/** Settles the process's startup garbage before RSS is read. */
+const settle = () => Bun.sleep(200);
+
+try {
+  const floorIdle = await withAgent([minimal], async (_agent, pid) => {
+    await settle();
+    return rssMb(pid);
+  });
+  const sessions = await withAgent([binaryPath, "acp"], async (agent, pid) => {
+    await settle();
+    const idle = rssMb(pid);
+    // The first session composes the agent: count growth from there.
+    await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+    await settle();
+    const first = rssMb(pid);
+    for (let i = 1; i < SESSIONS; i++) {
+      await agent.request(acp.methods.agent.session.new, { cwd: root, mcpServers: [] });
+    }
+    Bun.gc?.(true);
+    await settle();
+    return { idle, perSession: (rssMb(pid) - first) / (SESSIONS - 1) };
+  });
+  const turns = await withAgent([binaryPath, "acp"], async (agent, pid) => {
+    const { sessionId } = await agent.request(acp.methods.agent.session.new, {
+      cwd: root,
+      mcpServers: [],
+    });
+    let early = 0;
+    for (let i = 0; i < TURNS; i++) {
+      server.script(textTurn(`answer ${i} `.repeat(20)));
+      await agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: `question ${i}` }],
+      });
+      if (i === Math.floor(TURNS / 10)) early = rssMb(pid);
+    }
+    await settle();
+    return { early, late: rssMb(pid) };
+  });
+  console.log(
+    `RSS after ${Math.floor(TURNS / 10)} turns ${turns.early.toFixed(1)} MB, after ${TURNS} ${turns.late.toFixed(1)} MB`,
+  );
+  emit([
+    { name: "idle RSS after initialize", unit: "MB", samples: [sessions.idle], floor: [floorIdle] },
+    {
+      name: `RSS each idle session adds (over ${SESSIONS})`,
+      unit: "MB",
+      samples: [sessions.perSession],
+      target: { op: "<=", value: 0.5 },
+    },
+    {
+      name: `RSS after ${TURNS.toLocaleString("en")} turns in one session (floor: after ${Math.floor(TURNS / 10)})`,
+      unit: "MB",
+      samples: [turns.late],
+      floor: [turns.early],
+    },
+  ]);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
