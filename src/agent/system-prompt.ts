@@ -2,16 +2,9 @@
  * The system prompt: short and concrete. It is built once per session and kept byte-stable,
  * so the provider's prefix cache keeps hitting.
  */
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  openSync,
-  readSync,
-  realpathSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { findRepository } from "../permission/git-repository.ts";
 import { credentialMatch, homeDirsOf } from "../tools/credential-paths.ts";
 
 export interface SystemPromptInput {
@@ -52,20 +45,13 @@ export function findInstructions(
   configDir: string | undefined,
   homeDir: string,
 ): { path: string; text: string }[] {
-  const dirs: string[] = [];
-  let dir = cwd;
-  let root: string | undefined;
-  for (;;) {
-    dirs.push(dir);
-    if (existsSync(join(dir, ".git"))) {
-      root = dir;
-      break;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
+  const root = findRepository(cwd)?.worktree;
+  const projectDirs: string[] = [];
+  for (let dir = cwd; root !== undefined; dir = dirname(dir)) {
+    projectDirs.unshift(dir);
+    if (dir === root || dirname(dir) === dir) break;
   }
-  const projectDirs = root === undefined ? [cwd] : dirs.reverse();
+  if (root === undefined) projectDirs.push(cwd);
   const candidates = [...(configDir ? [configDir] : []), ...projectDirs].map((d) =>
     join(d, "AGENTS.md"),
   );

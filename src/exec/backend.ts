@@ -2,23 +2,21 @@
  * Picks the sandbox backend for `DSH_SANDBOX` and the platform, probes it, and wraps argv
  * for it. `none` is no backend at all: sandboxed modes then fail closed.
  */
-import { realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
+import { InvalidInputError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { GitUserConfig } from "../permission/git-repository.ts";
+import { checkAfterCommand } from "./after-command.ts";
 import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import { SandboxUnavailableError } from "./errors.ts";
-import {
-  credentialMasks,
-  credentialPaths,
-  isWithin,
-  refuseRedirectedGit,
-  stateDirMasks,
-  workspaceGuards,
-} from "./guards.ts";
-import type { Guard } from "./guards.ts";
+import { credentialMasks, credentialPaths, isWithin, stateDirMasks } from "./guards.ts";
 import { hostServiceMasks } from "./host-services.ts";
+import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
 import type { SandboxStatus } from "./types.ts";
+import { protectWorkspace, refuseRedirectedGit } from "./workspace-guards.ts";
 
 /** The values of `DSH_SANDBOX`. */
 export type SandboxPreference = "auto" | "bwrap" | "seatbelt" | "none";
@@ -32,10 +30,13 @@ export interface WrapInput {
 
 export interface Wrapped {
   readonly argv: string[];
-  readonly guards: readonly Guard[];
   /** Parent fds the child gets as fd 3, 4, ...; `close` them once the command ended. */
   readonly fds: readonly number[];
-  close(): void;
+  /**
+   * Ends the command's sandbox once the command has exited: closes the fds and undoes what
+   * the command may not leave in the workspace. Returns notes for the model; never throws.
+   */
+  close(): string[];
 }
 
 export interface Backend {
@@ -58,7 +59,10 @@ export interface BackendOptions {
   readonly protectedDirs?: readonly string[];
   /** The parent's `XDG_RUNTIME_DIR`, hidden like `/run/user` when it lies elsewhere. */
   readonly runtimeDir?: string;
+  /** Where the user's own git config lies (its hook paths and includes are protected too). */
+  readonly git?: GitUserConfig;
   readonly probeTimeoutMs: number;
+  readonly logger: Logger;
 }
 
 /** Probes the preferred backend. Never throws: a broken backend is a status, not an error. */
@@ -116,24 +120,48 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     return unavailable(probe.status);
   }
   const privateRoots = ["/tmp", "/dev", "/proc"];
+  // What commands created and dsh could not undo: later commands there are refused.
+  const unsafe = new Set<string>();
   return {
     status: probe.status,
     wrap(input, argv) {
+      refuseUnsafe(unsafe, input.workspace);
       refuseRedirectedGit(input.workspace);
-      const guards =
+      const protection =
         input.mode === "workspace-write"
-          ? workspaceGuards(input.workspace, options.stateDir, options.protectedDirs)
-          : [];
+          ? protectWorkspace(input.workspace, {
+              stateDir: options.stateDir,
+              protectedDirs: options.protectedDirs,
+              git: options.git ?? { home: options.home },
+            })
+          : undefined;
       const masks = [
         ...credentialMasks(options.home),
         ...stateDirMasks(options.stateDir, input.workspace),
       ];
       const services = hostServiceMasks(options.runtimeDir);
-      const plan = { ...input, guards, masks, services, network: false };
+      const guards = protection?.guards ?? [];
+      const plan = {
+        ...input,
+        guards,
+        masks,
+        services,
+        kernel: kernelInterfaces(),
+        network: false,
+      };
       const filter = program === undefined ? undefined : seccompFd(program);
       const wrapped = [bwrap, ...bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, argv)];
-      const close = () => filter?.close();
-      return { argv: wrapped, guards, fds: filter === undefined ? [] : [filter.fd], close };
+      let closed = false;
+      const close = () => {
+        if (closed) return [];
+        closed = true;
+        filter?.close();
+        if (protection === undefined) return [];
+        const after = checkAfterCommand(input.workspace, protection, options.logger);
+        for (const path of after.unsafe) unsafe.add(path);
+        return after.notes;
+      };
+      return { argv: wrapped, fds: filter === undefined ? [] : [filter.fd], close };
     },
     hidden(path, workspace) {
       if (isWithin(workspace, path)) return undefined;
@@ -172,7 +200,7 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
         secrets: hideState ? [...secrets, { type: "dir" as const, path: stateDir }] : secrets,
         network: false,
       };
-      return { argv: seatbeltArgs(plan, argv), guards: [], fds: [], close: () => {} };
+      return { argv: seatbeltArgs(plan, argv), fds: [], close: () => [] };
     },
     hidden(path) {
       return secrets.some((mask) => isWithin(mask.path, path))
@@ -190,6 +218,27 @@ function unavailable(status: SandboxStatus): Backend {
     },
     hidden: () => undefined,
   };
+}
+
+/** Refuses a workspace that holds, or is, something a command left that dsh could not undo. */
+function refuseUnsafe(unsafe: ReadonlySet<string>, workspace: string): void {
+  for (const path of unsafe) {
+    if (path === workspace) {
+      throw new InvalidInputError(
+        `dsh could not check ${workspace} for git repositories after an earlier command; it ` +
+          "runs no more sandboxed commands there: look for .git entries you did not make, " +
+          "then start dsh again",
+        { workspace },
+      );
+    }
+    if (isWithin(workspace, path) && lstatSync(path, { throwIfNoEntry: false }) !== undefined) {
+      throw new InvalidInputError(
+        `${path} was created by a sandboxed command and dsh could not remove it; git may run ` +
+          "commands from it: remove it, then run the command again",
+        { path },
+      );
+    }
+  }
 }
 
 function realOr(path: string): string {

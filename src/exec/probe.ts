@@ -8,12 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BwrapFeatures } from "./bwrap.ts";
 import { bwrapArgs } from "./bwrap.ts";
-import { credentialMasks, stateDirMasks, workspaceGuards } from "./guards.ts";
+import { credentialMasks, stateDirMasks } from "./guards.ts";
 import { hostServiceMasks } from "./host-services.ts";
+import { kernelInterfaces } from "./kernel-guards.ts";
 import { findExecutable, isExecutableFile, untrustedReason } from "./locate.ts";
 import { seccompFd, seccompProgram } from "./seccomp.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
 import type { SandboxStatus } from "./types.ts";
+import { protectWorkspace } from "./workspace-guards.ts";
 
 export interface BwrapProbeInput {
   /** The located bwrap, or undefined when none was found. */
@@ -61,9 +63,11 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
       mode: "workspace-write" as const,
       workspace: scratch,
       cwd: scratch,
-      guards: workspaceGuards(scratch, input.stateDir),
+      guards: protectWorkspace(scratch, { stateDir: input.stateDir, git: { home: input.home } })
+        .guards,
       masks: [...credentialMasks(input.home), ...stateDirMasks(input.stateDir, scratch)],
       services: hostServiceMasks(input.runtimeDir),
+      kernel: kernelInterfaces(),
       network: false,
     };
     const truePath =

@@ -13,7 +13,6 @@ import { scrubEnv } from "./env.ts";
 import { RunnerDisposedError, SandboxUnavailableError } from "./errors.ts";
 import { isWithin } from "./guards.ts";
 import { resolveShell } from "./locate.ts";
-import { createMountPointSweeper } from "./mount-points.ts";
 import { spawnCommand } from "./spawn.ts";
 import type { SpawnLimits } from "./spawn.ts";
 import type {
@@ -23,7 +22,7 @@ import type {
   RunOptions,
   SandboxStatus,
 } from "./types.ts";
-import { realDirectory } from "./workspace.ts";
+import { gitUserConfig, realDirectory } from "./workspace.ts";
 
 export interface RunnerLimits extends SpawnLimits {
   readonly defaultTimeoutMs: number;
@@ -78,7 +77,6 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   const limits: RunnerLimits = { ...DEFAULT_LIMITS, ...deps.limits };
   const shell = resolveShell(deps.env.PATH);
   const live = new Map<symbol, { abort: AbortController; done: Promise<unknown> }>();
-  const sweeper = createMountPointSweeper(deps.logger);
   let backend: Promise<Backend> | undefined;
   let disposed = false;
   let reportedScrub = false;
@@ -93,7 +91,9 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       stateDir: deps.stateDir,
       protectedDirs: deps.protectedDirs,
       runtimeDir: deps.env.XDG_RUNTIME_DIR,
+      git: gitUserConfig(deps.home, deps.env),
       probeTimeoutMs: limits.probeTimeoutMs,
+      logger: deps.logger,
     }).then((opened) => {
       const { backend: name, ok, reason } = opened.status;
       deps.logger.info("sandbox probe", { backend: name, ok, reason });
@@ -127,11 +127,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       argv = wrapped.argv;
       extraFds = wrapped.fds;
       backendName = opened.status.backend === "seatbelt" ? "seatbelt" : "bwrap";
-      const sweep = sweeper.hold(wrapped.guards);
-      release = () => {
-        wrapped.close();
-        return sweep();
-      };
+      release = wrapped.close;
     }
     const scrubbed = scrubEnv(deps.env, {
       ...deps.envConfig,

@@ -1,0 +1,82 @@
+/**
+ * What the runner checks once a sandboxed command has ended: a `forbid`den path the command
+ * created is removed, and so is every `.git` entry that did not exist before it (a nested
+ * repository, a `gitdir:` file, a repository at the workspace's top), since git would run
+ * what its config names on the user's next call. Each removal is a note for the model; a
+ * removal that fails is an error for the user, and the guards refuse later commands while
+ * such a path exists (`commondir`) or the walk finds it again.
+ */
+import { lstatSync, rmSync } from "node:fs";
+import type { Logger } from "../log.ts";
+import { findGitEntries } from "./git-entries.ts";
+import type { WalkLimits } from "./git-entries.ts";
+import type { WorkspaceProtection } from "./workspace-guards.ts";
+
+/** The outcome of the check: notes for the model, and what is left that dsh could not undo. */
+export interface AfterCommand {
+  readonly notes: string[];
+  /**
+   * Paths a command created that are still there (removal failed), or the workspace itself
+   * when it could not be walked: later commands there are refused while they exist.
+   */
+  readonly unsafe: string[];
+}
+
+/** Removes what the command may not leave behind. Never throws. */
+export function checkAfterCommand(
+  workspace: string,
+  protection: WorkspaceProtection,
+  logger: Logger,
+  limits?: WalkLimits,
+): AfterCommand {
+  const result: AfterCommand = { notes: [], unsafe: [] };
+  for (const guard of protection.guards) {
+    if (guard.type === "forbid") remove(guard.path, FORBIDDEN, logger, result);
+  }
+  let entries: string[];
+  try {
+    entries = findGitEntries(workspace, limits);
+  } catch (error) {
+    logger.error("the workspace could not be checked for new git repositories", { error });
+    result.notes.push(
+      "[dsh could not check the workspace for git repositories the command created; it refuses " +
+        "further sandboxed commands here until dsh is started again]",
+    );
+    result.unsafe.push(workspace);
+    return result;
+  }
+  const before = new Set(protection.gitEntries);
+  for (const entry of entries) {
+    if (!before.has(entry)) remove(entry, NEW_REPOSITORY, logger, result);
+  }
+  return result;
+}
+
+const FORBIDDEN =
+  "sandboxed commands may not create it (git or dsh would read it as configuration)";
+const NEW_REPOSITORY =
+  "sandboxed commands may not create git repositories (git would run commands its config " +
+  "names on the user's next git call)";
+
+function remove(path: string, why: string, logger: Logger, result: AfterCommand): void {
+  try {
+    lstatSync(path);
+  } catch {
+    return;
+  }
+  try {
+    rmSync(path, { recursive: true, force: true });
+    result.notes.push(`[dsh removed ${path}: ${why}; ask the user to do it]`);
+  } catch (error) {
+    logger.error(
+      `a sandboxed command created ${path} and dsh could not remove it: git or dsh may read ` +
+        "it as configuration; remove it before running git or dsh again",
+      { path, error },
+    );
+    result.notes.push(
+      `[dsh could not remove ${path}, which a sandboxed command created; dsh refuses further ` +
+        "sandboxed commands in this workspace until the user removes it]",
+    );
+    result.unsafe.push(path);
+  }
+}

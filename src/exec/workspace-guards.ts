@@ -1,0 +1,204 @@
+/**
+ * What a writable workspace must keep unwritable, found on disk just before each command:
+ * every file git reads that can make it run a command (config files and what they include,
+ * hook scripts, `commondir`, submodule and worktree git directories, every nested `.git`),
+ * and dsh's own configuration and state when they lie in the workspace.
+ *
+ * A read-only bind pins an inode, not a name, so every directory between the workspace and a
+ * protected path is bound onto itself too: a mount point cannot be renamed or removed. A
+ * protected path that does not exist cannot be blocked without creating a mount point on the
+ * host (which another dsh process could find or lose), so it is `forbid`den instead: the runner
+ * removes it if a command created it. git's own directories that a command could fill
+ * (`hooks`, `modules`, `worktrees`) are created empty instead, race-free and never removed.
+ */
+import { chownSync, lstatSync, mkdirSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { InvalidInputError } from "../errors.ts";
+import { gitControl, openRepository, findRepository } from "../permission/git-repository.ts";
+import type { GitUserConfig, Repository } from "../permission/git-repository.ts";
+import { findGitEntries } from "./git-entries.ts";
+import type { WalkLimits } from "./git-entries.ts";
+import type { Guard } from "./guards.ts";
+import { isWithin, realpathOrUndefined } from "./guards.ts";
+
+/** The guards of one command and the `.git` entries that existed before it. */
+export interface WorkspaceProtection {
+  /** Parents before children: the order bwrap must mount them in. */
+  readonly guards: readonly Guard[];
+  /** Realpaths of every `.git` entry in the workspace before the command. */
+  readonly gitEntries: readonly string[];
+}
+
+export interface WorkspaceGuardOptions {
+  /** dsh's state directory. */
+  readonly stateDir: string;
+  /** dsh's configuration: directories and files no model write may change. */
+  readonly protectedDirs?: readonly string[];
+  /** Where the user's git config lies. */
+  readonly git: GitUserConfig;
+  readonly limits?: WalkLimits;
+}
+
+/**
+ * The protections for a realpath'd workspace under `workspace-write`. Throws
+ * `InvalidInputError` when one cannot be set up (a protected path reached through a symlink
+ * inside the workspace, a `commondir` in the workspace's own `.git`, a tree too large to check).
+ */
+export function protectWorkspace(
+  workspace: string,
+  options: WorkspaceGuardOptions,
+): WorkspaceProtection {
+  const guards = new Map<string, Guard["type"]>();
+  const add = (type: Guard["type"], path: string) => {
+    if (path === workspace || !isWithin(workspace, path)) return;
+    const known = guards.get(path);
+    // `readonly` is a mount point too, so it covers a `pin`; `forbid` never meets either.
+    if (known === undefined || (known === "pin" && type === "readonly")) guards.set(path, type);
+  };
+  const protect = (path: string) => protectPath(resolve(path), workspace, add);
+
+  refuseRedirectedGit(workspace);
+  const main = findRepository(workspace);
+  if (main !== undefined) protectRepository(main, workspace, options.git, add, protect);
+  const gitEntries = findGitEntries(workspace, options.limits);
+  for (const entry of gitEntries) {
+    if (entry === main?.dotGit) continue;
+    const nested = openRepository(dirname(entry));
+    // A `.git` that leads nowhere stays as it is, so that no command can make it lead somewhere.
+    if (nested === undefined) protect(entry);
+    else protectRepository(nested, workspace, options.git, add, protect);
+  }
+  protect(join(workspace, ".dsh"));
+  // dsh keeps its state there anyway; made now, it is read-only rather than forbidden.
+  if (isWithin(workspace, resolve(options.stateDir))) {
+    mkdirSync(options.stateDir, { recursive: true });
+  }
+  protect(options.stateDir);
+  for (const path of options.protectedDirs ?? []) protect(path);
+
+  const ordered = [...guards]
+    .map(([path, type]) => ({ type, path }))
+    .sort((a, b) => depth(a.path) - depth(b.path) || a.path.localeCompare(b.path));
+  return { guards: ordered, gitEntries };
+}
+
+/**
+ * Throws when the workspace's own `.git` directory has a `commondir`: git never writes one
+ * there, so a sandboxed command did and dsh could not remove it, and the host's next git call
+ * would take its config and hooks from wherever it points. Runs for every sandboxed mode.
+ */
+export function refuseRedirectedGit(workspace: string): void {
+  const commondir = join(workspace, ".git", "commondir");
+  if (lstatOrUndefined(join(workspace, ".git"))?.isDirectory() !== true) return;
+  if (lstatOrUndefined(commondir) === undefined) return;
+  throw new InvalidInputError(
+    `${commondir} exists: it makes git take its config and hooks from elsewhere, and git never ` +
+      `creates it in a repository's own .git directory; check where it points, remove it ` +
+      `(rm ${commondir}, after chmod u+w on .git if needed), then run the command again`,
+    { path: commondir },
+  );
+}
+
+type AddGuard = (type: Guard["type"], path: string) => void;
+
+function protectRepository(
+  repo: Repository,
+  workspace: string,
+  user: GitUserConfig,
+  add: AddGuard,
+  protect: (path: string) => void,
+): void {
+  // A `gitdir:` file is read-only; a `.git` directory is pinned with the git directory below.
+  if (lstatOrUndefined(repo.dotGit)?.isFile() === true) protect(repo.dotGit);
+  // The git directories themselves stay writable (git needs its index, objects and refs), but
+  // pinned, so that they cannot be swapped for planted ones.
+  for (const dir of [repo.gitDir, repo.commonDir]) pinWithAncestors(dir, workspace, add);
+  for (const name of ["hooks", "modules", "worktrees"]) {
+    ensureDirectory(join(repo.commonDir, name), workspace);
+  }
+  for (const name of ["hooks", "modules", "worktrees", "config", "commondir"]) {
+    protect(join(repo.commonDir, name));
+  }
+  for (const name of ["config", "config.worktree", "commondir"]) protect(join(repo.gitDir, name));
+  const control = gitControl(repo, user);
+  for (const path of [...control.configFiles, ...control.hookDirs]) protect(path);
+}
+
+/**
+ * Guards one path: read-only when it exists (with every ancestor in the workspace pinned),
+ * `forbid` on its highest missing ancestor when it does not. Throws when a symlink inside the
+ * workspace leads to it (the link itself could be swapped).
+ */
+function protectPath(path: string, workspace: string, add: AddGuard): void {
+  refuseLinkOnTheWay(path, workspace);
+  const real = realpathOrUndefined(path);
+  if (real !== undefined) {
+    if (!isWithin(workspace, real)) return;
+    add("readonly", real);
+    pinWithAncestors(dirname(real), workspace, add);
+    return;
+  }
+  if (!isWithin(workspace, path)) return;
+  let top = path;
+  while (lstatOrUndefined(dirname(top)) === undefined && dirname(top) !== top) top = dirname(top);
+  add("forbid", top);
+}
+
+/** Pins `dir` and each directory between it and the workspace. */
+function pinWithAncestors(dir: string, workspace: string, add: AddGuard): void {
+  for (let current = dir; isWithin(workspace, current) && current !== workspace; ) {
+    if (statOrUndefined(current)?.isDirectory() === true) add("pin", current);
+    current = dirname(current);
+  }
+}
+
+/** A bind mount follows a link, so a protected path reached through one is unprotectable. */
+function refuseLinkOnTheWay(path: string, workspace: string): void {
+  if (!isWithin(workspace, path)) return;
+  const parts = relative(workspace, path).split(sep);
+  for (let i = 1; i <= parts.length; i++) {
+    const step = join(workspace, ...parts.slice(0, i));
+    const stat = lstatOrUndefined(step);
+    if (stat === undefined) return;
+    if (!stat.isSymbolicLink()) continue;
+    throw new InvalidInputError(
+      `${step} is a symlink; dsh cannot protect it; run with danger-full-access or replace the ` +
+        "link with the directory or file it points to",
+      { path: step },
+    );
+  }
+}
+
+/** Creates one of git's own directories, owned like its parent, when the parent exists. */
+function ensureDirectory(path: string, workspace: string): void {
+  if (!isWithin(workspace, path) || lstatOrUndefined(path) !== undefined) return;
+  const parent = statOrUndefined(dirname(path));
+  if (parent?.isDirectory() !== true) return;
+  try {
+    mkdirSync(path);
+    if (process.getuid?.() === 0) chownSync(path, parent.uid, parent.gid);
+  } catch {
+    // Another process made it first, or the parent is not ours to write: either way the path
+    // is then guarded as it is.
+  }
+}
+
+function depth(path: string): number {
+  return path.split(sep).length;
+}
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function statOrUndefined(path: string) {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
