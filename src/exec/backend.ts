@@ -59,6 +59,8 @@ export interface BackendOptions {
   readonly protectedDirs?: readonly string[];
   /** The parent's `XDG_RUNTIME_DIR`, hidden like `/run/user` when it lies elsewhere. */
   readonly runtimeDir?: string;
+  /** Where host service sockets are looked for; `SERVICE_ROOTS` when absent. */
+  readonly serviceRoots?: readonly string[];
   /** Where the user's own git config lies (its hook paths and includes are protected too). */
   readonly git?: GitUserConfig;
   readonly probeTimeoutMs: number;
@@ -139,7 +141,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         ...credentialMasks(options.home),
         ...stateDirMasks(options.stateDir, input.workspace),
       ];
-      const services = hostServiceMasks(options.runtimeDir);
+      const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
       const guards = protection?.guards ?? [];
       const plan = {
         ...input,
@@ -168,7 +170,11 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       if (privateRoots.some((root) => isWithin(root, path))) {
         return "it lies under a directory the sandbox replaces with its own (/tmp, /dev, /proc)";
       }
-      if (hostServiceMasks(options.runtimeDir).some((mask) => isWithin(mask.path, path))) {
+      if (
+        hostServiceMasks(options.runtimeDir, options.serviceRoots).some((mask) =>
+          isWithin(mask.path, path),
+        )
+      ) {
         return "it lies in a runtime directory the sandbox hides (/run/user, XDG_RUNTIME_DIR)";
       }
       if (credentialMasks(options.home).some((mask) => isWithin(mask.path, path))) {

@@ -67,6 +67,8 @@ export interface CommandRunnerDeps {
   };
   /** A specific bwrap to use instead of searching for one. */
   readonly bwrapPath?: string;
+  /** Where host service sockets are looked for (`/run`, `/var/run` when absent). */
+  readonly serviceRoots?: readonly string[];
 }
 
 /**
@@ -91,6 +93,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       stateDir: deps.stateDir,
       protectedDirs: deps.protectedDirs,
       runtimeDir: deps.env.XDG_RUNTIME_DIR,
+      serviceRoots: deps.serviceRoots,
       git: gitUserConfig(deps.home, deps.env),
       probeTimeoutMs: limits.probeTimeoutMs,
       logger: deps.logger,
