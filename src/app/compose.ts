@@ -22,6 +22,7 @@ import { createBashTool } from "../tools/bash.ts";
 import { createFileTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
 import type { Config } from "./config.ts";
+import { configProtections } from "./config-paths.ts";
 
 export interface Composition extends AsyncDisposable {
   readonly service: AgentService;
@@ -52,8 +53,7 @@ export function compose(options: ComposeOptions): Composition {
     sandbox: config.sandbox,
     home,
     stateDir: config.home,
-    // The config file itself, not its directory: `DSH_CONFIG` may name a file in any folder.
-    protectedDirs: [config.configPath],
+    protectedDirs: configProtections(config),
     envConfig: { include: config.env.include, allowSecret: config.env.allow_secret },
     logger,
   });
