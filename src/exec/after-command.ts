@@ -9,7 +9,7 @@
 import { lstatSync, rmSync } from "node:fs";
 import type { Logger } from "../log.ts";
 import { findGitEntries } from "./git-entries.ts";
-import type { WalkLimits } from "./git-entries.ts";
+import type { GitEntryCache, WalkLimits } from "./git-entries.ts";
 import type { WorkspaceProtection } from "./workspace-guards.ts";
 
 /** The outcome of the check: notes for the model, and what is left that dsh could not undo. */
@@ -27,6 +27,7 @@ export function checkAfterCommand(
   workspace: string,
   protection: WorkspaceProtection,
   logger: Logger,
+  cache?: GitEntryCache,
   limits?: WalkLimits,
 ): AfterCommand {
   const result: AfterCommand = { notes: [], unsafe: [] };
@@ -35,7 +36,7 @@ export function checkAfterCommand(
   }
   let entries: string[];
   try {
-    entries = findGitEntries(workspace, limits);
+    entries = findGitEntries(workspace, limits, cache);
   } catch (error) {
     logger.error("the workspace could not be checked for new git repositories", { error });
     result.notes.push(

@@ -7,6 +7,7 @@ import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { GitUserConfig } from "../permission/git-repository.ts";
 import { checkAfterCommand } from "./after-command.ts";
+import type { GitEntryCache } from "./git-entries.ts";
 import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import { SandboxUnavailableError } from "./errors.ts";
 import { credentialMasks, credentialPaths, isWithin, stateDirMasks } from "./guards.ts";
@@ -124,6 +125,9 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   const privateRoots = ["/tmp", "/dev", "/proc"];
   // What commands created and dsh could not undo: later commands there are refused.
   const unsafe = new Set<string>();
+  const listings: GitEntryCache = new Map();
+  // The kernel's entries do not change while dsh runs.
+  const kernel = kernelInterfaces();
   return {
     status: probe.status,
     wrap(input, argv) {
@@ -135,6 +139,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
               stateDir: options.stateDir,
               protectedDirs: options.protectedDirs,
               git: options.git ?? { home: options.home },
+              cache: listings,
             })
           : undefined;
       const masks = [
@@ -148,7 +153,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         guards,
         masks,
         services,
-        kernel: kernelInterfaces(),
+        kernel,
         network: false,
       };
       const filter = program === undefined ? undefined : seccompFd(program);
@@ -159,7 +164,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         closed = true;
         filter?.close();
         if (protection === undefined) return [];
-        const after = checkAfterCommand(input.workspace, protection, options.logger);
+        const after = checkAfterCommand(input.workspace, protection, options.logger, listings);
         for (const path of after.unsafe) unsafe.add(path);
         return after.notes;
       };

@@ -5,7 +5,7 @@
  * ones a command created. The walk is bounded: past its limits it throws, and the caller
  * refuses the command rather than trust a tree it could not check.
  */
-import { readdirSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import type { Dirent } from "node:fs";
 import { join } from "node:path";
 import { InvalidInputError } from "../errors.ts";
@@ -22,26 +22,43 @@ export const DEFAULT_WALK_LIMITS: WalkLimits = { entries: 1_000_000, ms: 5_000 }
 export class WorkspaceTooLargeError extends InvalidInputError {}
 
 /**
+ * Directory listings a walk may reuse: a directory whose inode and change time are those it
+ * had when listed still holds the same names (adding, removing or renaming an entry changes
+ * the change time, and no command can set it back). A listing made within two seconds of a
+ * change is not kept, since a second change in the same clock tick could leave the time as is.
+ */
+export type GitEntryCache = Map<string, CachedListing>;
+
+interface CachedListing {
+  readonly ino: bigint;
+  readonly ctimeNs: bigint;
+  readonly subdirs: readonly string[];
+  readonly gitEntries: readonly string[];
+  readonly size: number;
+}
+
+/** Listings younger than this are not reused. */
+const SETTLE_NS = 2_000_000_000n;
+
+/**
  * The paths of all `.git` entries below `workspace` (itself included), without descending
- * into them or following links. Unreadable directories are skipped: a command cannot write
- * into them either. Throws `WorkspaceTooLargeError` past `limits`.
+ * into them or following links, sorted. Unreadable directories are skipped: a command cannot
+ * write into them either. Throws `WorkspaceTooLargeError` past `limits`.
  */
 export function findGitEntries(
   workspace: string,
   limits: WalkLimits = DEFAULT_WALK_LIMITS,
+  cache: GitEntryCache = new Map(),
 ): string[] {
   const deadline = performance.now() + limits.ms;
+  const settled = BigInt(Date.now()) * 1_000_000n - SETTLE_NS;
   const found: string[] = [];
   const pending = [workspace];
   let visited = 0;
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    visited += entries.length;
+    const listing = listDirectory(dir, cache, settled);
+    if (listing === undefined) continue;
+    visited += listing.size;
     if (visited > limits.entries || performance.now() > deadline) {
       throw new WorkspaceTooLargeError(
         `${workspace} holds more than dsh can check for git repositories before and after a ` +
@@ -50,10 +67,44 @@ export function findGitEntries(
         { workspace },
       );
     }
-    for (const entry of entries) {
-      if (entry.name === ".git") found.push(join(dir, entry.name));
-      else if (entry.isDirectory()) pending.push(join(dir, entry.name));
-    }
+    found.push(...listing.gitEntries);
+    pending.push(...listing.subdirs);
   }
   return found.sort();
+}
+
+function listDirectory(
+  dir: string,
+  cache: GitEntryCache,
+  settled: bigint,
+): CachedListing | undefined {
+  const stat = lstatSync(dir, { bigint: true, throwIfNoEntry: false });
+  if (stat === undefined || !stat.isDirectory()) return undefined;
+  const cached = cache.get(dir);
+  if (cached !== undefined && cached.ino === stat.ino && cached.ctimeNs === stat.ctimeNs) {
+    return cached;
+  }
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    cache.delete(dir);
+    return undefined;
+  }
+  const subdirs: string[] = [];
+  const gitEntries: string[] = [];
+  for (const entry of entries) {
+    if (entry.name === ".git") gitEntries.push(join(dir, entry.name));
+    else if (entry.isDirectory()) subdirs.push(join(dir, entry.name));
+  }
+  const listing = {
+    ino: stat.ino,
+    ctimeNs: stat.ctimeNs,
+    subdirs,
+    gitEntries,
+    size: entries.length,
+  };
+  if (stat.ctimeNs < settled) cache.set(dir, listing);
+  else cache.delete(dir);
+  return listing;
 }

@@ -6,14 +6,16 @@
  * these read-only over its fresh `/proc`; `/sys` is read-only with the rest of `/`.
  */
 import { lstatSync, readdirSync } from "node:fs";
+import type { Stats } from "node:fs";
+import { join } from "node:path";
 
 /** Entries of `/proc` that belong to processes, not to the kernel. */
 const PER_PROCESS = new Set(["self", "thread-self"]);
 
 /**
- * Every top-level `/proc` entry that is a directory (sys, irq, bus, fs, driver, ...) or a
- * writable file (sysrq-trigger, mtrr, ...), as absolute paths; never a process's own entry.
- * Read from the host's `/proc` on each call: what exists differs between kernels.
+ * Every top-level `/proc` entry that is a writable file (sysrq-trigger, mtrr, ...) or a
+ * directory holding one (sys, irq, bus, ...), as absolute paths; never a process's own entry.
+ * Read from the host's `/proc`: what exists differs between kernels.
  */
 export function kernelInterfaces(proc = "/proc"): string[] {
   let names: string[];
@@ -27,12 +29,39 @@ export function kernelInterfaces(proc = "/proc"): string[] {
     if (/^\d+$/.test(name) || PER_PROCESS.has(name)) continue;
     const path = `${proc}/${name}`;
     try {
-      // Links (`self`, `net`, `mounts`) lead into a process's own entries.
       const stat = lstatSync(path);
-      if (stat.isDirectory() || (stat.isFile() && (stat.mode & 0o222) !== 0)) found.push(path);
+      if (stat.isDirectory() ? holdsWritable(path, 0) : writableFile(stat)) found.push(path);
     } catch {
       // Gone, or not ours to look at: nothing to cover.
     }
   }
   return found;
+}
+
+/** Deeper than any kernel table nests; past it a directory counts as holding one. */
+const MAX_DEPTH = 8;
+
+function holdsWritable(dir: string, depth: number): boolean {
+  if (depth > MAX_DEPTH) return true;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return false;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    try {
+      const stat = lstatSync(path);
+      if (stat.isDirectory() ? holdsWritable(path, depth + 1) : writableFile(stat)) return true;
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return false;
+}
+
+/** A link leads into a process's own entries (`self`, `net`, `mounts`); only files count. */
+function writableFile(stat: Stats): boolean {
+  return stat.isFile() && (stat.mode & 0o222) !== 0;
 }

@@ -17,7 +17,7 @@ import { InvalidInputError } from "../errors.ts";
 import { gitControl, openRepository, findRepository } from "../permission/git-repository.ts";
 import type { GitUserConfig, Repository } from "../permission/git-repository.ts";
 import { findGitEntries } from "./git-entries.ts";
-import type { WalkLimits } from "./git-entries.ts";
+import type { GitEntryCache, WalkLimits } from "./git-entries.ts";
 import type { Guard } from "./guards.ts";
 import { isWithin, realpathOrUndefined } from "./guards.ts";
 
@@ -37,6 +37,8 @@ export interface WorkspaceGuardOptions {
   /** Where the user's git config lies. */
   readonly git: GitUserConfig;
   readonly limits?: WalkLimits;
+  /** Listings kept between walks (one per backend). */
+  readonly cache?: GitEntryCache;
 }
 
 /**
@@ -60,7 +62,7 @@ export function protectWorkspace(
   refuseRedirectedGit(workspace);
   const main = findRepository(workspace);
   if (main !== undefined) protectRepository(main, workspace, options.git, add, protect);
-  const gitEntries = findGitEntries(workspace, options.limits);
+  const gitEntries = findGitEntries(workspace, options.limits, options.cache);
   for (const entry of gitEntries) {
     if (entry === main?.dotGit) continue;
     const nested = openRepository(dirname(entry));
