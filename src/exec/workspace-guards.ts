@@ -103,6 +103,38 @@ export function refuseRedirectedGit(workspace: string): void {
 
 type AddGuard = (type: Guard["type"], path: string) => void;
 
+/** The hooks git runs (githooks(5)), for a hooks directory that cannot be protected whole. */
+const GIT_HOOKS = [
+  "applypatch-msg",
+  "pre-applypatch",
+  "post-applypatch",
+  "pre-commit",
+  "pre-merge-commit",
+  "prepare-commit-msg",
+  "commit-msg",
+  "post-commit",
+  "pre-rebase",
+  "post-checkout",
+  "post-merge",
+  "pre-push",
+  "pre-receive",
+  "update",
+  "proc-receive",
+  "post-receive",
+  "post-update",
+  "reference-transaction",
+  "push-to-checkout",
+  "pre-auto-gc",
+  "post-rewrite",
+  "sendemail-validate",
+  "fsmonitor-watchman",
+  "p4-changelist",
+  "p4-prepare-changelist",
+  "p4-post-changelist",
+  "p4-pre-submit",
+  "post-index-change",
+];
+
 function protectRepository(
   repo: Repository,
   workspace: string,
@@ -123,7 +155,13 @@ function protectRepository(
   }
   for (const name of ["config", "config.worktree", "commondir"]) protect(join(repo.gitDir, name));
   const control = gitControl(repo, user);
-  for (const path of [...control.configFiles, ...control.hookDirs]) protect(path);
+  for (const path of control.configFiles) protect(path);
+  for (const dir of control.hookDirs) {
+    // Hooks in the workspace itself or above it (`core.hooksPath = .`): the hooks, not the
+    // directory, or nothing would be writable.
+    if (isWithin(dir, workspace)) for (const name of GIT_HOOKS) protect(join(dir, name));
+    else protect(dir);
+  }
 }
 
 /**
@@ -140,10 +178,8 @@ function protectPath(path: string, workspace: string, add: AddGuard): void {
     pinWithAncestors(dirname(real), workspace, add);
     return;
   }
-  if (!isWithin(workspace, path)) return;
-  let top = path;
-  while (lstatOrUndefined(dirname(top)) === undefined && dirname(top) !== top) top = dirname(top);
-  add("forbid", top);
+  // Only the path itself: a command may make its parents for other reasons.
+  if (isWithin(workspace, path)) add("forbid", path);
 }
 
 /** Pins `dir` and each directory between it and the workspace. */

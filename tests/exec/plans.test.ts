@@ -5,6 +5,10 @@ import { bwrapArgs } from "../../src/exec/bwrap.ts";
 import { credentialMasks } from "../../src/exec/guards.ts";
 import type { Guard } from "../../src/exec/guards.ts";
 import { protectWorkspace } from "../../src/exec/workspace-guards.ts";
+import { checkAfterCommand } from "../../src/exec/after-command.ts";
+import { WorkspaceTooLargeError, findGitEntries } from "../../src/exec/git-entries.ts";
+import type { GitEntryCache } from "../../src/exec/git-entries.ts";
+import { silentLogger } from "../../src/log.ts";
 import { explainBwrapFailure } from "../../src/exec/probe.ts";
 import { seatbeltArgs, seatbeltProfile } from "../../src/exec/seatbelt.ts";
 import { seccompProgram } from "../../src/exec/seccomp.ts";
@@ -268,6 +272,37 @@ describe("protected paths of a workspace", () => {
       { type: "readonly", path: join(dir.path, ".git", "modules") },
     ];
     for (const guard of wanted) expect(guards).toContainEqual(guard);
+  });
+
+  test("hooks kept in the worktree root itself are guarded one by one, not the root", () => {
+    using dir = tempDir();
+    makeRepo(dir.path, "[core]\n\thooksPath = .\n");
+    writeFileSync(join(dir.path, "pre-commit"), "true\n");
+    const guards = guardsOf(dir.path);
+    expect(guards).toContainEqual({ type: "readonly", path: join(dir.path, "pre-commit") });
+    expect(guards).toContainEqual({ type: "forbid", path: join(dir.path, "post-checkout") });
+    expect(guards.some((guard) => guard.path === dir.path)).toBe(false);
+  });
+
+  test("a tree larger than the walk may visit is refused, before and after a command", () => {
+    using dir = tempDir();
+    for (const name of ["a", "b", "c", "d"]) mkdirSync(join(dir.path, name));
+    const limits = { entries: 3, ms: 5_000 };
+    expect(() => protectWorkspace(dir.path, { stateDir: "/elsewhere", git, limits })).toThrow(
+      WorkspaceTooLargeError,
+    );
+    const protection = { guards: [], gitEntries: [] };
+    const after = checkAfterCommand(dir.path, protection, silentLogger, new Map(), limits);
+    expect(after.unsafe).toEqual([dir.path]);
+  });
+
+  test("a directory changed since the last walk is listed again", () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, "a"));
+    const cache: GitEntryCache = new Map();
+    expect(findGitEntries(dir.path, undefined, cache)).toEqual([]);
+    mkdirSync(join(dir.path, "a", ".git"));
+    expect(findGitEntries(dir.path, undefined, cache)).toEqual([join(dir.path, "a", ".git")]);
   });
 
   test("credential masks cover the stores that exist, following symlinks", () => {

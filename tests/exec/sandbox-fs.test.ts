@@ -311,12 +311,12 @@ describe("dsh's own directories", () => {
       "echo x > cfg/config.toml; echo x > cfg/new; mkdir -p missing/dsh && echo x > missing/dsh/config.toml; echo end";
     const result = await run(own, dir.path, script);
     expect(result.output.match(/Read-only file system/g)?.length).toBe(2);
-    expect(result.output).toContain(`end\n\n[dsh removed ${join(dir.path, "missing")}: `);
+    expect(result.output).toContain(`end\n\n[dsh removed ${join(dir.path, "missing/dsh")}: `);
     expect(read(join(dir.path, "cfg/config.toml"))).toBe("orig");
-    expect([existsSync(join(dir.path, "cfg/new")), existsSync(join(dir.path, "missing"))]).toEqual([
-      false,
-      false,
-    ]);
+    expect([
+      existsSync(join(dir.path, "cfg/new")),
+      existsSync(join(dir.path, "missing/dsh")),
+    ]).toEqual([false, false]);
   });
 });
 
