@@ -5,8 +5,10 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { gitControlPaths } from "../permission/git-repository.ts";
 import type { GitUserConfig } from "../permission/git-repository.ts";
 import { checkAfterCommand } from "./after-command.ts";
+import { findGitEntries } from "./git-entries.ts";
 import type { GitEntryCache } from "./git-entries.ts";
 import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import { SandboxUnavailableError } from "./errors.ts";
@@ -197,21 +199,35 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
   const status = await probeSeatbelt(options.probeTimeoutMs);
   if (!status.ok) return unavailable(status);
   const secrets = credentialPaths(options.home);
+  const listings: GitEntryCache = new Map();
   return {
     status,
     wrap(input, argv) {
+      refuseRedirectedGit(input.workspace);
       const tempDirs = [realOr("/tmp"), realOr("/var/tmp")];
       const stateDir = realOr(options.stateDir);
       const hideState = !isWithin(stateDir, input.workspace);
+      const writable = input.mode === "workspace-write";
+      const git = options.git ?? { home: options.home };
       const plan = {
         ...input,
         tempDirs,
         stateDir,
         protectedDirs: (options.protectedDirs ?? []).map(realOr),
+        // Rules are path patterns: missing paths are covered as well as existing ones.
+        gitControl: writable ? gitControlPaths(input.workspace, git).map(realOr) : [],
         secrets: hideState ? [...secrets, { type: "dir" as const, path: stateDir }] : secrets,
         network: false,
       };
-      return { argv: seatbeltArgs(plan, argv), fds: [], close: () => [] };
+      // Seatbelt cannot tell a new `.git` from any other write: they are found and removed after.
+      const protection = writable
+        ? { guards: [], gitEntries: findGitEntries(input.workspace, undefined, listings) }
+        : undefined;
+      const close = () =>
+        protection === undefined
+          ? []
+          : checkAfterCommand(input.workspace, protection, options.logger, listings).notes;
+      return { argv: seatbeltArgs(plan, argv), fds: [], close };
     },
     hidden(path) {
       return secrets.some((mask) => isWithin(mask.path, path))

@@ -121,6 +121,27 @@ export function gitWriteProtections(dir: string, user: GitUserConfig): string[] 
   return [...control.hookDirs, ...control.configFiles];
 }
 
+/**
+ * Everything of the repository containing `dir` that git reads to decide what to run, for
+ * sandboxes whose rules are paths: `gitWriteProtections` plus the git directories'
+ * `commondir`, `config.worktree`, `modules` and `worktrees`.
+ */
+export function gitControlPaths(dir: string, user: GitUserConfig): string[] {
+  const repo = findRepository(dir);
+  if (repo === undefined) return [];
+  const control = gitControl(repo, user);
+  return [
+    ...new Set([
+      ...control.hookDirs,
+      ...control.configFiles,
+      join(repo.gitDir, "commondir"),
+      join(repo.gitDir, "config.worktree"),
+      join(repo.commonDir, "modules"),
+      join(repo.commonDir, "worktrees"),
+    ]),
+  ];
+}
+
 function readOrEmpty(path: string): string {
   try {
     return readFileSync(path, "utf8");

@@ -326,6 +326,7 @@ describe("the macOS sandbox-exec profile", () => {
     tempDirs: ["/private/tmp"],
     stateDir: "/Users/u/.local/share/dsh",
     protectedDirs: ["/Users/u/.config/dsh"],
+    gitControl: ["/Users/u/p/.husky", "/Users/u/p/.gitconfig.shared"],
     secrets: [
       { type: "dir" as const, path: "/Users/u/.ssh" },
       { type: "file" as const, path: "/Users/u/.netrc" },
@@ -341,7 +342,8 @@ describe("the macOS sandbox-exec profile", () => {
     );
     expect(profile).toContain(
       '(deny file-write* (literal (param "GIT")) (subpath (param "GIT_HOOKS")) (literal (param "GIT_CONFIG")) ' +
-        '(literal (param "GIT_COMMONDIR")) (subpath (param "DSH_PROJECT")) (subpath (param "DSH_STATE")) (subpath (param "PROTECTED_0")))',
+        '(literal (param "GIT_COMMONDIR")) (subpath (param "DSH_PROJECT")) (subpath (param "DSH_STATE")) (subpath (param "PROTECTED_0")) ' +
+        '(subpath (param "GIT_CONTROL_0")) (subpath (param "GIT_CONTROL_1")))',
     );
     expect(profile).toContain(
       '(deny file-read* file-write* (subpath (param "SECRET_0")) (literal (param "SECRET_1")))',
@@ -358,6 +360,8 @@ describe("the macOS sandbox-exec profile", () => {
       "DSH_PROJECT=/Users/u/p/.dsh",
       "DSH_STATE=/Users/u/.local/share/dsh",
       "PROTECTED_0=/Users/u/.config/dsh",
+      "GIT_CONTROL_0=/Users/u/p/.husky",
+      "GIT_CONTROL_1=/Users/u/p/.gitconfig.shared",
       "SECRET_0=/Users/u/.ssh",
       "SECRET_1=/Users/u/.netrc",
     ]);
