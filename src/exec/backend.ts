@@ -117,6 +117,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     home: options.home,
     stateDir: options.stateDir,
     runtimeDir: options.runtimeDir,
+    serviceRoots: options.serviceRoots,
     path: options.path,
     timeoutMs: options.probeTimeoutMs,
   });

@@ -25,6 +25,8 @@ export interface BwrapProbeInput {
   readonly home: string;
   readonly stateDir: string;
   readonly runtimeDir?: string;
+  /** Where host service sockets are looked for; `SERVICE_ROOTS` when absent. */
+  readonly serviceRoots?: readonly string[];
   readonly path: string | undefined;
   readonly timeoutMs: number;
 }
@@ -59,27 +61,34 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
   const features = { disableUserns: atLeast(version.stdout, [0, 8]) };
   const scratch = mkdtempSync(join(tmpdir(), "dsh-probe-"));
   try {
-    const plan = {
+    // Built afresh for each attempt: a masked path can vanish between the plan and the mounts.
+    const plan = () => ({
       mode: "workspace-write" as const,
       workspace: scratch,
       cwd: scratch,
       guards: protectWorkspace(scratch, { stateDir: input.stateDir, git: { home: input.home } })
         .guards,
       masks: [...credentialMasks(input.home), ...stateDirMasks(input.stateDir, scratch)],
-      services: hostServiceMasks(input.runtimeDir),
+      services: hostServiceMasks(input.runtimeDir, input.serviceRoots),
       kernel: kernelInterfaces(),
       network: false,
-    };
+    });
     const truePath =
       findExecutable("true", ["/bin/true", "/usr/bin/true"], input.path) ?? "/bin/true";
-    const attempt = async (program: Uint8Array | undefined) => {
+    const once = async (program: Uint8Array | undefined) => {
       const filter = program === undefined ? undefined : seccompFd(program);
       try {
-        const args = bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, [truePath]);
+        const args = bwrapArgs(plan(), { ...features, seccompFd: filter && 3 }, [truePath]);
         return await runQuiet([input.bwrap ?? "bwrap", ...args], input.timeoutMs, filter?.fd);
       } finally {
         filter?.close();
       }
+    };
+    const attempt = async (program: Uint8Array | undefined) => {
+      let run = await once(program);
+      for (let retry = 0; retry < PROBE_RETRIES && vanished(run); retry++)
+        run = await once(program);
+      return run;
     };
     const program = seccompProgram(process.arch);
     const filtered = program === undefined ? undefined : await attempt(program);
@@ -93,6 +102,14 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** How often a probe whose masked path vanished under it (a service restarting) is run again. */
+const PROBE_RETRIES = 2;
+
+/** bwrap found a path of the plan gone: a race with the host, not a broken sandbox. */
+function vanished(run: QuietRun): boolean {
+  return run.code !== 0 && /Can't (create file at|find source path|mkdir)/.test(run.stderr);
 }
 
 /** Runs a trivial command under `sandbox-exec`. Never throws. */

@@ -88,6 +88,22 @@ describe("no working backend", () => {
 });
 
 describe("the probe", () => {
+  sandboxTest("a masked path that vanished under the probe is a race, tried again", async () => {
+    using dir = tempDir();
+    const once = join(dir.path, "failed-once");
+    // The first sandboxed run fails as bwrap does when a service socket went away between the
+    // plan and the mounts; later runs are the real bwrap.
+    const body = [
+      `if [ "$1" != --version ] && [ ! -e ${once} ]; then`,
+      `  touch ${once}; echo "bwrap: Can't create file at /run/docker.sock: Read-only file system" >&2; exit 1`,
+      "fi",
+      'exec /usr/bin/bwrap "$@"',
+    ].join("\n");
+    const runner = makeRunner({ sandbox: "auto", bwrapPath: script(dir.path, "bwrap", body) });
+    expect(await runner.sandbox()).toEqual({ backend: "bwrap", ok: true });
+    expect(existsSync(once)).toBe(true);
+  });
+
   sandboxTest("runs lazily, once per runner, and runs the real plan", async () => {
     using dir = tempDir();
     const log = join(dir.path, "calls");
