@@ -22,7 +22,7 @@ import { createBashTool } from "../tools/bash.ts";
 import { createFileTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
 import type { Config } from "./config.ts";
-import { configProtections } from "./config-paths.ts";
+import { configProtections, ensureConfigDir } from "./config-paths.ts";
 
 export interface Composition extends AsyncDisposable {
   readonly service: AgentService;
@@ -48,6 +48,7 @@ export function compose(options: ComposeOptions): Composition {
   const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
   const client = createModelClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, logger });
   const home = options.env.HOME || homedir();
+  ensureConfigDir(config);
   const runner = createCommandRunner({
     env: options.env,
     sandbox: config.sandbox,

@@ -6,7 +6,7 @@
 import { describe, expect } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { configProtections } from "../../src/app/config-paths.ts";
+import { configProtections, ensureConfigDir } from "../../src/app/config-paths.ts";
 import { loadConfig } from "../../src/app/config.ts";
 import { makeRunner, run, tempDir } from "./helpers.ts";
 import { sandboxTest } from "./sandbox-support.ts";
@@ -36,6 +36,21 @@ describe("dsh's config directory in the workspace", () => {
       readFileSync(join(configDir, "AGENTS.md"), "utf8"),
       readdirSync(configDir).sort(),
     ]).toEqual(['permission = "workspace-write"\n', "be careful\n", ["AGENTS.md", "config.toml"]]);
+  });
+
+  sandboxTest("a missing config directory is made first, so no command can fill it", async () => {
+    using dir = tempDir("dsh-dotfiles-", "/var/tmp");
+    const config = loadConfig({
+      HOME: "/nonexistent-home",
+      XDG_CONFIG_HOME: join(dir.path, ".config"),
+    });
+    ensureConfigDir(config);
+    const runner = makeRunner({ protectedDirs: configProtections(config) });
+    const script =
+      "mkdir -p .config/dsh; echo 'permission = \"danger-full-access\"' > .config/dsh/config.toml; echo end";
+    const result = await run(runner, dir.path, script);
+    expect(result.output).toContain("Read-only file system");
+    expect(readdirSync(join(dir.path, ".config", "dsh"))).toEqual([]);
   });
 
   sandboxTest("a DSH_CONFIG file in the project guards it and its AGENTS.md only", async () => {
