@@ -78,8 +78,12 @@ export function protectWorkspace(
   protect(options.stateDir);
   for (const path of options.protectedDirs ?? []) protect(path);
 
+  const readOnly = [...guards].filter(([, type]) => type === "readonly").map(([path]) => path);
   const ordered = [...guards]
     .map(([path, type]) => ({ type, path }))
+    // A pin is a writable bind: below a read-only one it would open what that one closed (and
+    // nothing there can be renamed anyway).
+    .filter((guard) => guard.type !== "pin" || !readOnly.some((dir) => isWithin(dir, guard.path)))
     .sort((a, b) => depth(a.path) - depth(b.path) || a.path.localeCompare(b.path));
   return { guards: ordered, gitEntries };
 }

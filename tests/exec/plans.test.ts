@@ -272,6 +272,11 @@ describe("protected paths of a workspace", () => {
       { type: "readonly", path: join(dir.path, ".git", "modules") },
     ];
     for (const guard of wanted) expect(guards).toContainEqual(guard);
+    // The submodule's git directory lies under the read-only .git/modules: nothing reopens it.
+    const modules = join(dir.path, ".git", "modules");
+    expect(
+      guards.filter((guard) => guard.type === "pin" && guard.path.startsWith(modules)),
+    ).toEqual([]);
   });
 
   test("hooks kept in the worktree root itself are guarded one by one, not the root", () => {
