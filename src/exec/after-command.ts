@@ -7,6 +7,7 @@
  * such a path exists (`commondir`) or the walk finds it again.
  */
 import { lstatSync, rmSync } from "node:fs";
+import { join, relative, sep } from "node:path";
 import type { Logger } from "../log.ts";
 import { findGitEntries } from "./git-entries.ts";
 import type { GitEntryCache, WalkLimits } from "./git-entries.ts";
@@ -32,7 +33,7 @@ export function checkAfterCommand(
 ): AfterCommand {
   const result: AfterCommand = { notes: [], unsafe: [] };
   for (const guard of protection.guards) {
-    if (guard.type === "forbid") remove(guard.path, FORBIDDEN, logger, result);
+    if (guard.type === "forbid") remove(workspace, guard.path, FORBIDDEN, logger, result);
   }
   let entries: string[];
   try {
@@ -48,7 +49,7 @@ export function checkAfterCommand(
   }
   const before = new Set(protection.gitEntries);
   for (const entry of entries) {
-    if (!before.has(entry)) remove(entry, NEW_REPOSITORY, logger, result);
+    if (!before.has(entry)) remove(workspace, entry, NEW_REPOSITORY, logger, result);
   }
   return result;
 }
@@ -59,25 +60,42 @@ const NEW_REPOSITORY =
   "sandboxed commands may not create git repositories (git would run commands its config " +
   "names on the user's next git call)";
 
-function remove(path: string, why: string, logger: Logger, result: AfterCommand): void {
+function remove(
+  workspace: string,
+  path: string,
+  why: string,
+  logger: Logger,
+  result: AfterCommand,
+): void {
+  // Deleting through a link could reach outside the workspace: a link on the way (which only
+  // a command can have made, the guards refuse existing ones) is what goes instead.
+  const target = linkOnTheWay(workspace, path) ?? path;
+  if (lstatSync(target, { throwIfNoEntry: false }) === undefined) return;
   try {
-    lstatSync(path);
-  } catch {
-    return;
-  }
-  try {
-    rmSync(path, { recursive: true, force: true });
-    result.notes.push(`[dsh removed ${path}: ${why}; ask the user to do it]`);
+    rmSync(target, { recursive: true, force: true });
+    result.notes.push(`[dsh removed ${target}: ${why}; ask the user to do it]`);
   } catch (error) {
     logger.error(
-      `a sandboxed command created ${path} and dsh could not remove it: git or dsh may read ` +
+      `a sandboxed command created ${target} and dsh could not remove it: git or dsh may read ` +
         "it as configuration; remove it before running git or dsh again",
-      { path, error },
+      { path: target, error },
     );
     result.notes.push(
-      `[dsh could not remove ${path}, which a sandboxed command created; dsh refuses further ` +
+      `[dsh could not remove ${target}, which a sandboxed command created; dsh refuses further ` +
         "sandboxed commands in this workspace until the user removes it]",
     );
-    result.unsafe.push(path);
+    result.unsafe.push(target);
   }
+}
+
+/** The first symbolic link among the components of `path` below `workspace`, if any. */
+function linkOnTheWay(workspace: string, path: string): string | undefined {
+  const parts = relative(workspace, path).split(sep);
+  for (let i = 1; i <= parts.length; i++) {
+    const step = join(workspace, ...parts.slice(0, i));
+    const stat = lstatSync(step, { throwIfNoEntry: false });
+    if (stat === undefined) return undefined;
+    if (stat.isSymbolicLink()) return step;
+  }
+  return undefined;
 }

@@ -144,6 +144,24 @@ describe("the five routes to a command git runs", () => {
   );
 });
 
+describe("what dsh removes after a command", () => {
+  sandboxTest(
+    "a forbidden path reached through a planted link: the link goes, not its target",
+    async () => {
+      using p = project();
+      initRepo(p.ws);
+      git(p.ws, ["config", "include.path", "../cfg/shared.gitconfig"]);
+      const outside = join(p.root.path, "outside");
+      mkdirSync(outside);
+      writeFileSync(join(outside, "shared.gitconfig"), "USER DATA\n");
+      const result = await run(runner, p.ws, `ln -s ${outside} cfg && echo linked`);
+      expect(result.output).toContain(`linked\n\n[dsh removed ${join(p.ws, "cfg")}: `);
+      expect(existsSync(join(p.ws, "cfg"))).toBe(false);
+      expect(readFileSync(join(outside, "shared.gitconfig"), "utf8")).toBe("USER DATA\n");
+    },
+  );
+});
+
 describe("the direct routes", () => {
   sandboxTest("config, hooks, commondir and config.worktree of .git stay the user's", async () => {
     using p = project();
