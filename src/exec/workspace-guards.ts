@@ -73,6 +73,7 @@ export function protectWorkspace(
   protect(join(workspace, ".dsh"));
   // dsh keeps its state there anyway; made now, it is read-only rather than forbidden.
   if (isWithin(workspace, resolve(options.stateDir))) {
+    refuseLinkOnTheWay(resolve(options.stateDir), workspace);
     mkdirSync(options.stateDir, { recursive: true });
   }
   protect(options.stateDir);
