@@ -77,9 +77,11 @@ export function commonDirOf(gitDir: string): string {
   return realpathOrUndefined(resolve(gitDir, named)) ?? resolve(gitDir, named);
 }
 
-/** The user's global config files, in git's order (system config lies outside any project). */
+/** The system's and the user's config files, in git's order. */
 export function userConfigFiles(user: GitUserConfig): string[] {
-  if (user.globalConfig !== undefined && user.globalConfig !== "") return [user.globalConfig];
+  if (user.globalConfig !== undefined && user.globalConfig !== "") {
+    return ["/etc/gitconfig", user.globalConfig];
+  }
   const xdg = user.xdgConfigHome || join(user.home, ".config");
   return ["/etc/gitconfig", join(xdg, "git", "config"), join(user.home, ".gitconfig")];
 }
