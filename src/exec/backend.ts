@@ -128,7 +128,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   const privateRoots = ["/tmp", "/dev", "/proc"];
   // What commands created and dsh could not undo: later commands there are refused.
   const unsafe = new Set<string>();
-  const listings: GitEntryCache = new Map();
+  const listings = listingsByWorkspace();
   // The kernel's entries do not change while dsh runs.
   const kernel = kernelInterfaces();
   return {
@@ -142,7 +142,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
               stateDir: options.stateDir,
               protectedDirs: options.protectedDirs,
               git: options.git ?? { home: options.home },
-              cache: listings,
+              cache: listings(input.workspace),
             })
           : undefined;
       const masks = [
@@ -167,7 +167,12 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         closed = true;
         filter?.close();
         if (protection === undefined) return [];
-        const after = checkAfterCommand(input.workspace, protection, options.logger, listings);
+        const after = checkAfterCommand(
+          input.workspace,
+          protection,
+          options.logger,
+          listings(input.workspace),
+        );
         for (const path of after.unsafe) unsafe.add(path);
         return after.notes;
       };
@@ -200,7 +205,7 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
   const status = await probeSeatbelt(options.probeTimeoutMs);
   if (!status.ok) return unavailable(status);
   const secrets = credentialPaths(options.home);
-  const listings: GitEntryCache = new Map();
+  const listings = listingsByWorkspace();
   return {
     status,
     wrap(input, argv) {
@@ -222,12 +227,20 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
       };
       // Seatbelt cannot tell a new `.git` from any other write: they are found and removed after.
       const protection = writable
-        ? { guards: [], gitEntries: findGitEntries(input.workspace, undefined, listings) }
+        ? {
+            guards: [],
+            gitEntries: findGitEntries(input.workspace, undefined, listings(input.workspace)),
+          }
         : undefined;
       const close = () =>
         protection === undefined
           ? []
-          : checkAfterCommand(input.workspace, protection, options.logger, listings).notes;
+          : checkAfterCommand(
+              input.workspace,
+              protection,
+              options.logger,
+              listings(input.workspace),
+            ).notes;
       return { argv: seatbeltArgs(plan, argv), fds: [], close };
     },
     hidden(path) {
@@ -245,6 +258,19 @@ function unavailable(status: SandboxStatus): Backend {
       throw new SandboxUnavailableError(status);
     },
     hidden: () => undefined,
+  };
+}
+
+/** One listing cache per workspace, made on first use. */
+function listingsByWorkspace(): (workspace: string) => GitEntryCache {
+  const caches = new Map<string, GitEntryCache>();
+  return (workspace) => {
+    let cache = caches.get(workspace);
+    if (cache === undefined) {
+      cache = new Map();
+      caches.set(workspace, cache);
+    }
+    return cache;
   };
 }
 

@@ -22,7 +22,7 @@ export const DEFAULT_WALK_LIMITS: WalkLimits = { entries: 1_000_000, ms: 5_000 }
 export class WorkspaceTooLargeError extends InvalidInputError {}
 
 /**
- * Directory listings a walk may reuse: a directory whose inode and change time are those it
+ * Directory listings of one workspace that its next walk may reuse: a directory whose inode and change time are those it
  * had when listed still holds the same names (adding, removing or renaming an entry changes
  * the change time, and no command can set it back). A listing made within two seconds of a
  * change is not kept, since a second change in the same clock tick could leave the time as is.
@@ -54,9 +54,11 @@ export function findGitEntries(
   const settled = BigInt(Date.now()) * 1_000_000n - SETTLE_NS;
   const found: string[] = [];
   const pending = [workspace];
+  // Only what this walk saw is kept, so directories that are gone do not pile up.
+  const kept: GitEntryCache = new Map();
   let visited = 0;
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
-    const listing = listDirectory(dir, cache, settled);
+    const listing = listDirectory(dir, cache, kept, settled);
     if (listing === undefined) continue;
     visited += listing.size;
     if (visited > limits.entries || performance.now() > deadline) {
@@ -70,25 +72,28 @@ export function findGitEntries(
     found.push(...listing.gitEntries);
     pending.push(...listing.subdirs);
   }
+  cache.clear();
+  for (const [dir, listing] of kept) cache.set(dir, listing);
   return found.sort();
 }
 
 function listDirectory(
   dir: string,
   cache: GitEntryCache,
+  kept: GitEntryCache,
   settled: bigint,
 ): CachedListing | undefined {
   const stat = lstatSync(dir, { bigint: true, throwIfNoEntry: false });
   if (stat === undefined || !stat.isDirectory()) return undefined;
   const cached = cache.get(dir);
   if (cached !== undefined && cached.ino === stat.ino && cached.ctimeNs === stat.ctimeNs) {
+    kept.set(dir, cached);
     return cached;
   }
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {
-    cache.delete(dir);
     return undefined;
   }
   const subdirs: string[] = [];
@@ -104,7 +109,6 @@ function listDirectory(
     gitEntries,
     size: entries.length,
   };
-  if (stat.ctimeNs < settled) cache.set(dir, listing);
-  else cache.delete(dir);
+  if (stat.ctimeNs < settled) kept.set(dir, listing);
   return listing;
 }
