@@ -4,7 +4,14 @@
  * it; a `DSH_CONFIG` file elsewhere protects that file and the AGENTS.md beside it only.
  */
 import { describe, expect } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { configProtections, ensureConfigDir } from "../../src/app/config-paths.ts";
 import { loadConfig } from "../../src/app/config.ts";
@@ -37,6 +44,26 @@ describe("dsh's config directory in the workspace", () => {
       readdirSync(configDir).sort(),
     ]).toEqual(['permission = "workspace-write"\n', "be careful\n", ["AGENTS.md", "config.toml"]]);
   });
+
+  sandboxTest(
+    "a config directory reached through a link from home is protected where it lies",
+    async () => {
+      using dir = tempDir("dsh-dotfiles-", "/var/tmp");
+      using home = tempDir("dsh-home-", "/var/tmp");
+      const dotfiles = join(dir.path, "dotfiles");
+      mkdirSync(join(dotfiles, ".config", "dsh"), { recursive: true });
+      writeFileSync(join(dotfiles, ".config", "dsh", "config.toml"), "");
+      symlinkSync(join(dotfiles, ".config"), join(home.path, ".config"));
+      const config = loadConfig({ HOME: home.path });
+      const runner = makeRunner({ protectedDirs: configProtections(config) });
+      const script =
+        "echo 'permission = \"danger-full-access\"' > .config/dsh/config.toml; mv .config c2; echo end";
+      const result = await run(runner, dotfiles, script);
+      expect(result.output).toContain("Read-only file system");
+      expect(result.output).toContain("Device or resource busy");
+      expect(readFileSync(join(dotfiles, ".config", "dsh", "config.toml"), "utf8")).toBe("");
+    },
+  );
 
   sandboxTest("a missing config directory is made first, so no command can fill it", async () => {
     using dir = tempDir("dsh-dotfiles-", "/var/tmp");
