@@ -66,9 +66,13 @@ export function protectWorkspace(
   for (const entry of gitEntries) {
     if (entry === main?.dotGit) continue;
     const nested = openRepository(dirname(entry));
-    // A `.git` that leads nowhere stays as it is, so that no command can make it lead somewhere.
-    if (nested === undefined) protect(entry);
-    else protectRepository(nested, workspace, options.git, add, protect);
+    // A nested `.git` directory is read-only whole (one mount, however many repositories are
+    // vendored); a `.git` that leads nowhere stays so. A `gitdir:` file is read-only, and so
+    // are the control files of the git directory it names.
+    protect(entry);
+    if (nested !== undefined && lstatOrUndefined(entry)?.isFile() === true) {
+      protectRepository(nested, workspace, options.git, add, protect);
+    }
   }
   protect(join(workspace, ".dsh"));
   // dsh keeps its state there anyway; made now, it is read-only rather than forbidden.

@@ -266,9 +266,7 @@ describe("protected paths of a workspace", () => {
       { type: "readonly", path: join(dir.path, "lib", ".git") },
       { type: "pin", path: join(dir.path, "vendor") },
       { type: "pin", path: join(dir.path, "vendor", "x") },
-      { type: "pin", path: join(dir.path, "vendor", "x", ".git") },
-      { type: "readonly", path: join(dir.path, "vendor", "x", ".git", "config") },
-      { type: "readonly", path: join(dir.path, "vendor", "x", ".git", "hooks") },
+      { type: "readonly", path: join(dir.path, "vendor", "x", ".git") },
       { type: "readonly", path: join(dir.path, ".git", "modules") },
     ];
     for (const guard of wanted) expect(guards).toContainEqual(guard);

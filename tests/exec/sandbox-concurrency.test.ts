@@ -38,12 +38,7 @@ function busyProject(root: string): string {
 }
 
 /** What dsh adds to a repository once, on purpose, and never removes: git's own empty dirs. */
-const GIT_OWN = [
-  ".git/modules",
-  ".git/worktrees",
-  "vendor/lib/.git/modules",
-  "vendor/lib/.git/worktrees",
-];
+const GIT_OWN = [".git/modules", ".git/worktrees"];
 
 sandboxTest(
   "5 processes x 10 concurrent sandboxed commands in one project: 0 failures",
