@@ -5,7 +5,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { zedInitialize } from "../support/acp-harness.ts";
 import { spawnAcp } from "../support/acp-process.ts";
 import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
-import { sandboxSerialTest } from "../support/sandbox-gate.ts";
+import { sandboxSerialTest as sandboxed } from "../support/sandbox-gate.ts";
 
 const m = acp.methods.agent.session;
 
@@ -28,42 +28,39 @@ function expectPureStdout(lines: readonly string[]): void {
 }
 
 describe("dsh acp, the compiled binary over real pipes", () => {
-  sandboxSerialTest(
-    "serves a session with a command and a text answer, then exits 0 soon after stdin EOF",
-    async () => {
-      await using model = await startModelServer();
-      await using dsh = await spawnAcp({ baseUrl: model.url });
-      const init = await dsh.agent.request(acp.methods.agent.initialize, zedInitialize(true));
-      expect(init.protocolVersion).toBe(1);
-      const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
-      model.script(
-        toolTurn([{ id: "b1", name: "bash", args: { command: "echo hello" } }]),
-        textTurn("It printed hello."),
-      );
-      const result = await dsh.agent.request(m.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "say hello" }],
-      });
-      expect(result).toEqual({ stopReason: "end_turn" });
-      const updates = dsh.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update);
-      const exit = updates.findLast((u) => u.sessionUpdate === "tool_call_update");
-      expect(exit).toMatchObject({
-        status: "completed",
-        _meta: { terminal_exit: { terminal_id: "b1", exit_code: 0 } },
-      });
-      expect(updates.at(-2)).toEqual({
-        sessionUpdate: "agent_message_chunk",
-        content: { type: "text", text: "It printed hello." },
-      });
+  sandboxed("serves a command and a text answer, then exits 0 soon after stdin EOF", async () => {
+    await using model = await startModelServer();
+    await using dsh = await spawnAcp({ baseUrl: model.url });
+    const init = await dsh.agent.request(acp.methods.agent.initialize, zedInitialize(true));
+    expect(init.protocolVersion).toBe(1);
+    const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
+    model.script(
+      toolTurn([{ id: "b1", name: "bash", args: { command: "echo hello" } }]),
+      textTurn("It printed hello."),
+    );
+    const result = await dsh.agent.request(m.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "say hello" }],
+    });
+    expect(result).toEqual({ stopReason: "end_turn" });
+    const updates = dsh.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update);
+    const exit = updates.findLast((u) => u.sessionUpdate === "tool_call_update");
+    expect(exit).toMatchObject({
+      status: "completed",
+      _meta: { terminal_exit: { terminal_id: "b1", exit_code: 0 } },
+    });
+    expect(updates.at(-2)).toEqual({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "It printed hello." },
+    });
 
-      const { code, ms } = await dsh.closeStdin();
-      expect(code).toBe(0);
-      expect(ms).toBeLessThan(2000);
-      expectPureStdout(dsh.lines);
-      expect(dsh.problems).toEqual([]);
-      expect(await dsh.stderr()).not.toContain("test-key");
-    },
-  );
+    const { code, ms } = await dsh.closeStdin();
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(2000);
+    expectPureStdout(dsh.lines);
+    expect(dsh.problems).toEqual([]);
+    expect(await dsh.stderr()).not.toContain("test-key");
+  });
 
   test("stdin EOF mid-turn: the turn is cancelled and logged, and dsh exits 0", async () => {
     await using model = await startModelServer();

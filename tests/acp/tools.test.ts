@@ -4,7 +4,7 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { startAcpFixture } from "../support/acp-fixture.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
-import { sandboxSerialTest } from "../support/sandbox-gate.ts";
+import { noSandbox, sandboxSerialTest as sandboxed } from "../support/sandbox-gate.ts";
 
 const m = acp.methods.agent.session;
 
@@ -24,65 +24,62 @@ function metaKeys(updates: readonly ToolUpdate[]): string[][] {
 
 describe("tool calls as the client sees them", () => {
   for (const terminalOutput of [true, false]) {
-    sandboxSerialTest(
-      `a command ${terminalOutput ? "with terminal cards" : "as text"}`,
-      async () => {
-        await using f = await startAcpFixture({ terminalOutput });
-        const { sessionId } = await f.newSession();
-        f.model.script(
-          toolTurn([{ id: "call_1", name: "bash", args: { command: "printf 'one\\ntwo\\n'" } }]),
-          textTurn("done"),
-        );
-        expect(await f.prompt(sessionId, "run it")).toEqual({ stopReason: "end_turn" });
-        const calls = toolUpdates(f.h.updates(sessionId), "call_1");
+    sandboxed(`a command ${terminalOutput ? "with terminal cards" : "as text"}`, async () => {
+      await using f = await startAcpFixture({ terminalOutput });
+      const { sessionId } = await f.newSession();
+      f.model.script(
+        toolTurn([{ id: "call_1", name: "bash", args: { command: "printf 'one\\ntwo\\n'" } }]),
+        textTurn("done"),
+      );
+      expect(await f.prompt(sessionId, "run it")).toEqual({ stopReason: "end_turn" });
+      const calls = toolUpdates(f.h.updates(sessionId), "call_1");
+      expect(calls[0]).toMatchObject({
+        sessionUpdate: "tool_call",
+        kind: "execute",
+        status: "pending",
+        rawInput: { command: "printf 'one\\ntwo\\n'" },
+      });
+      expect(calls[1]).toEqual({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_1",
+        status: "in_progress",
+      });
+      const last = calls.at(-1);
+      expect(last).toMatchObject({ sessionUpdate: "tool_call_update", status: "completed" });
+      if (terminalOutput) {
         expect(calls[0]).toMatchObject({
-          sessionUpdate: "tool_call",
-          kind: "execute",
-          status: "pending",
-          rawInput: { command: "printf 'one\\ntwo\\n'" },
+          content: [{ type: "terminal", terminalId: "call_1" }],
+          _meta: { terminal_info: { terminal_id: "call_1", cwd: f.agent.cwd } },
         });
-        expect(calls[1]).toEqual({
-          sessionUpdate: "tool_call_update",
-          toolCallId: "call_1",
-          status: "in_progress",
+        // Output (streamed or at the end), then the exit alone in the last update.
+        const keys = metaKeys(calls);
+        expect(keys[0]).toEqual(["terminal_info"]);
+        expect(keys.slice(2, -1).every((k) => k.length === 1 && k[0] === "terminal_output")).toBe(
+          true,
+        );
+        expect(keys.at(-1)).toEqual(["terminal_exit"]);
+        const data = calls.map((u) => {
+          const out = u._meta?.terminal_output;
+          return typeof out === "object" && out !== null && "data" in out ? String(out.data) : "";
         });
-        const last = calls.at(-1);
-        expect(last).toMatchObject({ sessionUpdate: "tool_call_update", status: "completed" });
-        if (terminalOutput) {
-          expect(calls[0]).toMatchObject({
-            content: [{ type: "terminal", terminalId: "call_1" }],
-            _meta: { terminal_info: { terminal_id: "call_1", cwd: f.agent.cwd } },
-          });
-          // Output (streamed or at the end), then the exit alone in the last update.
-          const keys = metaKeys(calls);
-          expect(keys[0]).toEqual(["terminal_info"]);
-          expect(keys.slice(2, -1).every((k) => k.length === 1 && k[0] === "terminal_output")).toBe(
-            true,
-          );
-          expect(keys.at(-1)).toEqual(["terminal_exit"]);
-          const data = calls.map((u) => {
-            const out = u._meta?.terminal_output;
-            return typeof out === "object" && out !== null && "data" in out ? String(out.data) : "";
-          });
-          expect(data.join("")).toBe("one\r\ntwo\r\n");
-          expect(last?._meta).toEqual({
-            terminal_exit: { terminal_id: "call_1", exit_code: 0, signal: null },
-          });
-        } else {
-          expect(calls.every((u) => u._meta == null)).toBe(true);
-          expect(last?.content).toEqual([
-            {
-              type: "content",
-              content: {
-                type: "text",
-                text: "```sh\n$ printf 'one\\ntwo\\n'\none\ntwo\n```\n\nexit code 0",
-              },
+        expect(data.join("")).toBe("one\r\ntwo\r\n");
+        expect(last?._meta).toEqual({
+          terminal_exit: { terminal_id: "call_1", exit_code: 0, signal: null },
+        });
+      } else {
+        expect(calls.every((u) => u._meta == null)).toBe(true);
+        expect(last?.content).toEqual([
+          {
+            type: "content",
+            content: {
+              type: "text",
+              text: "```sh\n$ printf 'one\\ntwo\\n'\none\ntwo\n```\n\nexit code 0",
             },
-          ]);
-        }
-        expect(f.h.problems).toEqual([]);
-      },
-    );
+          },
+        ]);
+      }
+      expect(f.h.problems).toEqual([]);
+    });
   }
 
   test("a file write shows a diff with an absolute path and a location", async () => {
@@ -233,30 +230,27 @@ describe("permission requests", () => {
   });
 });
 
-describe("cancel during a tool", () => {
-  sandboxSerialTest(
-    "kills the running command; the call ends failed before the cancelled response",
-    async () => {
-      await using f = await startAcpFixture();
-      const { sessionId } = await f.newSession();
-      f.model.script(
-        toolTurn([{ id: "s1", name: "bash", args: { command: "echo started; sleep 30" } }]),
-      );
-      const prompt = f.prompt(sessionId, "sleep");
-      await f.h.waitForUpdate(
-        sessionId,
-        (u) => u.sessionUpdate === "tool_call_update" && u._meta?.terminal_output !== undefined,
-      );
-      const started = performance.now();
-      await f.h.agent.notify(m.cancel, { sessionId });
-      expect(await prompt).toEqual({ stopReason: "cancelled" });
-      expect(performance.now() - started).toBeLessThan(10_000);
-      expect(toolUpdates(f.h.updates(sessionId), "s1").at(-1)).toMatchObject({
-        status: "failed",
-        _meta: { terminal_exit: { terminal_id: "s1" } },
-      });
-      expect(f.model.requests).toHaveLength(1);
-      expect(f.h.problems).toEqual([]);
-    },
-  );
+describe.skipIf(noSandbox)("cancel during a tool", () => {
+  test("kills the running command; the call ends failed before the cancelled response", async () => {
+    await using f = await startAcpFixture();
+    const { sessionId } = await f.newSession();
+    f.model.script(
+      toolTurn([{ id: "s1", name: "bash", args: { command: "echo started; sleep 30" } }]),
+    );
+    const prompt = f.prompt(sessionId, "sleep");
+    await f.h.waitForUpdate(
+      sessionId,
+      (u) => u.sessionUpdate === "tool_call_update" && u._meta?.terminal_output !== undefined,
+    );
+    const started = performance.now();
+    await f.h.agent.notify(m.cancel, { sessionId });
+    expect(await prompt).toEqual({ stopReason: "cancelled" });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(toolUpdates(f.h.updates(sessionId), "s1").at(-1)).toMatchObject({
+      status: "failed",
+      _meta: { terminal_exit: { terminal_id: "s1" } },
+    });
+    expect(f.model.requests).toHaveLength(1);
+    expect(f.h.problems).toEqual([]);
+  });
 });

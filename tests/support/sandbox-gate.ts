@@ -41,3 +41,5 @@ if (!sandboxStatus.ok) {
 export const sandboxTest = sandboxStatus.ok ? test.concurrent : test.skip;
 /** `test` when a backend works, otherwise a skip (the reason is printed above). */
 export const sandboxSerialTest = sandboxStatus.ok ? test : test.skip;
+/** For `describe.skipIf`: no backend works here (the reason is printed above). */
+export const noSandbox = !sandboxStatus.ok;
