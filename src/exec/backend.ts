@@ -13,7 +13,7 @@ import type { GitEntryCache } from "./git-entries.ts";
 import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import { SandboxUnavailableError } from "./errors.ts";
 import { credentialMasks, credentialPaths, isWithin, stateDirMasks } from "./guards.ts";
-import { hiddenServicePaths, hostServiceSteps } from "./host-services.ts";
+import { hostServiceMasks } from "./host-services.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
@@ -149,7 +149,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         ...credentialMasks(options.home),
         ...stateDirMasks(options.stateDir, input.workspace),
       ];
-      const services = hostServiceSteps(options.runtimeDir, options.serviceRoots);
+      const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
       const guards = protection?.guards ?? [];
       const plan = {
         ...input,
@@ -184,8 +184,8 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         return "it lies under a directory the sandbox replaces with its own (/tmp, /dev, /proc)";
       }
       if (
-        hiddenServicePaths(options.runtimeDir, options.serviceRoots).some((hidden) =>
-          isWithin(hidden, path),
+        hostServiceMasks(options.runtimeDir, options.serviceRoots).some((mask) =>
+          isWithin(mask.path, path),
         )
       ) {
         return "it lies in a runtime directory the sandbox hides (/run/user, XDG_RUNTIME_DIR)";

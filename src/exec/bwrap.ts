@@ -7,7 +7,6 @@
  */
 import { InvalidInputError } from "../errors.ts";
 import type { Guard, Mask } from "./guards.ts";
-import type { ServiceStep } from "./host-services.ts";
 import { findExecutable } from "./locate.ts";
 
 export interface SandboxPlan {
@@ -19,8 +18,8 @@ export interface SandboxPlan {
   /** Protections inside the workspace (used under `workspace-write` only). */
   readonly guards: readonly Guard[];
   readonly masks: readonly Mask[];
-  /** The service roots rebuilt without their services (`host-services.ts`), before the workspace. */
-  readonly services: readonly ServiceStep[];
+  /** Runtime directories and service sockets: private tmpfs dirs and `/dev/null`, before the workspace. */
+  readonly services: readonly Mask[];
   /** Global `/proc` entries (`/proc/sys`, `/proc/sysrq-trigger`, ...) bound read-only. */
   readonly kernel: readonly string[];
   /** Network stays off for both sandboxed modes today; kept for a future preset. */
@@ -56,7 +55,11 @@ export function bwrapArgs(
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   for (const entry of plan.kernel) args.push("--ro-bind-try", checked(entry), entry);
   args.push("--tmpfs", "/tmp");
-  for (const step of plan.services) args.push(...serviceArgs(step));
+  // Writable tmpfs, so bwrap can still create the mount point of a workspace inside one.
+  for (const service of plan.services) {
+    const path = checked(service.path);
+    args.push(...(service.type === "dir" ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path]));
+  }
   const writable = plan.mode === "workspace-write";
   args.push(writable ? "--bind" : "--ro-bind", checked(plan.workspace), plan.workspace);
   if (writable) for (const guard of plan.guards) args.push(...guardArgs(guard));
@@ -68,25 +71,6 @@ export function bwrapArgs(
   if (features.seccompFd !== undefined) args.push("--seccomp", String(features.seccompFd));
   args.push("--chdir", checked(plan.cwd), "--", ...argv);
   return args;
-}
-
-function serviceArgs(step: ServiceStep): string[] {
-  const path = checked(step.path);
-  switch (step.type) {
-    case "tmpfs":
-      return ["--tmpfs", path];
-    case "bind":
-      // `-try`: an entry that vanished since the plan was made is simply not there.
-      return ["--ro-bind-try", path, path];
-    case "link":
-      return ["--symlink", checked(step.target), path];
-    case "remount-ro":
-      return ["--remount-ro", path];
-    default: {
-      const exhaustive: never = step;
-      return exhaustive;
-    }
-  }
 }
 
 function guardArgs(guard: Guard): string[] {

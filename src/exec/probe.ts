@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { BwrapFeatures } from "./bwrap.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { credentialMasks, stateDirMasks } from "./guards.ts";
-import { hostServiceSteps } from "./host-services.ts";
+import { hostServiceMasks } from "./host-services.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
 import { findExecutable, isExecutableFile, untrustedReason } from "./locate.ts";
 import { seccompFd, seccompProgram } from "./seccomp.ts";
@@ -69,7 +69,7 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
       guards: protectWorkspace(scratch, { stateDir: input.stateDir, git: { home: input.home } })
         .guards,
       masks: [...credentialMasks(input.home), ...stateDirMasks(input.stateDir, scratch)],
-      services: hostServiceSteps(input.runtimeDir, input.serviceRoots),
+      services: hostServiceMasks(input.runtimeDir, input.serviceRoots),
       kernel: kernelInterfaces(),
       network: false,
     });

@@ -9,7 +9,6 @@ import { checkAfterCommand } from "../../src/exec/after-command.ts";
 import { WorkspaceTooLargeError, findGitEntries } from "../../src/exec/git-entries.ts";
 import type { GitEntryCache } from "../../src/exec/git-entries.ts";
 import { silentLogger } from "../../src/log.ts";
-import { hostServiceSteps } from "../../src/exec/host-services.ts";
 import { explainBwrapFailure } from "../../src/exec/probe.ts";
 import { seatbeltArgs, seatbeltProfile } from "../../src/exec/seatbelt.ts";
 import { seccompProgram } from "../../src/exec/seccomp.ts";
@@ -35,11 +34,8 @@ describe("the bwrap argument plan", () => {
           { type: "file", path: "/home/u/.netrc" },
         ],
         services: [
-          { type: "tmpfs", path: "/run" },
-          { type: "bind", path: "/run/lock" },
-          { type: "link", path: "/run/shm", target: "/dev/shm" },
-          { type: "tmpfs", path: "/run/user" },
-          { type: "remount-ro", path: "/run" },
+          { type: "dir", path: "/run/user" },
+          { type: "file", path: "/run/docker.sock" },
         ],
         kernel: ["/proc/sys", "/proc/sysrq-trigger"],
         network: false,
@@ -75,17 +71,10 @@ describe("the bwrap argument plan", () => {
       "--tmpfs",
       "/tmp",
       "--tmpfs",
-      "/run",
-      "--ro-bind-try",
-      "/run/lock",
-      "/run/lock",
-      "--symlink",
-      "/dev/shm",
-      "/run/shm",
-      "--tmpfs",
       "/run/user",
-      "--remount-ro",
-      "/run",
+      "--ro-bind",
+      "/dev/null",
+      "/run/docker.sock",
       "--bind",
       "/tmp/ws",
       "/tmp/ws",
@@ -150,29 +139,6 @@ describe("the bwrap argument plan", () => {
       network: false,
     };
     expect(() => bwrapArgs(plan, { disableUserns: true }, argv)).toThrow(InvalidInputError);
-  });
-});
-
-describe("the service roots", () => {
-  test("are rebuilt without their services: the rest bound back or linked, then read-only", () => {
-    using root = tempDir();
-    const run = root.path;
-    mkdirSync(join(run, "user", "1000"), { recursive: true });
-    mkdirSync(join(run, "lock"));
-    mkdirSync(join(run, "systemd", "journal"), { recursive: true });
-    writeFileSync(join(run, "systemd", "private"), "");
-    writeFileSync(join(run, "docker.sock"), "");
-    symlinkSync("/dev/shm", join(run, "shm"));
-    expect(hostServiceSteps(join(run, "user", "1000"), [run])).toEqual([
-      { type: "tmpfs", path: run },
-      { type: "bind", path: join(run, "lock") },
-      { type: "link", path: join(run, "shm"), target: "/dev/shm" },
-      { type: "tmpfs", path: join(run, "systemd") },
-      { type: "bind", path: join(run, "systemd", "journal") },
-      { type: "remount-ro", path: join(run, "systemd") },
-      { type: "tmpfs", path: join(run, "user") },
-      { type: "remount-ro", path: run },
-    ]);
   });
 });
 
