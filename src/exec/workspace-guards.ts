@@ -14,7 +14,12 @@
 import { chownSync, lstatSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { InvalidInputError } from "../errors.ts";
-import { gitControl, openRepository, findRepository } from "../permission/git-repository.ts";
+import {
+  findRepository,
+  gitControl,
+  openGitDirectory,
+  openRepository,
+} from "../permission/git-repository.ts";
 import type { GitUserConfig, Repository } from "../permission/git-repository.ts";
 import { findGitEntries } from "./git-entries.ts";
 import type { GitEntryCache, WalkLimits } from "./git-entries.ts";
@@ -62,6 +67,9 @@ export function protectWorkspace(
   refuseRedirectedGit(workspace);
   const main = findRepository(workspace);
   if (main !== undefined) protectRepository(main, workspace, options.git, add, protect);
+  // A workspace that is a git directory itself (a bare repository): git run there reads it.
+  const bare = openGitDirectory(workspace);
+  if (bare !== undefined) protectRepository(bare, workspace, options.git, add, protect);
   const gitEntries = findGitEntries(workspace, options.limits, options.cache);
   for (const entry of gitEntries) {
     if (entry === main?.dotGit) continue;

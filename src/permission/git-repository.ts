@@ -59,6 +59,17 @@ export function openRepository(worktree: string): Repository | undefined {
   return { worktree, dotGit, gitDir, commonDir: commonDirOf(gitDir) };
 }
 
+/**
+ * The repository whose git directory is `dir` itself (a bare repository, or a session opened
+ * inside a `.git`), as git finds one when run there; undefined when `dir` is not one.
+ */
+export function openGitDirectory(dir: string): Repository | undefined {
+  if (!isFile(join(dir, "HEAD")) || !isDirectory(join(dir, "objects"))) return undefined;
+  const gitDir = realpathOrUndefined(dir);
+  if (gitDir === undefined) return undefined;
+  return { worktree: gitDir, dotGit: gitDir, gitDir, commonDir: commonDirOf(gitDir) };
+}
+
 /** The realpath of the git directory a `.git` entry leads to (directly or by `gitdir:`). */
 export function gitDirOf(dotGit: string): string | undefined {
   const stat = lstatOrUndefined(dotGit);

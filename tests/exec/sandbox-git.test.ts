@@ -184,6 +184,25 @@ describe("the direct routes", () => {
     expect(userRunsGit(p.ws, [p.marker])).toEqual([]);
   });
 
+  sandboxTest("a session opened in a bare repository keeps its config and hooks", async () => {
+    using p = project();
+    mkdirSync(p.ws);
+    git(p.ws, ["init", "-q", "--bare"]);
+    const hook = `printf '#!/bin/sh\ntouch ${p.marker}\n'`;
+    const script = [
+      `${hook} > hooks/pre-receive`,
+      `git config core.pager 'touch ${p.marker}'`,
+      "mv hooks h2",
+      "echo end",
+    ].join("; ");
+    const result = await run(runner, p.ws, script);
+    expect(result.output.match(/Read-only file system/g)?.length).toBe(1);
+    expect(result.output).toContain("Device or resource busy");
+    expect(existsSync(join(p.ws, "hooks/pre-receive"))).toBe(false);
+    git(p.ws, ["log"], false);
+    expect(existsSync(p.marker)).toBe(false);
+  });
+
   sandboxTest("a repository made at the top of a plain directory is removed", async () => {
     using p = project();
     mkdirSync(p.ws);
