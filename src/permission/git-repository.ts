@@ -124,14 +124,18 @@ export function gitControl(repo: Repository, user: GitUserConfig): GitControl {
 }
 
 /**
- * Paths no model write may change in the repository containing `dir`: its hook directories
- * and config files (includes followed). Empty outside a repository.
+ * Paths no model write may change in the repository containing `dir` (and in `dir` itself
+ * when it is a git directory): hook directories and config files, includes followed. Empty
+ * outside a repository.
  */
 export function gitWriteProtections(dir: string, user: GitUserConfig): string[] {
-  const repo = findRepository(dir);
-  if (repo === undefined) return [];
-  const control = gitControl(repo, user);
-  return [...control.hookDirs, ...control.configFiles];
+  const paths: string[] = [];
+  for (const repo of [findRepository(dir), openGitDirectory(dir)]) {
+    if (repo === undefined) continue;
+    const control = gitControl(repo, user);
+    paths.push(...control.hookDirs, ...control.configFiles);
+  }
+  return [...new Set(paths)];
 }
 
 /**

@@ -84,3 +84,20 @@ test("a file the repository's config includes (conditionally too) is never writt
   expect(box.read(".gitconfig.shared")).toBe("[user]\n\tname = x\n");
   expect(fs.existsSync(path.join(box.root, "extra.gitconfig"))).toBe(false);
 });
+
+test("a session opened in a bare repository: its config and hooks are never written", async () => {
+  const bare = path.join(box.root, "bare.git");
+  fs.mkdirSync(path.join(bare, "objects"), { recursive: true });
+  fs.mkdirSync(path.join(bare, "hooks"));
+  fs.writeFileSync(path.join(bare, "HEAD"), "ref: refs/heads/main\n");
+  fs.writeFileSync(path.join(bare, "config"), "[core]\n\tbare = true\n");
+  const results = [
+    await attempt(bare, "write_file", { path: "config", content: "[core]\n\tpager = evil\n" }),
+    await attempt(bare, "write_file", { path: "hooks/pre-receive", content: "evil\n" }),
+  ];
+  expect(results).toEqual([
+    { isError: true, asked: 0 },
+    { isError: true, asked: 0 },
+  ]);
+  expect(fs.readFileSync(path.join(bare, "config"), "utf8")).toBe("[core]\n\tbare = true\n");
+});
