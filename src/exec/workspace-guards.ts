@@ -78,8 +78,13 @@ export function protectWorkspace(
     // vendored); a `.git` that leads nowhere stays so. A `gitdir:` file is read-only, and so
     // are the control files of the git directory it names.
     protect(entry);
-    if (nested !== undefined && lstatOrUndefined(entry)?.isFile() === true) {
+    if (nested === undefined) continue;
+    if (lstatOrUndefined(entry)?.isFile() === true) {
       protectRepository(nested, workspace, options.git, add, protect);
+    } else {
+      // Its config may include files, and name hooks, outside its `.git`.
+      const control = gitControl(nested, options.git);
+      for (const path of [...control.configFiles, ...control.hookDirs]) protect(path);
     }
   }
   protect(join(workspace, ".dsh"));

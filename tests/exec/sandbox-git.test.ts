@@ -54,6 +54,25 @@ describe("the five routes to a command git runs", () => {
     },
   );
 
+  sandboxTest("a nested repository's included config and hooks path stay the user's", async () => {
+    using p = project();
+    initRepo(p.ws);
+    const nested = join(p.ws, "vendor", "lib");
+    initRepo(nested);
+    writeFileSync(join(nested, "shared.gitconfig"), "[user]\n\tname = lib\n");
+    mkdirSync(join(nested, ".githooks"));
+    git(nested, ["config", "include.path", "../shared.gitconfig"]);
+    git(nested, ["config", "core.hooksPath", ".githooks"]);
+    const script = [
+      `printf '[core]\\n\\tfsmonitor = touch ${p.marker}\\n' >> vendor/lib/shared.gitconfig`,
+      `printf '#!/bin/sh\\ntouch ${p.marker}\\n' > vendor/lib/.githooks/pre-commit`,
+      "echo end",
+    ].join("; ");
+    const result = await run(runner, p.ws, script);
+    expect(result.output.match(/Read-only file system/g)?.length).toBe(2);
+    expect(userRunsGit(nested, [p.marker])).toEqual([]);
+  });
+
   sandboxTest(".git/modules cannot be created or filled when it did not exist", async () => {
     using p = project();
     initRepo(p.ws);
