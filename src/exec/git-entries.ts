@@ -5,7 +5,7 @@
  * ones a command created. The walk is bounded: past its limits it throws, and the caller
  * refuses the command rather than trust a tree it could not check.
  */
-import { lstatSync, readdirSync } from "node:fs";
+import { accessSync, constants, lstatSync, readdirSync } from "node:fs";
 import type { Dirent } from "node:fs";
 import { join } from "node:path";
 import { InvalidInputError } from "../errors.ts";
@@ -21,9 +21,12 @@ export const DEFAULT_WALK_LIMITS: WalkLimits = { entries: 1_000_000, ms: 5_000 }
 /** Thrown when a workspace is too large to check within the walk's limits. */
 export class WorkspaceTooLargeError extends InvalidInputError {}
 
+/** Thrown for a directory in the workspace that can be written but not listed. */
+export class WorkspaceUncheckableError extends InvalidInputError {}
+
 /**
- * Directory listings of one workspace that its next walk may reuse: a directory whose inode and change time are those it
- * had when listed still holds the same names (adding, removing or renaming an entry changes
+ * Directory listings of one workspace that its next walk may reuse: a directory whose inode
+ * and change time are those it had when listed still holds the same names (adding, removing or renaming an entry changes
  * the change time, and no command can set it back). A listing made within two seconds of a
  * change is not kept, since a second change in the same clock tick could leave the time as is.
  */
@@ -42,8 +45,10 @@ const SETTLE_NS = 2_000_000_000n;
 
 /**
  * The paths of all `.git` entries below `workspace` (itself included), without descending
- * into them or following links, sorted. Unreadable directories are skipped: a command cannot
- * write into them either. Throws `WorkspaceTooLargeError` past `limits`.
+ * into them or following links, sorted. A directory dsh cannot read is skipped when commands
+ * (which run as the same user) cannot write into it either. Throws `WorkspaceTooLargeError`
+ * past `limits`, and `WorkspaceUncheckableError` for a directory writable but not readable
+ * (a command could hide a repository there).
  */
 export function findGitEntries(
   workspace: string,
@@ -93,7 +98,15 @@ function listDirectory(
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
+  } catch (error) {
+    if (writable(dir)) {
+      throw new WorkspaceUncheckableError(
+        `${dir} can be written but not listed, so dsh cannot check it for git repositories ` +
+          `(${error instanceof Error ? error.message : String(error)}); make it readable ` +
+          `(chmod u+r ${dir}) or remove it, then run the command again`,
+        { path: dir },
+      );
+    }
     return undefined;
   }
   const subdirs: string[] = [];
@@ -111,4 +124,14 @@ function listDirectory(
   };
   if (stat.ctimeNs < settled) kept.set(dir, listing);
   return listing;
+}
+
+/** Whether this process (and so a sandboxed command, which runs as the same user) may add entries. */
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

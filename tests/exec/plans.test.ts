@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bwrapArgs } from "../../src/exec/bwrap.ts";
 import { credentialMasks } from "../../src/exec/guards.ts";
@@ -16,6 +16,7 @@ import { InvalidInputError } from "../../src/errors.ts";
 import { tempDir } from "./helpers.ts";
 
 const argv = ["/bin/bash", "-c", "echo hi"];
+const walker = join(import.meta.dir, "fixtures", "find-git-entries.ts");
 
 describe("the bwrap argument plan", () => {
   test("orders namespaces, capability drop, read-only root, private /tmp and services, workspace, guards, masks", () => {
@@ -298,6 +299,34 @@ describe("protected paths of a workspace", () => {
     const after = checkAfterCommand(dir.path, protection, silentLogger, new Map(), limits);
     expect(after.unsafe).toEqual([dir.path]);
   });
+
+  // Root reads every directory; the case needs an ordinary user, which root can become.
+  const asRoot = process.getuid?.() === 0;
+  if (!asRoot)
+    console.warn("SKIPPING the unreadable-directory walk case: it needs root to switch user");
+  (asRoot ? test : test.skip)(
+    "a directory a command can write but dsh cannot list fails the walk",
+    () => {
+      using dir = tempDir("dsh-walk-", "/var/tmp");
+      const hidden = join(dir.path, "hidden");
+      mkdirSync(join(hidden, "repo", ".git"), { recursive: true });
+      mkdirSync(join(dir.path, "closed", "repo", ".git"), { recursive: true });
+      Bun.spawnSync(["chown", "-R", "65534:65534", dir.path]);
+      chmodSync(hidden, 0o300);
+      chmodSync(join(dir.path, "closed"), 0o100);
+      const walk = (path: string) =>
+        JSON.parse(
+          Bun.spawnSync(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bun", walker, path],
+            { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path } },
+          ).stdout.toString(),
+        );
+      expect(walk(dir.path)).toEqual({ error: "WorkspaceUncheckableError" });
+      chmodSync(hidden, 0o700);
+      // A directory nobody may write into is skipped: no command can hide anything there.
+      expect(walk(dir.path)).toEqual({ entries: [join(hidden, "repo", ".git")] });
+    },
+  );
 
   test("a directory changed since the last walk is listed again", () => {
     using dir = tempDir();
