@@ -8,6 +8,7 @@
  */
 import { lstatSync, rmSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { findGitEntries } from "./git-entries.ts";
 import type { GitEntryCache, WalkLimits } from "./git-entries.ts";
@@ -41,8 +42,9 @@ export function checkAfterCommand(
   } catch (error) {
     logger.error("the workspace could not be checked for new git repositories", { error });
     result.notes.push(
-      "[dsh could not check the workspace for git repositories the command created; it refuses " +
-        "further sandboxed commands here until dsh is started again]",
+      `[dsh could not check the workspace for git repositories the command created ` +
+        `(${errorMessage(error)}); it refuses further sandboxed commands here until dsh is ` +
+        "started again]",
     );
     result.unsafe.push(workspace);
     return result;
