@@ -2,9 +2,9 @@
  * The system prompt: short and concrete. It is built once per session and kept byte-stable,
  * so the provider's prefix cache keeps hitting.
  */
-import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Logger } from "../log.ts";
+import { findRepository } from "../permission/git-repository.ts";
 import { readContextFile } from "../tools/context-read.ts";
 import type { SecretPlaces } from "../tools/credential-paths.ts";
 
@@ -52,7 +52,7 @@ export interface InstructionSources {
 
 /**
  * AGENTS.md files from the user's config dir and from the repository root down to `cwd`
- * (the root is the nearest ancestor holding `.git`; without one, only `cwd` itself). Each is
+ * (the repository as git finds it; without one, only `cwd` itself). Each is
  * read by `readContextFile`: the config dir's must stay inside the config dir, the others
  * inside the repository (or `cwd`). A refused file is logged and left out.
  */
@@ -60,20 +60,14 @@ export async function findInstructions(
   sources: InstructionSources,
 ): Promise<{ path: string; text: string }[]> {
   const { cwd, configDir } = sources;
-  const dirs: string[] = [];
-  let dir = cwd;
-  let root: string | undefined;
-  for (;;) {
-    dirs.push(dir);
-    if (existsSync(join(dir, ".git"))) {
-      root = dir;
-      break;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
+  // The repository as git finds it (one function for this and the sandbox's protections).
+  const root = findRepository(cwd)?.worktree;
+  const projectDirs: string[] = [];
+  for (let dir = cwd; root !== undefined; dir = dirname(dir)) {
+    projectDirs.unshift(dir);
+    if (dir === root || dirname(dir) === dir) break;
   }
-  const projectDirs = root === undefined ? [cwd] : dirs.reverse();
+  if (root === undefined) projectDirs.push(cwd);
   const candidates = [
     ...(configDir ? [{ dir: configDir, within: configDir }] : []),
     ...projectDirs.map((d) => ({ dir: d, within: root ?? cwd })),

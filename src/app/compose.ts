@@ -24,7 +24,7 @@ import { createFileTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
 import { secretPlacesOf } from "../tools/credential-paths.ts";
 import { type Config, currentApiKey } from "./config.ts";
-import { credentialScopeOf, protectedConfigPaths } from "./guarded-paths.ts";
+import { credentialScopeOf, ensureOwnConfigDir, protectedConfigPaths } from "./guarded-paths.ts";
 
 export interface Composition extends AsyncDisposable {
   readonly service: AgentService;
@@ -56,6 +56,7 @@ export function compose(options: ComposeOptions): Composition {
   const home = options.env.HOME || homedir();
   // One list for the sandbox and the file tools.
   const protectedDirs = protectedConfigPaths(config, options.env);
+  ensureOwnConfigDir(config, options.env);
   const credentials = credentialScopeOf(home, config, options.env);
   // What the file tools and the instruction files never read; one set for both.
   const secrets = secretPlacesOf(credentials);

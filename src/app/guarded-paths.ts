@@ -3,6 +3,7 @@
  * the command sandbox and the file tools: dsh's own configuration (never changed by the
  * model) and where the credential set lies.
  */
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { CredentialScope } from "../permission/credentials.ts";
 import type { Config } from "./config.ts";
@@ -14,11 +15,33 @@ import type { Config } from "./config.ts";
  * `AGENTS.md` beside it are.
  */
 export function protectedConfigPaths(
-  config: Config,
+  config: Pick<Config, "configPath" | "configDir">,
   env: Readonly<Record<string, string | undefined>>,
 ): readonly string[] {
-  const explicit = env.DSH_CONFIG !== undefined && env.DSH_CONFIG !== "";
-  return explicit ? [config.configPath, join(config.configDir, "AGENTS.md")] : [config.configDir];
+  return explicitConfig(env)
+    ? [config.configPath, join(config.configDir, "AGENTS.md")]
+    : [config.configDir];
+}
+
+/**
+ * Creates dsh's own config directory when it is missing (empty, never removed), so that the
+ * sandbox can keep it read-only: a missing one could only be guarded by removing it after a
+ * command, and a dsh starting meanwhile would load what the command wrote there. Never throws.
+ */
+export function ensureOwnConfigDir(
+  config: Pick<Config, "configDir">,
+  env: Readonly<Record<string, string | undefined>>,
+): void {
+  if (explicitConfig(env)) return;
+  try {
+    mkdirSync(config.configDir, { recursive: true });
+  } catch {
+    // Not ours to create (a read-only home): then nothing can create it inside a sandbox either.
+  }
+}
+
+function explicitConfig(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env.DSH_CONFIG !== undefined && env.DSH_CONFIG.trim() !== "";
 }
 
 /** Where the credential set lies for this process: home, the XDG directories, dsh's state. */

@@ -2,24 +2,25 @@
  * Picks the sandbox backend for `DSH_SANDBOX` and the platform, probes it, and wraps argv
  * for it. `none` is no backend at all: sandboxed modes then fail closed.
  */
-import { realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
+import { InvalidInputError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { gitControlPaths } from "../permission/git-repository.ts";
+import type { GitUserConfig } from "../permission/git-repository.ts";
+import { checkAfterCommand } from "./after-command.ts";
+import { findGitEntries } from "./git-entries.ts";
+import type { GitEntryCache } from "./git-entries.ts";
 import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import { SandboxUnavailableError } from "./errors.ts";
-import {
-  credentialMasks,
-  credentialPaths,
-  isWithin,
-  refuseRedirectedGit,
-  stateDirMasks,
-  workspaceGuards,
-} from "./guards.ts";
-import type { Guard } from "./guards.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
+import { credentialMasks, credentialPaths, isWithin, stateDirMasks } from "./guards.ts";
 import { hostServiceMasks } from "./host-services.ts";
+import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
 import type { SandboxStatus } from "./types.ts";
+import { protectWorkspace, refuseRedirectedGit } from "./workspace-guards.ts";
 
 /** The values of `DSH_SANDBOX`. */
 export type SandboxPreference = "auto" | "bwrap" | "seatbelt" | "none";
@@ -33,10 +34,13 @@ export interface WrapInput {
 
 export interface Wrapped {
   readonly argv: string[];
-  readonly guards: readonly Guard[];
   /** Parent fds the child gets as fd 3, 4, ...; `close` them once the command ended. */
   readonly fds: readonly number[];
-  close(): void;
+  /**
+   * Ends the command's sandbox once the command has exited: closes the fds and undoes what
+   * the command may not leave in the workspace. Returns notes for the model; never throws.
+   */
+  close(): string[];
 }
 
 export interface Backend {
@@ -61,7 +65,12 @@ export interface BackendOptions {
   readonly protectedDirs?: readonly string[];
   /** The parent's `XDG_RUNTIME_DIR`, hidden like `/run/user` when it lies elsewhere. */
   readonly runtimeDir?: string;
+  /** Where host service sockets are looked for; `SERVICE_ROOTS` when absent. */
+  readonly serviceRoots?: readonly string[];
+  /** Where the user's own git config lies (its hook paths and includes are protected too). */
+  readonly git?: GitUserConfig;
   readonly probeTimeoutMs: number;
+  readonly logger: Logger;
 }
 
 /** Probes the preferred backend. Never throws: a broken backend is a status, not an error. */
@@ -111,6 +120,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     home: options.home,
     stateDir: options.stateDir,
     runtimeDir: options.runtimeDir,
+    serviceRoots: options.serviceRoots,
     path: options.path,
     timeoutMs: options.probeTimeoutMs,
   });
@@ -119,31 +129,68 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     return unavailable(probe.status);
   }
   const privateRoots = ["/tmp", "/dev", "/proc"];
+  // What commands created and dsh could not undo: later commands there are refused.
+  const unsafe = new Set<string>();
+  const listings = listingsByWorkspace();
+  // The kernel's entries do not change while dsh runs.
+  const kernel = kernelInterfaces();
   return {
     status: probe.status,
     wrap(input, argv) {
+      refuseUnsafe(unsafe, input.workspace);
       refuseRedirectedGit(input.workspace);
-      const guards =
+      const protection =
         input.mode === "workspace-write"
-          ? workspaceGuards(input.workspace, options.stateDir, options.protectedDirs)
-          : [];
+          ? protectWorkspace(input.workspace, {
+              stateDir: options.stateDir,
+              protectedDirs: options.protectedDirs,
+              git: options.git ?? { home: options.home },
+              cache: listings(input.workspace),
+            })
+          : undefined;
       const masks = [
         ...credentialMasks(options.credentials ?? { home: options.home }),
         ...stateDirMasks(options.stateDir, input.workspace),
       ];
-      const services = hostServiceMasks(options.runtimeDir);
-      const plan = { ...input, guards, masks, services, network: false };
+      const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
+      const guards = protection?.guards ?? [];
+      const plan = {
+        ...input,
+        guards,
+        masks,
+        services,
+        kernel,
+        network: false,
+      };
       const filter = program === undefined ? undefined : seccompFd(program);
       const wrapped = [bwrap, ...bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, argv)];
-      const close = () => filter?.close();
-      return { argv: wrapped, guards, fds: filter === undefined ? [] : [filter.fd], close };
+      let closed = false;
+      const close = () => {
+        if (closed) return [];
+        closed = true;
+        filter?.close();
+        if (protection === undefined) return [];
+        const after = checkAfterCommand(
+          input.workspace,
+          protection,
+          options.logger,
+          listings(input.workspace),
+        );
+        for (const path of after.unsafe) unsafe.add(path);
+        return after.notes;
+      };
+      return { argv: wrapped, fds: filter === undefined ? [] : [filter.fd], close };
     },
     hidden(path, workspace) {
       if (isWithin(workspace, path)) return undefined;
       if (privateRoots.some((root) => isWithin(root, path))) {
         return "it lies under a directory the sandbox replaces with its own (/tmp, /dev, /proc)";
       }
-      if (hostServiceMasks(options.runtimeDir).some((mask) => isWithin(mask.path, path))) {
+      if (
+        hostServiceMasks(options.runtimeDir, options.serviceRoots).some((mask) =>
+          isWithin(mask.path, path),
+        )
+      ) {
         return "it lies in a runtime directory the sandbox hides (/run/user, XDG_RUNTIME_DIR)";
       }
       if (
@@ -165,21 +212,43 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
   const status = await probeSeatbelt(options.probeTimeoutMs);
   if (!status.ok) return unavailable(status);
   const secrets = credentialPaths(options.credentials ?? { home: options.home });
+  const listings = listingsByWorkspace();
   return {
     status,
     wrap(input, argv) {
+      refuseRedirectedGit(input.workspace);
       const tempDirs = [realOr("/tmp"), realOr("/var/tmp")];
       const stateDir = realOr(options.stateDir);
       const hideState = !isWithin(stateDir, input.workspace);
+      const writable = input.mode === "workspace-write";
+      const git = options.git ?? { home: options.home };
       const plan = {
         ...input,
         tempDirs,
         stateDir,
         protectedDirs: (options.protectedDirs ?? []).map(realOr),
+        // Rules are path patterns: missing paths are covered as well as existing ones.
+        gitControl: writable ? gitControlPaths(input.workspace, git).map(realOr) : [],
         secrets: hideState ? [...secrets, { type: "dir" as const, path: stateDir }] : secrets,
         network: false,
       };
-      return { argv: seatbeltArgs(plan, argv), guards: [], fds: [], close: () => {} };
+      // Seatbelt cannot tell a new `.git` from any other write: they are found and removed after.
+      const protection = writable
+        ? {
+            guards: [],
+            gitEntries: findGitEntries(input.workspace, undefined, listings(input.workspace)),
+          }
+        : undefined;
+      const close = () =>
+        protection === undefined
+          ? []
+          : checkAfterCommand(
+              input.workspace,
+              protection,
+              options.logger,
+              listings(input.workspace),
+            ).notes;
+      return { argv: seatbeltArgs(plan, argv), fds: [], close };
     },
     hidden(path) {
       return secrets.some((mask) => isWithin(mask.path, path))
@@ -197,6 +266,40 @@ function unavailable(status: SandboxStatus): Backend {
     },
     hidden: () => undefined,
   };
+}
+
+/** One listing cache per workspace, made on first use. */
+function listingsByWorkspace(): (workspace: string) => GitEntryCache {
+  const caches = new Map<string, GitEntryCache>();
+  return (workspace) => {
+    let cache = caches.get(workspace);
+    if (cache === undefined) {
+      cache = new Map();
+      caches.set(workspace, cache);
+    }
+    return cache;
+  };
+}
+
+/** Refuses a workspace that holds, or is, something a command left that dsh could not undo. */
+function refuseUnsafe(unsafe: ReadonlySet<string>, workspace: string): void {
+  for (const path of unsafe) {
+    if (path === workspace) {
+      throw new InvalidInputError(
+        `dsh could not check ${workspace} for git repositories after an earlier command; it ` +
+          "runs no more sandboxed commands there: look for .git entries you did not make, " +
+          "then start dsh again",
+        { workspace },
+      );
+    }
+    if (isWithin(workspace, path) && lstatSync(path, { throwIfNoEntry: false }) !== undefined) {
+      throw new InvalidInputError(
+        `${path} was created by a sandboxed command and dsh could not remove it; git may run ` +
+          "commands from it: remove it, then run the command again",
+        { path },
+      );
+    }
+  }
 }
 
 function realOr(path: string): string {

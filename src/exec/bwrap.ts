@@ -2,7 +2,8 @@
  * The bubblewrap argument plan (sandbox.md §3.2). Order is significant: the private `/tmp`
  * and the host-service masks come before the workspace bind (a later tmpfs would hide a
  * workspace under `/tmp` or `/run/user`), and the read-only re-binds of protected paths and
- * the credential masks come after it.
+ * the credential masks come after it. The kernel's global interfaces under the fresh `/proc`
+ * are bound read-only right after it (`kernel-guards.ts`).
  */
 import { InvalidInputError } from "../errors.ts";
 import type { Guard, Mask } from "./guards.ts";
@@ -19,6 +20,8 @@ export interface SandboxPlan {
   readonly masks: readonly Mask[];
   /** Runtime directories and service sockets: private tmpfs dirs and `/dev/null`, before the workspace. */
   readonly services: readonly Mask[];
+  /** Global `/proc` entries (`/proc/sys`, `/proc/sysrq-trigger`, ...) bound read-only. */
+  readonly kernel: readonly string[];
   /** Network stays off for both sandboxed modes today; kept for a future preset. */
   readonly network: boolean;
 }
@@ -49,7 +52,9 @@ export function bwrapArgs(
   if (features.disableUserns) args.push("--disable-userns");
   // As root, bwrap keeps every capability unless told to drop them.
   args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
-  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  for (const entry of plan.kernel) args.push("--ro-bind-try", checked(entry), entry);
+  args.push("--tmpfs", "/tmp");
   // Writable tmpfs, so bwrap can still create the mount point of a workspace inside one.
   for (const service of plan.services) {
     const path = checked(service.path);
@@ -75,10 +80,6 @@ function guardArgs(guard: Guard): string[] {
       return ["--bind", path, path];
     case "readonly":
       return ["--ro-bind", path, path];
-    case "block-dir":
-      return emptyReadOnlyDir(path);
-    case "block-file":
-      return ["--ro-bind", "/dev/null", path];
     case "forbid":
       return [];
     default: {

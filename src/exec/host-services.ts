@@ -9,11 +9,15 @@ import { isAbsolute } from "node:path";
 import type { Mask } from "./guards.ts";
 import { isWithin, realpathOrUndefined } from "./guards.ts";
 
-/** Every user's runtime directory (session bus, gpg and ssh agents, pipewire, ...). */
-export const RUNTIME_ROOT = "/run/user";
+/** Where service sockets live on a host (`/var/run` is usually a link to `/run`). */
+export const SERVICE_ROOTS: readonly string[] = ["/run", "/var/run"];
 
-/** Service directories and sockets under `/run` (and `/var/run` where it is a real directory). */
+/**
+ * Service directories and sockets under each of the service roots; `user` holds every user's
+ * runtime directory (session bus, gpg and ssh agents, pipewire, ...).
+ */
 const SERVICES = [
+  "user",
   "dbus",
   "docker.sock",
   "docker",
@@ -30,11 +34,14 @@ const SERVICES = [
 ];
 
 /**
- * What to replace, realpath'd and without duplicates: `/run/user`, the parent's runtime
- * directory when it lies elsewhere, and the service sockets that exist. Directories become
+ * What to replace, realpath'd and without duplicates: the parent's runtime directory, and the
+ * runtime directories (`/run/user`) and service sockets that exist under `roots`. Directories become
  * private tmpfs mounts, other paths `/dev/null`.
  */
-export function hostServiceMasks(runtimeDir: string | undefined): Mask[] {
+export function hostServiceMasks(
+  runtimeDir: string | undefined,
+  roots: readonly string[] = SERVICE_ROOTS,
+): Mask[] {
   const masks: Mask[] = [];
   const add = (path: string) => {
     const real = realpathOrUndefined(path);
@@ -43,9 +50,8 @@ export function hostServiceMasks(runtimeDir: string | undefined): Mask[] {
     const type = statSync(real).isDirectory() ? "dir" : "file";
     masks.push({ type, path: real });
   };
-  add(RUNTIME_ROOT);
   if (runtimeDir !== undefined && isAbsolute(runtimeDir)) add(runtimeDir);
-  for (const base of ["/run", "/var/run"]) {
+  for (const base of roots) {
     for (const name of SERVICES) add(`${base}/${name}`);
   }
   return masks;

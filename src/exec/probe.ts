@@ -8,12 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BwrapFeatures } from "./bwrap.ts";
 import { bwrapArgs } from "./bwrap.ts";
-import { credentialMasks, stateDirMasks, workspaceGuards } from "./guards.ts";
+import { credentialMasks, stateDirMasks } from "./guards.ts";
 import { hostServiceMasks } from "./host-services.ts";
+import { kernelInterfaces } from "./kernel-guards.ts";
 import { findExecutable, isExecutableFile, untrustedReason } from "./locate.ts";
 import { seccompFd, seccompProgram } from "./seccomp.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
 import type { SandboxStatus } from "./types.ts";
+import { protectWorkspace } from "./workspace-guards.ts";
 
 export interface BwrapProbeInput {
   /** The located bwrap, or undefined when none was found. */
@@ -23,6 +25,8 @@ export interface BwrapProbeInput {
   readonly home: string;
   readonly stateDir: string;
   readonly runtimeDir?: string;
+  /** Where host service sockets are looked for; `SERVICE_ROOTS` when absent. */
+  readonly serviceRoots?: readonly string[];
   readonly path: string | undefined;
   readonly timeoutMs: number;
 }
@@ -57,25 +61,34 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
   const features = { disableUserns: atLeast(version.stdout, [0, 8]) };
   const scratch = mkdtempSync(join(tmpdir(), "dsh-probe-"));
   try {
-    const plan = {
+    // Built afresh for each attempt: a masked path can vanish between the plan and the mounts.
+    const plan = () => ({
       mode: "workspace-write" as const,
       workspace: scratch,
       cwd: scratch,
-      guards: workspaceGuards(scratch, input.stateDir),
+      guards: protectWorkspace(scratch, { stateDir: input.stateDir, git: { home: input.home } })
+        .guards,
       masks: [...credentialMasks({ home: input.home }), ...stateDirMasks(input.stateDir, scratch)],
-      services: hostServiceMasks(input.runtimeDir),
+      services: hostServiceMasks(input.runtimeDir, input.serviceRoots),
+      kernel: kernelInterfaces(),
       network: false,
-    };
+    });
     const truePath =
       findExecutable("true", ["/bin/true", "/usr/bin/true"], input.path) ?? "/bin/true";
-    const attempt = async (program: Uint8Array | undefined) => {
+    const once = async (program: Uint8Array | undefined) => {
       const filter = program === undefined ? undefined : seccompFd(program);
       try {
-        const args = bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, [truePath]);
+        const args = bwrapArgs(plan(), { ...features, seccompFd: filter && 3 }, [truePath]);
         return await runQuiet([input.bwrap ?? "bwrap", ...args], input.timeoutMs, filter?.fd);
       } finally {
         filter?.close();
       }
+    };
+    const attempt = async (program: Uint8Array | undefined) => {
+      let run = await once(program);
+      for (let retry = 0; retry < PROBE_RETRIES && vanished(run); retry++)
+        run = await once(program);
+      return run;
     };
     const program = seccompProgram(process.arch);
     const filtered = program === undefined ? undefined : await attempt(program);
@@ -89,6 +102,14 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** How often a probe whose masked path vanished under it (a service restarting) is run again. */
+const PROBE_RETRIES = 2;
+
+/** bwrap found a path of the plan gone: a race with the host, not a broken sandbox. */
+function vanished(run: QuietRun): boolean {
+  return run.code !== 0 && /Can't (create file at|find source path|mkdir)/.test(run.stderr);
 }
 
 /** Runs a trivial command under `sandbox-exec`. Never throws. */

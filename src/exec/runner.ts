@@ -14,7 +14,6 @@ import { scrubEnv } from "./env.ts";
 import { RunnerDisposedError, SandboxUnavailableError } from "./errors.ts";
 import { isWithin } from "./guards.ts";
 import { resolveShell } from "./locate.ts";
-import { createMountPointSweeper } from "./mount-points.ts";
 import { spawnCommand } from "./spawn.ts";
 import type { SpawnLimits } from "./spawn.ts";
 import type {
@@ -24,7 +23,7 @@ import type {
   RunOptions,
   SandboxStatus,
 } from "./types.ts";
-import { realDirectory } from "./workspace.ts";
+import { gitUserConfig, realDirectory } from "./workspace.ts";
 
 export interface RunnerLimits extends SpawnLimits {
   readonly defaultTimeoutMs: number;
@@ -71,6 +70,8 @@ export interface CommandRunnerDeps {
   };
   /** A specific bwrap to use instead of searching for one. */
   readonly bwrapPath?: string;
+  /** Where host service sockets are looked for (`/run`, `/var/run` when absent). */
+  readonly serviceRoots?: readonly string[];
 }
 
 /**
@@ -81,7 +82,6 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   const limits: RunnerLimits = { ...DEFAULT_LIMITS, ...deps.limits };
   const shell = resolveShell(deps.env.PATH);
   const live = new Map<symbol, { abort: AbortController; done: Promise<unknown> }>();
-  const sweeper = createMountPointSweeper(deps.logger);
   let backend: Promise<Backend> | undefined;
   let disposed = false;
   let reportedScrub = false;
@@ -97,7 +97,10 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       stateDir: deps.stateDir,
       protectedDirs: deps.protectedDirs,
       runtimeDir: deps.env.XDG_RUNTIME_DIR,
+      serviceRoots: deps.serviceRoots,
+      git: gitUserConfig(deps.home, deps.env),
       probeTimeoutMs: limits.probeTimeoutMs,
+      logger: deps.logger,
     }).then((opened) => {
       const { backend: name, ok, reason } = opened.status;
       deps.logger.info("sandbox probe", { backend: name, ok, reason });
@@ -131,11 +134,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       argv = wrapped.argv;
       extraFds = wrapped.fds;
       backendName = opened.status.backend === "seatbelt" ? "seatbelt" : "bwrap";
-      const sweep = sweeper.hold(wrapped.guards);
-      release = () => {
-        wrapped.close();
-        return sweep();
-      };
+      release = wrapped.close;
     }
     const scrubbed = scrubEnv(deps.env, {
       ...deps.envConfig,

@@ -18,6 +18,8 @@ export interface SeatbeltPlan {
   readonly stateDir: string;
   /** dsh's config directories, kept read-only. */
   readonly protectedDirs: readonly string[];
+  /** What git reads to decide what to run (config files and includes, hooks, ...), kept read-only. */
+  readonly gitControl: readonly string[];
   /** Credential stores hidden from reads. */
   readonly secrets: readonly Mask[];
   readonly network: boolean;
@@ -71,6 +73,7 @@ export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
       `(subpath ${param("DSH_PROJECT", join(plan.workspace, ".dsh"))})`,
       `(subpath ${param("DSH_STATE", plan.stateDir)})`,
       ...plan.protectedDirs.map((dir, i) => `(subpath ${param(`PROTECTED_${i}`, dir)})`),
+      ...plan.gitControl.map((path, i) => `(subpath ${param(`GIT_CONTROL_${i}`, path)})`),
     ];
     lines.push(`(deny file-write* ${denied.join(" ")})`);
   }

@@ -2,6 +2,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { InvalidInputError } from "../errors.ts";
+import type { GitUserConfig } from "../permission/git-repository.ts";
 
 /**
  * The realpath of an absolute, existing directory. Throws InvalidInputError naming `label`
@@ -26,4 +27,12 @@ export function realDirectory(path: string, label: string): string {
     throw new InvalidInputError(`${label} ${path} is not a directory`, { [label]: path });
   }
   return real;
+}
+
+/** Where the user's git reads its global config, from the parent's environment. */
+export function gitUserConfig(
+  home: string,
+  env: Readonly<Record<string, string | undefined>>,
+): GitUserConfig {
+  return { home, xdgConfigHome: env.XDG_CONFIG_HOME, globalConfig: env.GIT_CONFIG_GLOBAL };
 }

@@ -4,12 +4,13 @@
  * resolved to what it really names before a policy looks at it.
  */
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
 import { isInside } from "./containment.ts";
 import { secretRefusal } from "./credential-paths.ts";
 import { PathRefusedError, UnsupportedFileError, describeFileError, errorCode } from "./errors.ts";
-import { hooksPathOf } from "../permission/git-hooks.ts";
+import { gitWriteProtections } from "../permission/git-repository.ts";
 import type { SecretSnapshot } from "./secret-identity.ts";
 
 /** Longest path a tool accepts, in characters (Linux `PATH_MAX`). */
@@ -113,10 +114,12 @@ export function checkWrite(
       `${located.path} is inside ${guarded}, which dsh never writes (it controls git or dsh itself)`,
     );
   }
-  const hooks = hooksPathOf(cwd);
-  if (hooks !== undefined && (isInside(hooks, located.path) || isInside(hooks, located.real))) {
+  const gitControl = gitWriteProtections(cwd, { home: os.homedir() }).find(
+    (control) => isInside(control, located.path) || isInside(control, located.real),
+  );
+  if (gitControl !== undefined) {
     throw new PathRefusedError(
-      `${located.path} is inside ${hooks}, the repository's hooks (core.hooksPath), which dsh never writes`,
+      `${located.path} is inside ${gitControl}, which holds the repository's hooks or config (git runs what they name), which dsh never writes`,
     );
   }
   const own = protectedDirs.find(

@@ -5,6 +5,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { zedInitialize } from "../support/acp-harness.ts";
 import { spawnAcp } from "../support/acp-process.ts";
 import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
+import { sandboxSerialTest as sandboxed } from "../support/sandbox-gate.ts";
 
 const m = acp.methods.agent.session;
 
@@ -27,7 +28,7 @@ function expectPureStdout(lines: readonly string[]): void {
 }
 
 describe("dsh acp, the compiled binary over real pipes", () => {
-  test("serves a session with a command and a text answer, then exits 0 soon after stdin EOF", async () => {
+  sandboxed("serves a command and a text answer, then exits 0 soon after stdin EOF", async () => {
     await using model = await startModelServer();
     await using dsh = await spawnAcp({ baseUrl: model.url });
     const init = await dsh.agent.request(acp.methods.agent.initialize, zedInitialize(true));

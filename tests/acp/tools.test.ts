@@ -4,6 +4,7 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { startAcpFixture } from "../support/acp-fixture.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
+import { noSandbox, sandboxSerialTest as sandboxed } from "../support/sandbox-gate.ts";
 
 const m = acp.methods.agent.session;
 
@@ -23,7 +24,7 @@ function metaKeys(updates: readonly ToolUpdate[]): string[][] {
 
 describe("tool calls as the client sees them", () => {
   for (const terminalOutput of [true, false]) {
-    test(`a command ${terminalOutput ? "with terminal cards" : "as text"}`, async () => {
+    sandboxed(`a command ${terminalOutput ? "with terminal cards" : "as text"}`, async () => {
       await using f = await startAcpFixture({ terminalOutput });
       const { sessionId } = await f.newSession();
       f.model.script(
@@ -229,7 +230,7 @@ describe("permission requests", () => {
   });
 });
 
-describe("cancel during a tool", () => {
+describe.skipIf(noSandbox)("cancel during a tool", () => {
   test("kills the running command; the call ends failed before the cancelled response", async () => {
     await using f = await startAcpFixture();
     const { sessionId } = await f.newSession();

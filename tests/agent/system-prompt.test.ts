@@ -57,6 +57,7 @@ test("AGENTS.md files come from the config dir, then the repository root down to
   const pkg = join(repo, "packages", "app");
   const config = join(dir, "config");
   mkdirSync(join(repo, ".git"), { recursive: true });
+  writeFileSync(join(repo, ".git/HEAD"), "ref: refs/heads/main\n");
   mkdirSync(pkg, { recursive: true });
   mkdirSync(config);
   writeFileSync(join(dir, "AGENTS.md"), "outside the repo: never read");

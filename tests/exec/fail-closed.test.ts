@@ -43,7 +43,10 @@ describe("no working backend", () => {
 
   test.concurrent("a missing bwrap says so and how to install it", async () => {
     using dir = tempDir();
-    const status = await refused(makeRunner({ bwrapPath: join(dir.path, "no-bwrap") }), dir.path);
+    const status = await refused(
+      makeRunner({ sandbox: "auto", bwrapPath: join(dir.path, "no-bwrap") }),
+      dir.path,
+    );
     expect(status?.reason).toBe("bubblewrap (bwrap) is not installed");
     expect(status?.fix).toContain("apt-get install bubblewrap");
   });
@@ -51,7 +54,7 @@ describe("no working backend", () => {
   test.concurrent("a bwrap that others may write is not trusted", async () => {
     using dir = tempDir();
     const bwrap = script(dir.path, "bwrap", 'exec /usr/bin/bwrap "$@"', 0o777);
-    const status = await refused(makeRunner({ bwrapPath: bwrap }), dir.path);
+    const status = await refused(makeRunner({ sandbox: "auto", bwrapPath: bwrap }), dir.path);
     expect(status?.reason).toBe(
       `refusing to use ${bwrap}: ${bwrap} is writable by group or others`,
     );
@@ -61,7 +64,7 @@ describe("no working backend", () => {
     using dir = tempDir();
     const bwrap = script(dir.path, "bwrap", "exec sleep 30");
     const status = await refused(
-      makeRunner({ bwrapPath: bwrap, limits: { probeTimeoutMs: 200 } }),
+      makeRunner({ sandbox: "auto", bwrapPath: bwrap, limits: { probeTimeoutMs: 200 } }),
       dir.path,
     );
     expect(status?.reason).toBe("the sandbox probe did not finish within its time limit");
@@ -75,7 +78,7 @@ describe("no working backend", () => {
         "exec /usr/bin/bwrap --unshare-user --disable-userns --ro-bind / / --dev /dev --proc /proc " +
         '--bind /tmp /tmp -- /usr/bin/bwrap "$@"';
       const status = await refused(
-        makeRunner({ bwrapPath: script(dir.path, "bwrap", outer) }),
+        makeRunner({ sandbox: "auto", bwrapPath: script(dir.path, "bwrap", outer) }),
         dir.path,
       );
       expect(status?.reason).toStartWith("user namespaces are disabled or exhausted (bwrap: ");
@@ -85,11 +88,27 @@ describe("no working backend", () => {
 });
 
 describe("the probe", () => {
+  sandboxTest("a masked path that vanished under the probe is a race, tried again", async () => {
+    using dir = tempDir();
+    const once = join(dir.path, "failed-once");
+    // The first sandboxed run fails as bwrap does when a service socket went away between the
+    // plan and the mounts; later runs are the real bwrap.
+    const body = [
+      `if [ "$1" != --version ] && [ ! -e ${once} ]; then`,
+      `  touch ${once}; echo "bwrap: Can't create file at /run/docker.sock: Read-only file system" >&2; exit 1`,
+      "fi",
+      'exec /usr/bin/bwrap "$@"',
+    ].join("\n");
+    const runner = makeRunner({ sandbox: "auto", bwrapPath: script(dir.path, "bwrap", body) });
+    expect(await runner.sandbox()).toEqual({ backend: "bwrap", ok: true });
+    expect(existsSync(once)).toBe(true);
+  });
+
   sandboxTest("runs lazily, once per runner, and runs the real plan", async () => {
     using dir = tempDir();
     const log = join(dir.path, "calls");
     const bwrap = script(dir.path, "bwrap", `echo "$*" >> ${log}\nexec /usr/bin/bwrap "$@"`);
-    const runner = makeRunner({ bwrapPath: bwrap });
+    const runner = makeRunner({ sandbox: "auto", bwrapPath: bwrap });
     expect(existsSync(log)).toBe(false);
     const [a, b] = await Promise.all([runner.sandbox(), runner.sandbox()]);
     expect([a, b]).toEqual([

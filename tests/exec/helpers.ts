@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "../../src/log.ts";
+import { TEST_SANDBOX } from "../support/sandbox-choice.ts";
 import { createCommandRunner } from "../../src/exec/runner.ts";
 import type { CommandRunnerDeps } from "../../src/exec/runner.ts";
 import type {
@@ -28,7 +29,7 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
 export function makeRunner(overrides: Partial<CommandRunnerDeps> = {}): CommandRunner {
   return createCommandRunner({
     env: baseEnv(),
-    sandbox: "auto",
+    sandbox: TEST_SANDBOX,
     home: "/nonexistent-home",
     stateDir: "/nonexistent-state",
     logger: silentLogger,

@@ -1,8 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bwrapArgs } from "../../src/exec/bwrap.ts";
-import { credentialMasks, workspaceGuards } from "../../src/exec/guards.ts";
+import { credentialMasks } from "../../src/exec/guards.ts";
+import type { Guard } from "../../src/exec/guards.ts";
+import { protectWorkspace } from "../../src/exec/workspace-guards.ts";
+import { checkAfterCommand } from "../../src/exec/after-command.ts";
+import { WorkspaceTooLargeError, findGitEntries } from "../../src/exec/git-entries.ts";
+import type { GitEntryCache } from "../../src/exec/git-entries.ts";
+import { silentLogger } from "../../src/log.ts";
 import { explainBwrapFailure } from "../../src/exec/probe.ts";
 import { seatbeltArgs, seatbeltProfile } from "../../src/exec/seatbelt.ts";
 import { seccompProgram } from "../../src/exec/seccomp.ts";
@@ -10,6 +16,7 @@ import { InvalidInputError } from "../../src/errors.ts";
 import { tempDir } from "./helpers.ts";
 
 const argv = ["/bin/bash", "-c", "echo hi"];
+const walker = join(import.meta.dir, "fixtures", "find-git-entries.ts");
 
 describe("the bwrap argument plan", () => {
   test("orders namespaces, capability drop, read-only root, private /tmp and services, workspace, guards, masks", () => {
@@ -21,8 +28,6 @@ describe("the bwrap argument plan", () => {
         guards: [
           { type: "pin", path: "/tmp/ws/.git" },
           { type: "readonly", path: "/tmp/ws/.git/hooks" },
-          { type: "block-file", path: "/tmp/ws/.git/config" },
-          { type: "block-dir", path: "/tmp/ws/.dsh" },
           { type: "forbid", path: "/tmp/ws/.git/commondir" },
         ],
         masks: [
@@ -33,6 +38,7 @@ describe("the bwrap argument plan", () => {
           { type: "dir", path: "/run/user" },
           { type: "file", path: "/run/docker.sock" },
         ],
+        kernel: ["/proc/sys", "/proc/sysrq-trigger"],
         network: false,
       },
       { disableUserns: true, seccompFd: 3 },
@@ -57,6 +63,12 @@ describe("the bwrap argument plan", () => {
       "/dev",
       "--proc",
       "/proc",
+      "--ro-bind-try",
+      "/proc/sys",
+      "/proc/sys",
+      "--ro-bind-try",
+      "/proc/sysrq-trigger",
+      "/proc/sysrq-trigger",
       "--tmpfs",
       "/tmp",
       "--tmpfs",
@@ -73,13 +85,6 @@ describe("the bwrap argument plan", () => {
       "--ro-bind",
       "/tmp/ws/.git/hooks",
       "/tmp/ws/.git/hooks",
-      "--ro-bind",
-      "/dev/null",
-      "/tmp/ws/.git/config",
-      "--tmpfs",
-      "/tmp/ws/.dsh",
-      "--remount-ro",
-      "/tmp/ws/.dsh",
       "--tmpfs",
       "/home/u/.ssh",
       "--remount-ro",
@@ -105,6 +110,7 @@ describe("the bwrap argument plan", () => {
         guards: [{ type: "pin", path: "/w/.git" }],
         masks: [],
         services: [],
+        kernel: [],
         network: false,
       },
       { disableUserns: false },
@@ -130,6 +136,7 @@ describe("the bwrap argument plan", () => {
       guards: [],
       masks: [],
       services: [],
+      kernel: [],
       network: false,
     };
     expect(() => bwrapArgs(plan, { disableUserns: true }, argv)).toThrow(InvalidInputError);
@@ -171,41 +178,163 @@ describe("the seccomp program", () => {
 });
 
 describe("protected paths of a workspace", () => {
-  test("a fresh directory blocks .git, .dsh and a state dir inside it, creating nothing", () => {
+  const git = { home: "/nonexistent-home" };
+  const guardsOf = (workspace: string, stateDir = "/elsewhere") =>
+    protectWorkspace(workspace, { stateDir, git }).guards;
+  /** A minimal repository git itself recognises (HEAD and a git directory). */
+  const makeRepo = (root: string, config = "") => {
+    mkdirSync(join(root, ".git", "objects"), { recursive: true });
+    writeFileSync(join(root, ".git", "HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(root, ".git", "config"), config);
+  };
+
+  test("a fresh directory forbids .dsh and keeps a state dir inside it read-only, pinned", () => {
     using dir = tempDir();
-    expect(workspaceGuards(dir.path, join(dir.path, "state", "dsh"))).toEqual([
-      { type: "block-dir", path: join(dir.path, ".git") },
-      { type: "block-dir", path: join(dir.path, ".dsh") },
-      { type: "block-dir", path: join(dir.path, "state") },
+    expect(guardsOf(dir.path, join(dir.path, "state", "dsh"))).toEqual([
+      { type: "forbid", path: join(dir.path, ".dsh") },
+      { type: "pin", path: join(dir.path, "state") },
+      { type: "readonly", path: join(dir.path, "state", "dsh") },
+    ]);
+    expect(readdirSync(dir.path)).toEqual(["state"]);
+  });
+
+  test("a repository pins .git, keeps git's control files read-only, forbids the missing ones", () => {
+    using dir = tempDir();
+    makeRepo(dir.path);
+    const dotGit = join(dir.path, ".git");
+    expect(guardsOf(dir.path)).toEqual([
+      { type: "forbid", path: join(dir.path, ".dsh") },
+      { type: "pin", path: dotGit },
+      { type: "forbid", path: join(dotGit, "commondir") },
+      { type: "readonly", path: join(dotGit, "config") },
+      { type: "forbid", path: join(dotGit, "config.worktree") },
+      { type: "readonly", path: join(dotGit, "hooks") },
+      { type: "readonly", path: join(dotGit, "modules") },
+      { type: "readonly", path: join(dotGit, "worktrees") },
+    ]);
+    // git's own directories are made (empty, for good) so that they can be read-only.
+    expect(
+      ["hooks", "modules", "worktrees"].map((name) => readdirSync(join(dotGit, name))),
+    ).toEqual([[], [], []]);
+  });
+
+  test("husky's core.hooksPath protects the whole .husky, pinned up to the workspace", () => {
+    using dir = tempDir();
+    makeRepo(dir.path, '[core]\n\thooksPath = "tools/.husky/_"\n');
+    mkdirSync(join(dir.path, "tools", ".husky", "_"), { recursive: true });
+    const guards = guardsOf(dir.path).filter((guard) => guard.path.includes("tools"));
+    expect(guards).toEqual([
+      { type: "pin", path: join(dir.path, "tools") },
+      { type: "readonly", path: join(dir.path, "tools", ".husky") },
+      { type: "readonly", path: join(dir.path, "tools", ".husky", "_") },
     ]);
   });
 
-  test("a repository pins .git, keeps hooks and config read-only, forbids commondir", () => {
+  test("a session in a subfolder finds the repository above it and its hooks and includes", () => {
     using dir = tempDir();
-    mkdirSync(join(dir.path, ".git", "hooks"), { recursive: true });
-    writeFileSync(join(dir.path, ".git", "config"), "");
-    mkdirSync(join(dir.path, ".dsh"));
-    expect(workspaceGuards(dir.path, "/elsewhere")).toEqual([
-      { type: "pin", path: join(dir.path, ".git") },
-      { type: "readonly", path: join(dir.path, ".git", "hooks") },
-      { type: "readonly", path: join(dir.path, ".git", "config") },
-      { type: "forbid", path: join(dir.path, ".git", "commondir") },
-      { type: "readonly", path: join(dir.path, ".dsh") },
+    const config = "[core]\n\thooksPath = pkg/hooks\n[include]\n\tpath = ../pkg/shared.gitconfig\n";
+    makeRepo(dir.path, config);
+    const pkg = join(dir.path, "pkg");
+    mkdirSync(join(pkg, "hooks"), { recursive: true });
+    writeFileSync(
+      join(pkg, "shared.gitconfig"),
+      '[includeIf "gitdir:/x/"]\n\tpath = more.gitconfig\n',
+    );
+    expect(guardsOf(pkg)).toEqual([
+      { type: "forbid", path: join(pkg, ".dsh") },
+      { type: "readonly", path: join(pkg, "hooks") },
+      { type: "forbid", path: join(pkg, "more.gitconfig") },
+      { type: "readonly", path: join(pkg, "shared.gitconfig") },
     ]);
   });
 
-  test("a worktree's .git file is read-only and its git dir's hooks and config are guarded", () => {
+  test("a nested repository and a submodule's gitdir file are guarded like the top one", () => {
     using dir = tempDir();
-    const gitDir = join(dir.path, "main-git", "worktrees", "w");
-    mkdirSync(join(gitDir, "hooks"), { recursive: true });
-    writeFileSync(join(dir.path, ".git"), "gitdir: main-git/worktrees/w\n");
-    const guards = workspaceGuards(dir.path, "/elsewhere");
-    expect(guards.slice(0, 4)).toEqual([
-      { type: "readonly", path: join(dir.path, ".git") },
-      { type: "pin", path: gitDir },
-      { type: "readonly", path: join(gitDir, "hooks") },
-      { type: "block-file", path: join(gitDir, "config") },
+    makeRepo(dir.path);
+    makeRepo(join(dir.path, "vendor", "x"));
+    mkdirSync(join(dir.path, ".git", "modules", "lib"), { recursive: true });
+    writeFileSync(join(dir.path, ".git", "modules", "lib", "HEAD"), "ref: refs/heads/main\n");
+    mkdirSync(join(dir.path, "lib"));
+    writeFileSync(join(dir.path, "lib", ".git"), "gitdir: ../.git/modules/lib\n");
+    const { guards, gitEntries } = protectWorkspace(dir.path, { stateDir: "/elsewhere", git });
+    expect(gitEntries).toEqual([
+      join(dir.path, ".git"),
+      join(dir.path, "lib", ".git"),
+      join(dir.path, "vendor", "x", ".git"),
     ]);
+    const wanted: Guard[] = [
+      { type: "pin", path: join(dir.path, "lib") },
+      { type: "readonly", path: join(dir.path, "lib", ".git") },
+      { type: "pin", path: join(dir.path, "vendor") },
+      { type: "pin", path: join(dir.path, "vendor", "x") },
+      { type: "readonly", path: join(dir.path, "vendor", "x", ".git") },
+      { type: "readonly", path: join(dir.path, ".git", "modules") },
+    ];
+    for (const guard of wanted) expect(guards).toContainEqual(guard);
+    // The submodule's git directory lies under the read-only .git/modules: nothing reopens it.
+    const modules = join(dir.path, ".git", "modules");
+    expect(
+      guards.filter((guard) => guard.type === "pin" && guard.path.startsWith(modules)),
+    ).toEqual([]);
+  });
+
+  test("hooks kept in the worktree root itself are guarded one by one, not the root", () => {
+    using dir = tempDir();
+    makeRepo(dir.path, "[core]\n\thooksPath = .\n");
+    writeFileSync(join(dir.path, "pre-commit"), "true\n");
+    const guards = guardsOf(dir.path);
+    expect(guards).toContainEqual({ type: "readonly", path: join(dir.path, "pre-commit") });
+    expect(guards).toContainEqual({ type: "forbid", path: join(dir.path, "post-checkout") });
+    expect(guards.some((guard) => guard.path === dir.path)).toBe(false);
+  });
+
+  test("a tree larger than the walk may visit is refused, before and after a command", () => {
+    using dir = tempDir();
+    for (const name of ["a", "b", "c", "d"]) mkdirSync(join(dir.path, name));
+    const limits = { entries: 3, ms: 5_000 };
+    expect(() => protectWorkspace(dir.path, { stateDir: "/elsewhere", git, limits })).toThrow(
+      WorkspaceTooLargeError,
+    );
+    const protection = { guards: [], gitEntries: [] };
+    const after = checkAfterCommand(dir.path, protection, silentLogger, new Map(), limits);
+    expect(after.unsafe).toEqual([dir.path]);
+  });
+
+  // Root reads every directory; the case needs an ordinary user, which root can become.
+  const asRoot = process.getuid?.() === 0;
+  if (!asRoot)
+    console.warn("SKIPPING the unreadable-directory walk case: it needs root to switch user");
+  (asRoot ? test : test.skip)(
+    "a directory a command can write but dsh cannot list fails the walk",
+    () => {
+      using dir = tempDir("dsh-walk-", "/var/tmp");
+      const hidden = join(dir.path, "hidden");
+      mkdirSync(join(hidden, "repo", ".git"), { recursive: true });
+      mkdirSync(join(dir.path, "closed", "repo", ".git"), { recursive: true });
+      Bun.spawnSync(["chown", "-R", "65534:65534", dir.path]);
+      chmodSync(hidden, 0o300);
+      chmodSync(join(dir.path, "closed"), 0o100);
+      const walk = (path: string) =>
+        JSON.parse(
+          Bun.spawnSync(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bun", walker, path],
+            { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path } },
+          ).stdout.toString(),
+        );
+      expect(walk(dir.path)).toEqual({ error: "WorkspaceUncheckableError" });
+      chmodSync(hidden, 0o700);
+      // A directory nobody may write into is skipped: no command can hide anything there.
+      expect(walk(dir.path)).toEqual({ entries: [join(hidden, "repo", ".git")] });
+    },
+  );
+
+  test("a directory changed since the last walk is listed again", () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, "a"));
+    const cache: GitEntryCache = new Map();
+    expect(findGitEntries(dir.path, undefined, cache)).toEqual([]);
+    mkdirSync(join(dir.path, "a", ".git"));
+    expect(findGitEntries(dir.path, undefined, cache)).toEqual([join(dir.path, "a", ".git")]);
   });
 
   test("credential masks cover the stores that exist, following symlinks", () => {
@@ -229,6 +358,7 @@ describe("the macOS sandbox-exec profile", () => {
     tempDirs: ["/private/tmp"],
     stateDir: "/Users/u/.local/share/dsh",
     protectedDirs: ["/Users/u/.config/dsh"],
+    gitControl: ["/Users/u/p/.husky", "/Users/u/p/.gitconfig.shared"],
     secrets: [
       { type: "dir" as const, path: "/Users/u/.ssh" },
       { type: "file" as const, path: "/Users/u/.netrc" },
@@ -244,7 +374,8 @@ describe("the macOS sandbox-exec profile", () => {
     );
     expect(profile).toContain(
       '(deny file-write* (literal (param "GIT")) (subpath (param "GIT_HOOKS")) (literal (param "GIT_CONFIG")) ' +
-        '(literal (param "GIT_COMMONDIR")) (subpath (param "DSH_PROJECT")) (subpath (param "DSH_STATE")) (subpath (param "PROTECTED_0")))',
+        '(literal (param "GIT_COMMONDIR")) (subpath (param "DSH_PROJECT")) (subpath (param "DSH_STATE")) (subpath (param "PROTECTED_0")) ' +
+        '(subpath (param "GIT_CONTROL_0")) (subpath (param "GIT_CONTROL_1")))',
     );
     expect(profile).toContain(
       '(deny file-read* file-write* (subpath (param "SECRET_0")) (literal (param "SECRET_1")))',
@@ -261,6 +392,8 @@ describe("the macOS sandbox-exec profile", () => {
       "DSH_PROJECT=/Users/u/p/.dsh",
       "DSH_STATE=/Users/u/.local/share/dsh",
       "PROTECTED_0=/Users/u/.config/dsh",
+      "GIT_CONTROL_0=/Users/u/p/.husky",
+      "GIT_CONTROL_1=/Users/u/p/.gitconfig.shared",
       "SECRET_0=/Users/u/.ssh",
       "SECRET_1=/Users/u/.netrc",
     ]);

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { createAcpValidator } from "./acp-schema.ts";
 import { ensureBinary } from "./binary.ts";
+import { TEST_SANDBOX } from "./sandbox-choice.ts";
 
 export interface AcpProcessOptions {
   readonly baseUrl: string;
@@ -48,6 +49,7 @@ export async function spawnAcp(options: AcpProcessOptions): Promise<AcpProcess> 
     cwd,
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
+      DSH_SANDBOX: TEST_SANDBOX,
       HOME: join(root, "user"),
       DSH_HOME: home,
       DSH_CONFIG: join(root, "config.toml"),

@@ -10,6 +10,7 @@ import { loadConfig } from "../../src/app/config.ts";
 import type { ApprovalAnswerer } from "../../src/approval/types.ts";
 import type { InteractionProvider } from "../../src/interaction/types.ts";
 import { silentLogger } from "../../src/log.ts";
+import { TEST_SANDBOX } from "./sandbox-choice.ts";
 
 export interface TestAgent extends AsyncDisposable {
   readonly composition: Composition;
@@ -45,6 +46,7 @@ export function createTestAgent(options: TestAgentOptions): TestAgent {
     DSH_CONFIG: configPath,
     DSH_BASE_URL: options.baseUrl,
     DSH_API_KEY: "test-key",
+    DSH_SANDBOX: TEST_SANDBOX,
     ...options.env,
   };
   mkdirSync(env.HOME ?? join(root, "user"), { recursive: true });

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBinary } from "./binary.ts";
 import { type ModelServer, startModelServer } from "./model-server.ts";
+import { TEST_SANDBOX } from "./sandbox-choice.ts";
 
 export interface CliProject {
   /** The project directory, where dsh runs. */
@@ -61,6 +62,7 @@ export async function startCliRig(prefix: string): Promise<CliRig> {
       writeFileSync(join(base, "config.toml"), configToml);
       const env: Record<string, string> = {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
+        DSH_SANDBOX: TEST_SANDBOX,
         HOME: join(base, "user"),
         DSH_HOME: join(base, "home"),
         DSH_CONFIG: join(base, "config.toml"),

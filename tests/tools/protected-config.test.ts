@@ -95,6 +95,7 @@ test("a protected config file (DSH_CONFIG in any folder) guards that file, not i
 });
 
 test("the repository's core.hooksPath (husky) is never written, even in full access", async () => {
+  box.write(".git/HEAD", "ref: refs/heads/main\n");
   box.write(".git/config", "[core]\n\thooksPath = .husky\n");
   box.write(".husky/pre-commit", "npm test\n");
   const registry = createToolRegistry(createFileTools({ homeDir: box.home }));
