@@ -4,7 +4,7 @@
  * stores under HOME. The workspace's own guards are built in `workspace-guards.ts`.
  */
 import { realpathSync, statSync } from "node:fs";
-import { join, resolve, sep } from "node:path";
+import { resolve, sep } from "node:path";
 import { credentialStores } from "../permission/credentials.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 import { mountAliases, readMountTable } from "./mount-aliases.ts";

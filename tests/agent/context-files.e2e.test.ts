@@ -35,6 +35,7 @@ test("AGENTS.md files that lead to secrets, pipes, binaries or out of the reposi
   const dirs = levels.map((_, i) => join(cwd, ...levels.slice(0, i)));
   const start = join(cwd, ...levels);
   mkdirSync(join(cwd, ".git"), { recursive: true });
+  writeFileSync(join(cwd, ".git", "HEAD"), "ref: refs/heads/main\n");
   mkdirSync(start, { recursive: true });
   mkdirSync(join(home, ".aws"), { recursive: true });
   writeFileSync(join(home, ".aws", "credentials"), "aws_secret_access_key = AKIAFROMFILE\n");

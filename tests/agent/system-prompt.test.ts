@@ -83,6 +83,7 @@ test("without a repository only the cwd's AGENTS.md is read", async () => {
 test("a symlink to a file inside the repository is followed", async () => {
   const repo = join(dir, "repo");
   mkdirSync(join(repo, ".git"), { recursive: true });
+  writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
   mkdirSync(join(repo, "docs"));
   writeFileSync(join(repo, "docs", "agents.md"), "linked rules");
   symlinkSync("docs/agents.md", join(repo, "AGENTS.md"));
@@ -97,6 +98,7 @@ test("every unsafe AGENTS.md is left out and named in the log, without blocking"
   const levels = ["environ", "aws", "fifo", "binary", "outside", "big", "latin1", "state"];
   const cwd = join(repo, ...levels);
   mkdirSync(join(repo, ".git"), { recursive: true });
+  writeFileSync(join(repo, ".git", "HEAD"), "ref: refs/heads/main\n");
   mkdirSync(cwd, { recursive: true });
   mkdirSync(join(home, ".aws"), { recursive: true });
   mkdirSync(join(dir, "state", "sessions"), { recursive: true });
