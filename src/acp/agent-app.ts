@@ -17,6 +17,7 @@ export interface AgentAppDeps {
   readonly service: AgentService;
   readonly models: () => readonly AcpModel[];
   readonly version: string;
+  readonly images?: boolean;
   readonly logger: Logger;
   readonly table: SessionTable;
   /** Receives what the client supports once `initialize` arrives. */
@@ -39,7 +40,7 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
         clientVersion: params.clientInfo?.version,
         protocolVersion: params.protocolVersion,
       });
-      return initializeResponse(deps.version);
+      return initializeResponse(deps.version, deps.images ?? false);
     })
     .onRequest(m.session.new, ({ params, client }) => guard(() => sessions.new(params, client)))
     .onRequest(m.session.load, ({ params, client }) =>

@@ -2,14 +2,17 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { PresentOptions } from "./present.ts";
 
-/** The `initialize` answer: always protocol version 1, whatever the client asked for. */
-export function initializeResponse(version: string): acp.InitializeResponse {
+/**
+ * The `initialize` answer: always protocol version 1, whatever the client asked for. Images
+ * are advertised when some model of the catalog has vision (`images`).
+ */
+export function initializeResponse(version: string, images: boolean): acp.InitializeResponse {
   return {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentCapabilities: {
       loadSession: true,
-      promptCapabilities: { image: false, audio: false, embeddedContext: false },
-      sessionCapabilities: { list: {}, close: {}, resume: {} },
+      promptCapabilities: { image: images, audio: false, embeddedContext: true },
+      sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {} },
     },
     agentInfo: { name: "dsh", title: "dsh", version },
     authMethods: [],

@@ -11,7 +11,7 @@ import { ConflictError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { decisionOf, permissionParams } from "./approval.ts";
 import type { ClientOptions } from "./capabilities.ts";
-import { titleOf } from "./title.ts";
+import { promptTitle } from "../session/folds.ts";
 import type { AcpFormTarget, AcpPermissionTarget } from "./types.ts";
 import { createUpdateMapper } from "./update-mapper.ts";
 import { createWaiters } from "./waiters.ts";
@@ -78,7 +78,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     }
     if (event.type === "turn_start" && !titled) {
       titled = true;
-      const title = titleOf(event.content);
+      const title = promptTitle(event.content);
       if (title !== undefined) await send([{ sessionUpdate: "session_info_update", title }]);
     }
     await send(mapper.map(event));

@@ -1,11 +1,17 @@
 /**
- * `session/prompt` content → the agent's user content. dsh advertises no image, audio or
- * embedded-context support, so only text and resource links are accepted; anything else, or a
- * prompt with nothing in it, is invalid params before any model request.
+ * `session/prompt` content → the agent's user content. Text, resource links, embedded
+ * resources and images are accepted; audio, or a prompt with nothing in it, is invalid params
+ * before any model request. Embedded text is bounded like a file read; a binary resource is
+ * named, not inlined; an image must be a common format whose bytes match its MIME type.
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import { InvalidInputError } from "../errors.ts";
 import type { UserContent } from "../session/events.ts";
+import { uriName } from "../session/folds.ts";
+import { checkImage } from "./image-content.ts";
+
+/** Characters kept of one embedded resource, as many as one `read_file` call returns. */
+export const MAX_EMBEDDED_CHARS = 200_000;
 
 /** Converts a prompt; throws InvalidInputError for unsupported blocks or an empty prompt. */
 export function userContentOf(prompt: readonly acp.ContentBlock[]): UserContent[] {
@@ -27,16 +33,34 @@ function toUserContent(block: acp.ContentBlock, index: number): UserContent {
         ...(block.title == null ? {} : { title: block.title }),
         ...(block.mimeType == null ? {} : { mimeType: block.mimeType }),
       };
-    case "image":
-    case "audio":
     case "resource":
-      throw new InvalidInputError(
-        `${block.type} content is not supported (dsh accepts text and resource_link blocks)`,
-        { index, type: block.type },
-      );
+      return embedded(block.resource);
+    case "image":
+      checkImage(block.data, block.mimeType, index);
+      return {
+        type: "image",
+        mimeType: block.mimeType,
+        data: block.data,
+        ...(block.uri == null ? {} : { uri: block.uri }),
+      };
+    case "audio":
+      throw new InvalidInputError("audio content is not supported", { index, type: block.type });
     default: {
       const exhaustive: never = block;
       return exhaustive;
     }
   }
+}
+
+function embedded(resource: acp.EmbeddedResourceResource): UserContent {
+  const mimeType = resource.mimeType == null ? {} : { mimeType: resource.mimeType };
+  if (!("text" in resource)) {
+    return { type: "resource_link", uri: resource.uri, name: uriName(resource.uri), ...mimeType };
+  }
+  const { text } = resource;
+  const kept =
+    text.length <= MAX_EMBEDDED_CHARS
+      ? text
+      : `${text.slice(0, MAX_EMBEDDED_CHARS)}\n[cut: ${text.length - MAX_EMBEDDED_CHARS} more characters of ${resource.uri}; read the rest with read_file]`;
+  return { type: "resource", uri: resource.uri, text: kept, ...mimeType };
 }

@@ -78,7 +78,10 @@ export function replayUpdates(
   return updates;
 }
 
-/** A logged user block as the ACP content block it came from. */
+/** How a replayed transcript shows an image the user sent (its bytes stay in the log). */
+export const IMAGE_PLACEHOLDER = "[image]";
+
+/** A logged user block as the ACP content block it came from (an image as a placeholder). */
 export function userBlock(content: UserContent): acp.ContentBlock {
   switch (content.type) {
     case "text":
@@ -91,6 +94,18 @@ export function userBlock(content: UserContent): acp.ContentBlock {
         ...(content.title == null ? {} : { title: content.title }),
         ...(content.mimeType == null ? {} : { mimeType: content.mimeType }),
       };
+    case "resource":
+      return {
+        type: "resource",
+        resource: {
+          uri: content.uri,
+          text: content.text,
+          ...(content.mimeType == null ? {} : { mimeType: content.mimeType }),
+        },
+      };
+    case "image":
+      // The log keeps the image for the model; the transcript shows a short placeholder.
+      return { type: "text", text: IMAGE_PLACEHOLDER };
     default: {
       const exhaustive: never = content;
       return exhaustive;

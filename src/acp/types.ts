@@ -13,6 +13,8 @@ export interface RunAcpDeps {
   readonly models: () => readonly AcpModel[];
   /** dsh's version, shown by clients in `agentInfo`. */
   readonly version: string;
+  /** Some model takes images: `promptCapabilities.image` is advertised. Default false. */
+  readonly images?: boolean;
   readonly logger: Logger;
   /** Bytes from the client (stdin). Its end is the end of the connection. */
   readonly input: ReadableStream<Uint8Array>;

@@ -12,6 +12,7 @@ import type { NewSessionEvent, SessionEvent } from "../session/events.ts";
 import { foldSettings } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
 import type { ToolRegistry } from "../tools/types.ts";
+import { checkContentForModel } from "./content-check.ts";
 import { createEventHub } from "./event-hub.ts";
 import { runTurnLoop } from "./turn.ts";
 import type { AgentHandle, LiveEvent, SessionSettings, TurnOutcome, UserContent } from "./types.ts";
@@ -135,6 +136,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
           sessionId: log.header.id,
         });
       if (!hasContent(content)) throw new InvalidInputError("the prompt is empty");
+      checkContentForModel(content, deps.catalog.get(settings().model), deps.catalog.models());
       const controller = new AbortController();
       const abort = () => controller.abort();
       signal?.addEventListener("abort", abort, { once: true });

@@ -6,10 +6,12 @@ import { Writable } from "node:stream";
 import { createAcpApprovalAnswerer } from "../acp/approval.ts";
 import { createAcpQuestioner } from "../acp/elicitation.ts";
 import { runAcpServer } from "../acp/server.ts";
+import { createModelCatalog } from "../llm/catalog.ts";
 import { createLogger } from "../log.ts";
 import type { AgentService } from "../agent/types.ts";
 import { type Composition, compose } from "./compose.ts";
 import { loadConfig } from "./config.ts";
+import { logLevelOf } from "./log-level.ts";
 
 /** Serves until stdin ends or SIGINT/SIGTERM/SIGHUP; resolves with the exit code. */
 export async function runAcp(
@@ -17,7 +19,9 @@ export async function runAcp(
   version: string,
 ): Promise<number> {
   const config = loadConfig(env);
-  const logger = createLogger({ destination: config.log, level: "info" });
+  const { level, problem } = logLevelOf(env, config.log);
+  const logger = createLogger({ destination: config.log, level });
+  if (problem !== undefined) logger.warn(problem);
   const approvals = createAcpApprovalAnswerer();
   const questions = createAcpQuestioner({ logger });
   // Composed at the first session request, so `initialize` is answered without waiting for it.
@@ -48,6 +52,10 @@ export async function runAcp(
     service,
     models: () => composed().models(),
     version,
+    // The catalog alone, so `initialize` is answered without composing the agent.
+    images: createModelCatalog({ defaultModel: config.model, userModels: config.models })
+      .models()
+      .some((model) => model.vision === true),
     logger,
     input: Bun.stdin.stream(),
     output,

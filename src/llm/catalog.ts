@@ -30,9 +30,10 @@ export type UserModelConfig = v.InferOutput<typeof UserModelConfig>;
 const DEEPSEEK_MAX_TOKENS = 65_536;
 const DEEPSEEK_CONTEXT = 1_048_576;
 
-const deepseek = (id: string, name: string): ModelInfo => ({
+const deepseek = (id: string, name: string, vision = false): ModelInfo => ({
   id,
   name,
+  vision,
   contextWindow: DEEPSEEK_CONTEXT,
   maxOutputTokens: DEEPSEEK_MAX_TOKENS,
   thinking: "deepseek",
@@ -42,7 +43,7 @@ const deepseek = (id: string, name: string): ModelInfo => ({
 
 /** Built-in models, in the order they are offered; the first is the default. */
 const BUILT_IN: readonly ModelInfo[] = [
-  deepseek("deepseek-flash", "DeepSeek Flash"),
+  deepseek("deepseek-flash", "DeepSeek Flash", true),
   deepseek("deepseek-v4-flash", "DeepSeek V4 Flash"),
   deepseek("deepseek-v4-pro", "DeepSeek V4 Pro"),
 ];
@@ -109,5 +110,6 @@ function applyUserConfig(base: ModelInfo, entry: UserModelConfig): ModelInfo {
     thinking: entry.thinking ?? base.thinking,
     reasoningEcho: entry.reasoning_echo ?? base.reasoningEcho,
     streamUsage: entry.stream_usage ?? base.streamUsage,
+    ...(base.vision === undefined ? {} : { vision: base.vision }),
   };
 }

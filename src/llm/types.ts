@@ -11,9 +11,16 @@ export interface ChatToolCall {
   readonly arguments: string;
 }
 
+/** A piece of a user message that is more than text: an image for a vision model. */
+export type ChatContentPart =
+  | { readonly type: "text"; readonly text: string }
+  /** `data` is base64; it is sent as a `data:` URL. */
+  | { readonly type: "image"; readonly mimeType: string; readonly data: string };
+
 export type ChatMessage =
   | { readonly role: "system"; readonly content: string }
-  | { readonly role: "user"; readonly content: string }
+  /** Plain text, or parts when the message holds an image. */
+  | { readonly role: "user"; readonly content: string | readonly ChatContentPart[] }
   | {
       readonly role: "assistant";
       readonly content: string;
@@ -46,6 +53,8 @@ export interface ModelInfo {
   readonly reasoningEcho: "reasoning_content" | "reasoning" | "none";
   /** Whether to send `stream_options.include_usage`. */
   readonly streamUsage: boolean;
+  /** Whether the model takes images in user messages; none when absent. */
+  readonly vision?: boolean;
 }
 
 export interface ChatRequest {

@@ -67,9 +67,12 @@ export function createToolRegistry(
       return present(() => tool.presentCall?.(input.output, ctx), fallback);
     },
     async execute(name, rawArguments, ctx) {
-      const tool = byName.get(name);
+      // A tool this session does not offer is unknown to it, and the list names only what it
+      // offers: a client that cannot show forms never hears of the question tool.
+      const offered = tools.filter((t) => t.available?.(ctx) ?? true);
+      const tool = offered.find((t) => t.name === name);
       if (tool === undefined) {
-        const known = names.length === 0 ? "none" : names.join(", ");
+        const known = offered.length === 0 ? "none" : offered.map((t) => t.name).join(", ");
         return failed(name, `unknown tool "${name}"; known tools: ${known}`);
       }
       const parsed = parseArguments(rawArguments);

@@ -16,8 +16,8 @@ describe("initialize", () => {
       protocolVersion: 1,
       agentCapabilities: {
         loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: false },
-        sessionCapabilities: { list: {}, close: {}, resume: {} },
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {} },
       },
       agentInfo: { name: "dsh", title: "dsh", version: "0.0.0-test" },
       authMethods: [],

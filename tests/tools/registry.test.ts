@@ -95,6 +95,16 @@ describe("tool registry", () => {
     });
   });
 
+  test("a tool the session does not offer is unknown, and the error lists only offered tools", async () => {
+    const hidden: Tool<typeof NoArgs> = { ...quiet, name: "hidden", available: () => false };
+    const offered = createToolRegistry([echo, hidden]);
+    const call = await offered.execute("hidden", "{}", ctx());
+    expect(call.result).toEqual({
+      isError: true,
+      output: 'unknown tool "hidden"; known tools: echo',
+    });
+  });
+
   test("empty arguments mean an empty object", async () => {
     const call = await registry.execute("quiet", "", ctx());
     expect(call.result).toEqual({ isError: false, output: "ok" });
