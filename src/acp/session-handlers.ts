@@ -11,6 +11,7 @@ import { type AcpModel, configChange, configOptions } from "./config-options.ts"
 import { checkCwd, checkCwdText } from "../session/cwd.ts";
 import type { LiveSession } from "./live-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
+import { NEW_SESSION_COMMANDS_DELAY_MS, availableCommandsUpdate } from "./commands.ts";
 import { replayUpdates } from "./replay.ts";
 import type { SessionTable } from "./sessions.ts";
 
@@ -44,6 +45,8 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       const session =
         existing ?? (await table.open(() => service.resume(sessionId, { cwd }), client));
       if (replay) await session.send(replayUpdates(session.handle.history(), deps.clientOptions()));
+      // The client knows a loaded or resumed id before it asked, so this lands (zed.md §2).
+      await session.send([availableCommandsUpdate()]);
       return { configOptions: optionsOf(session) };
     });
   };
@@ -56,6 +59,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       await checkCwd(params.cwd);
       ignoreMcpServers(deps.logger, params.mcpServers);
       const session = await table.open(() => service.create({ cwd: params.cwd }), client);
+      session.sendLater(NEW_SESSION_COMMANDS_DELAY_MS, [availableCommandsUpdate()]);
       return { sessionId: session.id, configOptions: optionsOf(session) };
     },
     load: (
@@ -85,6 +89,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       await table.close(params.sessionId);
       return {};
     },
+    delete: (params: acp.DeleteSessionRequest) => deleteSession(deps, params.sessionId),
     setConfigOption(params: acp.SetSessionConfigOptionRequest): acp.SetSessionConfigOptionResponse {
       const session = table.require(params.sessionId);
       const change = configChange(params, session.handle.settings(), deps.models());
@@ -101,6 +106,29 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
 export function checkSessionId(id: string): void {
   const hostile = id === "" || id.length > 256 || id.startsWith(".") || /[/\\\0:]/.test(id);
   if (hostile) throw new InvalidInputError("malformed session id", { sessionId: id.slice(0, 256) });
+}
+
+/**
+ * `session/delete`: a live session is closed first, unless a prompt runs in it (ConflictError:
+ * the client cancels first) or it is loading; then its log is removed. The id stays reserved
+ * meanwhile, so no load or prompt can slip in between.
+ */
+async function deleteSession(
+  deps: SessionHandlerDeps,
+  sessionId: string,
+): Promise<acp.DeleteSessionResponse> {
+  checkSessionId(sessionId);
+  const live = deps.table.get(sessionId);
+  if (live?.busy === true) {
+    throw new ConflictError(`session ${sessionId} is running a prompt; cancel it first`, {
+      sessionId,
+    });
+  }
+  return deps.table.reserve(sessionId, async () => {
+    if (deps.table.get(sessionId) !== undefined) await deps.table.close(sessionId);
+    await deps.service.delete(sessionId);
+    return {};
+  });
 }
 
 /** A live session can be loaded again only when idle and for the same directory. */

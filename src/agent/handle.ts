@@ -15,7 +15,14 @@ import type { ToolRegistry } from "../tools/types.ts";
 import { checkContentForModel } from "./content-check.ts";
 import { createEventHub } from "./event-hub.ts";
 import { runTurnLoop } from "./turn.ts";
-import type { AgentHandle, LiveEvent, SessionSettings, TurnOutcome, UserContent } from "./types.ts";
+import type {
+  AgentHandle,
+  LiveEvent,
+  SessionSettings,
+  SessionStatus,
+  TurnOutcome,
+  UserContent,
+} from "./types.ts";
 import { validateSettingsChange } from "./settings.ts";
 
 export interface ModelCatalogView {
@@ -189,6 +196,16 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       return settings();
     },
 
+    compact() {
+      return Promise.reject(
+        new InvalidInputError("compacting a session is not available in this build", {
+          sessionId: log.header.id,
+        }),
+      );
+    },
+
+    status: () => sessionStatus(log.events, deps.catalog.get(settings().model)),
+
     [Symbol.asyncDispose]() {
       disposing ??= (async () => {
         running?.controller.abort();
@@ -200,6 +217,13 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       return disposing;
     },
   };
+}
+
+/** Context use from the log's last usage event; dsh has no prices yet, so no cost. */
+function sessionStatus(events: readonly SessionEvent[], model: ModelInfo): SessionStatus {
+  const usage = events.findLast((event) => event.type === "usage");
+  const contextUsed = usage === undefined ? 0 : usage.promptTokens + usage.completionTokens;
+  return { contextUsed, contextWindow: model.contextWindow, costUsd: 0 };
 }
 
 const SETTINGS_EVENT_TYPES = ["model", "effort", "sandbox_mode", "approval_policy"] as const;

@@ -61,6 +61,16 @@ export type LiveEvent =
     }
   | ({ readonly type: "turn_end" } & TurnOutcome);
 
+/** What `/status` and the terminal show about a session's context and cost. */
+export interface SessionStatus {
+  /** Tokens in the context as of the last request (prompt + output), 0 before any. */
+  readonly contextUsed: number;
+  /** The current model's window. */
+  readonly contextWindow: number;
+  /** Cumulative cost of the session in USD (across restarts), 0 when the model has no prices. */
+  readonly costUsd: number;
+}
+
 /** The per-session settings a surface can show and change. */
 export interface SessionSettings {
   readonly model: string;
@@ -92,6 +102,13 @@ export interface AgentHandle extends AsyncDisposable {
    * for an unknown model or a value out of range.
    */
   configure(change: Partial<SessionSettings>): SessionSettings;
+  /**
+   * Compacts the context now: a turn of its own (it is logged, it can be cancelled, and it ends
+   * with a TurnOutcome; a failure leaves the history as it was). ConflictError while a turn runs.
+   */
+  compact(options: { readonly focus?: string; readonly signal: AbortSignal }): Promise<TurnOutcome>;
+  /** Context used / window and cost so far. */
+  status(): SessionStatus;
 }
 
 export interface AgentService {
@@ -104,4 +121,9 @@ export interface AgentService {
    */
   resume(id: string, options?: { cwd?: string }): Promise<AgentHandle>;
   list(): Promise<SessionSummary[]>;
+  /**
+   * Deletes a saved session's log. ConflictError while the session is open (in this process:
+   * dispose its handle first; or in another); NotFoundError for an unknown id.
+   */
+  delete(id: string): Promise<void>;
 }

@@ -40,6 +40,7 @@ export async function runAcp(
     create: (options) => composed().service.create(options),
     resume: (id, options) => composed().service.resume(id, options),
     list: () => composed().service.list(),
+    delete: (id) => composed().service.delete(id),
   };
 
   const shutdown = new AbortController();
@@ -51,6 +52,7 @@ export async function runAcp(
   await runAcpServer({
     service,
     models: () => composed().models(),
+    sandbox: () => composed().runner.sandbox(),
     version,
     // The catalog alone, so `initialize` is answered without composing the agent.
     images: createModelCatalog({ defaultModel: config.model, userModels: config.models })

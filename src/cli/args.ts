@@ -15,6 +15,8 @@ export interface ParsedArgs {
   readonly flags: Flags;
   /** `dsh exec` prompt words, joined with spaces; `-` means read standard input. */
   readonly prompt?: string;
+  /** `dsh sessions rm ID`: the session to delete. */
+  readonly remove?: string;
 }
 
 /** A bad command line; the CLI prints the message and a hint, and exits 2. */
@@ -62,6 +64,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       throw new UsageError('dsh exec needs a prompt: dsh exec "fix the failing test"');
     return { command: resolved, flags, prompt: positional.join(" ") };
   }
+  if (resolved === "sessions" && positional[0] === "rm") {
+    const [, id, extra] = positional;
+    if (id === undefined || id === "") throw new UsageError("dsh sessions rm needs a session id");
+    if (extra !== undefined) throw new UsageError(`unexpected argument: ${extra}`);
+    return { command: resolved, flags, remove: id };
+  }
   if (positional.length > 0) {
     const hint =
       command === undefined ? ` (did you mean: dsh exec "${positional.join(" ")}"?)` : "";
@@ -84,6 +92,7 @@ Usage:
                         (PROMPT "-" reads the prompt from standard input)
   dsh acp               Agent Client Protocol agent on stdin/stdout (for editors)
   dsh sessions          list saved sessions
+  dsh sessions rm ID    delete a saved session
   dsh doctor            check the setup and say how to fix each problem
   dsh --version | --help
 
