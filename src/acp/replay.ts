@@ -75,7 +75,9 @@ export function replayUpdates(
   }
   // A turn with a start and no end was interrupted by a crash: its open calls failed.
   updates.push(...mapper.closeAll());
-  return updates;
+  // Each plan replaces the one before: only the latest is the session's plan.
+  const latestPlan = updates.findLastIndex((u) => u.sessionUpdate === "plan");
+  return updates.filter((u, index) => u.sessionUpdate !== "plan" || index === latestPlan);
 }
 
 /** How a replayed transcript shows an image the user sent (its bytes stay in the log). */

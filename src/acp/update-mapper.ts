@@ -45,6 +45,8 @@ interface OpenCall {
 export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
   const now = options.now ?? (() => performance.now());
   const open = new Map<string, OpenCall>();
+  /** Calls shown as a plan rather than a tool call: the rest of their life is not shown. */
+  const quiet = new Set<string>();
 
   const close = (callId: string, call: OpenCall): acp.SessionUpdate[] => {
     open.delete(callId);
@@ -78,6 +80,10 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
         case "text_delta":
           return event.text === "" ? [] : [chunk("agent_message_chunk", event.text)];
         case "tool_call":
+          if (event.intent.type === "plan") {
+            quiet.add(event.callId);
+            return [{ sessionUpdate: "plan", entries: event.intent.entries }];
+          }
           open.set(event.callId, {
             turnId: event.turnId,
             intent: event.intent,
@@ -99,6 +105,8 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
         case "tool_progress":
           return progress(event.callId, event.chunk);
         case "tool_result": {
+          // The plan went out with the call; a client never saw a card to update.
+          if (quiet.delete(event.callId)) return [];
           const call = open.get(event.callId);
           open.delete(event.callId);
           return presentResult(
@@ -123,6 +131,7 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
             },
           ];
         case "turn_end":
+          quiet.clear();
           return [...open]
             .filter(([, call]) => call.turnId === event.turnId)
             .flatMap(([id, call]) => close(id, call));

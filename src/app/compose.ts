@@ -21,6 +21,7 @@ import { createAskUserQuestionTool } from "../tools/ask-user-question.ts";
 import { createBashTool } from "../tools/bash.ts";
 import { createFileTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
+import { createTodoWriteTool } from "../tools/todo-write.ts";
 import type { Config } from "./config.ts";
 
 export interface Composition extends AsyncDisposable {
@@ -63,6 +64,7 @@ export function compose(options: ComposeOptions): Composition {
     ...createFileTools({ homeDir: home, protectedDirs: [config.configPath, config.home] }),
     createBashTool(),
     createAskUserQuestionTool(),
+    createTodoWriteTool(),
   ]);
   const approval = createApprovalSeam({
     answerers: options.answerers,

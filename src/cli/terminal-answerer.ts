@@ -43,6 +43,7 @@ function detailOf(intent: RenderIntent): string {
         .map((line) => `  ${line}\n`)
         .join("");
     case "generic":
+    case "plan":
       return "";
     default: {
       const unhandled: never = intent;
