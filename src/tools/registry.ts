@@ -67,12 +67,12 @@ export function createToolRegistry(
       return present(() => tool.presentCall?.(input.output, ctx), fallback);
     },
     async execute(name, rawArguments, ctx) {
-      // A tool this session does not offer is unknown to it, and the list names only what it
-      // offers: a client that cannot show forms never hears of the question tool.
-      const offered = tools.filter((t) => t.available?.(ctx) ?? true);
-      const tool = offered.find((t) => t.name === name);
+      const tool = byName.get(name);
       if (tool === undefined) {
-        const known = offered.length === 0 ? "none" : offered.map((t) => t.name).join(", ");
+        // Only what this session offers: a client that cannot show forms never hears of the
+        // question tool. (A tool not offered but called from history still answers for itself.)
+        const offered = tools.filter((t) => t.available?.(ctx) ?? true).map((t) => t.name);
+        const known = offered.length === 0 ? "none" : offered.join(", ");
         return failed(name, `unknown tool "${name}"; known tools: ${known}`);
       }
       const parsed = parseArguments(rawArguments);

@@ -326,3 +326,24 @@ describe("stderr", () => {
     );
   });
 });
+
+describe("tools", () => {
+  test("an unknown tool's error names only the tools offered to this client", async () => {
+    await using model = await startModelServer();
+    await using dsh = await spawnAcp({ baseUrl: model.url });
+    // No form elicitation: the question tool is not offered, so it must not be named either.
+    await dsh.agent.request(acp.methods.agent.initialize, { protocolVersion: 1 });
+    const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
+    model.script(toolTurn([{ id: "x1", name: "nope", args: {} }]), textTurn("sorry"));
+    await dsh.agent.request(m.prompt, { sessionId, prompt: text("go") });
+    const messages = model.requests[1]?.body.messages as { role: string; content: unknown }[];
+    expect(messages.find((message) => message.role === "tool")?.content).toBe(
+      'unknown tool "nope"; known tools: read_file, write_file, edit_file, glob, grep, bash, todo_write',
+    );
+    const offered = ((model.requests[0]?.body.tools ?? []) as { function: { name: string } }[]).map(
+      (tool) => tool.function.name,
+    );
+    expect(offered).not.toContain("ask_user_question");
+    expect(dsh.problems).toEqual([]);
+  });
+});

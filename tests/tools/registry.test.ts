@@ -95,13 +95,13 @@ describe("tool registry", () => {
     });
   });
 
-  test("a tool the session does not offer is unknown, and the error lists only offered tools", async () => {
+  test("an unknown tool's error lists only the tools the session offers", async () => {
     const hidden: Tool<typeof NoArgs> = { ...quiet, name: "hidden", available: () => false };
     const offered = createToolRegistry([echo, hidden]);
-    const call = await offered.execute("hidden", "{}", ctx());
+    const call = await offered.execute("nope", "{}", ctx());
     expect(call.result).toEqual({
       isError: true,
-      output: 'unknown tool "hidden"; known tools: echo',
+      output: 'unknown tool "nope"; known tools: echo',
     });
   });
 
