@@ -8,10 +8,10 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { InvalidInputError } from "../errors.ts";
 import type { UserContent } from "../session/events.ts";
 import { uriName } from "../session/folds.ts";
+import { MAX_EMBEDDED_CHARS, boundEmbeddedText } from "../tools/embedded-text.ts";
 import { checkImage } from "./image-content.ts";
 
-/** Characters kept of one embedded resource, as many as one `read_file` call returns. */
-export const MAX_EMBEDDED_CHARS = 200_000;
+export { MAX_EMBEDDED_CHARS };
 
 /** Converts a prompt; throws InvalidInputError for unsupported blocks or an empty prompt. */
 export function userContentOf(prompt: readonly acp.ContentBlock[]): UserContent[] {
@@ -57,10 +57,10 @@ function embedded(resource: acp.EmbeddedResourceResource): UserContent {
   if (!("text" in resource)) {
     return { type: "resource_link", uri: resource.uri, name: uriName(resource.uri), ...mimeType };
   }
-  const { text } = resource;
-  const kept =
-    text.length <= MAX_EMBEDDED_CHARS
-      ? text
-      : `${text.slice(0, MAX_EMBEDDED_CHARS)}\n[cut: ${text.length - MAX_EMBEDDED_CHARS} more characters of ${resource.uri}; read the rest with read_file]`;
-  return { type: "resource", uri: resource.uri, text: kept, ...mimeType };
+  return {
+    type: "resource",
+    uri: resource.uri,
+    text: boundEmbeddedText(resource.uri, resource.text),
+    ...mimeType,
+  };
 }

@@ -12,8 +12,11 @@ import type { NewSessionEvent, SessionEvent } from "../session/events.ts";
 import { foldSettings } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
 import type { ToolRegistry } from "../tools/types.ts";
+import { homeDirsOf } from "../tools/credential-paths.ts";
+import { readMentionedFile } from "../tools/mentioned-file.ts";
 import { checkContentForModel } from "./content-check.ts";
 import { createEventHub } from "./event-hub.ts";
+import { embedMentionedFiles } from "./mentions.ts";
 import { runTurnLoop } from "./turn.ts";
 import type {
   AgentHandle,
@@ -49,6 +52,8 @@ export interface AgentHandleDeps extends AgentCollaborators {
   readonly root: string;
   readonly maxRequests: number;
   readonly systemPrompt: string;
+  /** The user's home: linked files in its credential stores are never read into a prompt. */
+  readonly homeDir: string;
   readonly onDispose: () => void;
 }
 
@@ -64,13 +69,17 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
 
   const publish = (event: LiveEvent) => hub.publish(event);
 
+  const homeDirs = homeDirsOf(deps.homeDir);
+  const readMention = (uri: string) => readMentionedFile(deps.root, uri, homeDirs);
+
   async function turn(
-    content: readonly UserContent[],
+    prompt: readonly UserContent[],
     controller: AbortController,
   ): Promise<TurnOutcome> {
     const turnId = crypto.randomUUID();
     let outcome: TurnOutcome;
     try {
+      const content = await embedMentionedFiles(prompt, readMention);
       log.append({ type: "turn_start", turnId });
       log.append({ type: "user_message", turnId, content: [...content] });
       log.append({ type: "prompt_submit", turnId });

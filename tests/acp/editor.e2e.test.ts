@@ -3,7 +3,7 @@
  * the plan panel, deleting sessions, embedded context, pasted images, and a quiet stderr.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { availableCommandsUpdate } from "../../src/acp/commands.ts";
@@ -237,6 +237,35 @@ describe("prompt content", () => {
     });
     expect(userMessage(model, 0)).toBe(
       `summarise\n\n<resource uri="${uri}">\n# Notes\nship friday\n</resource>`,
+    );
+    expect(dsh.problems).toEqual([]);
+  });
+
+  test("a link to a project file is read as read_file would; a link outside the project is named", async () => {
+    await using model = await startModelServer();
+    await using dsh = await started(model);
+    const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
+    writeFileSync(join(dsh.cwd, "a.ts"), "export const a = 1;\n");
+    const outside = join(dsh.home, "..", "outside.txt");
+    writeFileSync(outside, "not for the model\n");
+    model.script(textTurn("seen"));
+    const inside = `file://${dsh.cwd}/a.ts`;
+    await dsh.agent.request(m.prompt, {
+      sessionId,
+      prompt: [
+        { type: "text", text: "compare" },
+        { type: "resource_link", uri: inside, name: "a.ts" },
+        { type: "resource_link", uri: `file://${outside}`, name: "outside.txt" },
+        { type: "resource_link", uri: `file://${dsh.cwd}/missing.ts`, name: "missing.ts" },
+      ],
+    });
+    expect(userMessage(model, 0)).toBe(
+      [
+        "compare",
+        `<resource uri="${inside}">\nexport const a = 1;\n\n</resource>`,
+        `[outside.txt](file://${outside})`,
+        `[missing.ts](file://${dsh.cwd}/missing.ts)`,
+      ].join("\n\n"),
     );
     expect(dsh.problems).toEqual([]);
   });
