@@ -3,10 +3,11 @@
  * the plan panel, deleting sessions, embedded context, pasted images, and a quiet stderr.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { availableCommandsUpdate } from "../../src/acp/commands.ts";
+import { INIT_PROMPT } from "../../src/commands/turn-commands.ts";
 import { rejection } from "../support/acp-fixture.ts";
 import { zedInitialize } from "../support/acp-harness.ts";
 import { type AcpProcess, spawnAcp } from "../support/acp-process.ts";
@@ -120,6 +121,24 @@ describe("slash commands", () => {
       dsh.agent.request(m.prompt, { sessionId, prompt: text("/effort extreme") }),
     );
     expect(bad.message).toContain("unknown effort extreme (off, low, high, max)");
+    expect(dsh.problems).toEqual([]);
+  });
+});
+
+describe("turn commands", () => {
+  test("/init runs a turn that writes AGENTS.md", async () => {
+    await using model = await startModelServer();
+    await using dsh = await started(model);
+    const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
+    const agents = "# Agents\n\nRun `bun test`.\n";
+    model.script(
+      toolTurn([{ id: "w1", name: "write_file", args: { path: "AGENTS.md", content: agents } }]),
+      textTurn("Wrote AGENTS.md."),
+    );
+    const init = await dsh.agent.request(m.prompt, { sessionId, prompt: text("/init") });
+    expect(init).toEqual({ stopReason: "end_turn" });
+    expect(readFileSync(join(dsh.cwd, "AGENTS.md"), "utf8")).toBe(agents);
+    expect(userMessage(model, 0)).toBe(INIT_PROMPT);
     expect(dsh.problems).toEqual([]);
   });
 });
