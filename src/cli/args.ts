@@ -111,6 +111,7 @@ Environment:
   DSH_HOME              state directory (default $XDG_DATA_HOME/dsh or ~/.local/share/dsh)
   DSH_CONFIG            config file (default $XDG_CONFIG_HOME/dsh/config.toml)
   DSH_LOG               log destination: stderr or a file path (default stderr)
+  DSH_LOG_LEVEL         debug | info | warn | error (default warn on stderr, info in a file)
 
 Precedence: flags > environment > config file > defaults.
 `;
