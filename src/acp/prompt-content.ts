@@ -39,7 +39,7 @@ function toUserContent(block: acp.ContentBlock, index: number): UserContent {
       checkImage(block.data, block.mimeType, index);
       return {
         type: "image",
-        mimeType: block.mimeType,
+        mimeType: block.mimeType.toLowerCase(),
         data: block.data,
         ...(block.uri == null ? {} : { uri: block.uri }),
       };

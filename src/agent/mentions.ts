@@ -8,22 +8,33 @@ import { boundEmbeddedText } from "../tools/embedded-text.ts";
 /** Reads a linked file's text, or undefined when it should only be named. Never throws. */
 export type MentionReader = (uri: string) => Promise<string | undefined>;
 
-/** `content` with each readable `resource_link` replaced by the file's text and uri. */
+/**
+ * Characters read into one prompt across all its links; links past the budget stay named
+ * (the model can read them itself), so a prompt of a thousand links cannot flood the log.
+ */
+export const MENTION_BUDGET_CHARS = 400_000;
+
+/** `content` with readable `resource_link`s replaced by the file's text and uri, in order. */
 export async function embedMentionedFiles(
   content: readonly UserContent[],
   read: MentionReader,
 ): Promise<UserContent[]> {
-  return Promise.all(
-    content.map(async (block): Promise<UserContent> => {
-      if (block.type !== "resource_link") return block;
-      const text = await read(block.uri);
-      if (text === undefined) return block;
-      return {
-        type: "resource",
-        uri: block.uri,
-        text: boundEmbeddedText(block.uri, text),
-        ...(block.mimeType == null ? {} : { mimeType: block.mimeType }),
-      };
-    }),
-  );
+  let budget = MENTION_BUDGET_CHARS;
+  const embedded: UserContent[] = [];
+  for (const block of content) {
+    const text = block.type === "resource_link" && budget > 0 ? await read(block.uri) : undefined;
+    if (block.type !== "resource_link" || text === undefined) {
+      embedded.push(block);
+      continue;
+    }
+    const bounded = boundEmbeddedText(block.uri, text);
+    budget -= bounded.length;
+    embedded.push({
+      type: "resource",
+      uri: block.uri,
+      text: bounded,
+      ...(block.mimeType == null ? {} : { mimeType: block.mimeType }),
+    });
+  }
+  return embedded;
 }

@@ -2,7 +2,7 @@
  * What a Zed user reaches for daily, over the compiled binary and real pipes: slash commands,
  * the plan panel, deleting sessions, embedded context, pasted images, and a quiet stderr.
  */
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
@@ -11,9 +11,14 @@ import { INIT_PROMPT } from "../../src/commands/turn-commands.ts";
 import { rejection } from "../support/acp-fixture.ts";
 import { zedInitialize } from "../support/acp-harness.ts";
 import { type AcpProcess, spawnAcp } from "../support/acp-process.ts";
+import { ensureBinary } from "../support/binary.ts";
 import { type ModelServer, startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
 
 const m = acp.methods.agent.session;
+
+beforeAll(async () => {
+  await ensureBinary();
+});
 
 /** A 1×1 PNG. */
 const PNG =
