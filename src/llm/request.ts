@@ -63,7 +63,9 @@ function toWireMessage(message: ChatMessage, model: ModelInfo): Record<string, u
       return {
         role: "user",
         content:
-          typeof message.content === "string" ? message.content : message.content.map(wirePart),
+          typeof message.content === "string"
+            ? message.content
+            : message.content.map((part) => wirePart(part, model)),
       };
     case "tool":
       return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
@@ -91,12 +93,19 @@ function toWireMessage(message: ChatMessage, model: ModelInfo): Record<string, u
   }
 }
 
+/**
+ * What a model without vision reads in place of an image from earlier in the session (sent
+ * while another model was chosen): the request must not carry a part it would reject.
+ */
+export const IMAGE_OMITTED = "[an image the user sent earlier; this model cannot see images]";
+
 /** OpenAI's content parts: text as it is, an image as an `image_url` data URL. */
-function wirePart(part: ChatContentPart): Record<string, unknown> {
+function wirePart(part: ChatContentPart, model: ModelInfo): Record<string, unknown> {
   switch (part.type) {
     case "text":
       return { type: "text", text: part.text };
     case "image":
+      if (model.vision !== true) return { type: "text", text: IMAGE_OMITTED };
       return { type: "image_url", image_url: { url: `data:${part.mimeType};base64,${part.data}` } };
     default: {
       const exhaustive: never = part;

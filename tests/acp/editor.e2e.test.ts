@@ -8,6 +8,7 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { availableCommandsUpdate } from "../../src/acp/commands.ts";
 import { INIT_PROMPT } from "../../src/commands/turn-commands.ts";
+import { IMAGE_OMITTED } from "../../src/llm/request.ts";
 import { rejection } from "../support/acp-fixture.ts";
 import { zedInitialize } from "../support/acp-harness.ts";
 import { type AcpProcess, spawnAcp } from "../support/acp-process.ts";
@@ -328,6 +329,14 @@ describe("prompt content", () => {
       ),
     });
     expect(model.requests).toHaveLength(1);
+    // The session goes on with that model: the earlier image becomes a note it can read.
+    model.script(textTurn("I cannot see it"));
+    await dsh.agent.request(m.prompt, { sessionId, prompt: text("and with this model?") });
+    const textOnly = model.requests[1]?.body.messages as { role: string; content: unknown }[];
+    expect(textOnly.find((message) => message.role === "user")?.content).toEqual([
+      { type: "text", text: "what is this?" },
+      { type: "text", text: IMAGE_OMITTED },
+    ]);
     expect((await dsh.closeStdin()).code).toBe(0);
 
     // The log keeps the image: a reload sends the same request, and shows a placeholder.
@@ -344,7 +353,7 @@ describe("prompt content", () => {
     });
     model.script(textTurn("still a dot"));
     await again.agent.request(m.prompt, { sessionId, prompt: text("and now?") });
-    const history = model.requests[1]?.body.messages as { role: string; content: unknown }[];
+    const history = model.requests[2]?.body.messages as { role: string; content: unknown }[];
     expect(history.find((message) => message.role === "user")?.content).toEqual(
       userMessage(model, 0),
     );
