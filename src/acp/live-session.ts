@@ -50,6 +50,8 @@ export interface LiveSession extends AcpPermissionTarget, AcpFormTarget, AsyncDi
    * first, so they never land in the middle of a turn; dropped if the session is disposed.
    */
   sendLater(ms: number, updates: readonly acp.SessionUpdate[]): void;
+  /** Moves what `sendLater` holds to `ms` from now; nothing when it holds nothing. */
+  postpone(ms: number): void;
   /** Cancels the running turn, if any. */
   cancel(): void;
   /** Resolves once no prompt is in flight. */
@@ -180,6 +182,11 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
       if (disposed !== undefined) return;
       if (deferred !== undefined) clearTimeout(deferred.timer);
       deferred = { timer: setTimeout(() => void send([]), ms), updates };
+    },
+    postpone(ms) {
+      if (deferred === undefined) return;
+      clearTimeout(deferred.timer);
+      deferred.timer = setTimeout(() => void send([]), ms);
     },
     cancel,
     settled: () => inFlight?.settled ?? Promise.resolve(),

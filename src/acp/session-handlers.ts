@@ -92,6 +92,9 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
     delete: (params: acp.DeleteSessionRequest) => deleteSession(deps, params.sessionId),
     setConfigOption(params: acp.SetSessionConfigOptionRequest): acp.SetSessionConfigOptionResponse {
       const session = table.require(params.sessionId);
+      // Zed applies saved defaults right after session/new and registers the session only
+      // then: the command list waits until that burst is over.
+      session.postpone(NEW_SESSION_COMMANDS_DELAY_MS);
       const change = configChange(params, session.handle.settings(), deps.models());
       const settings = session.handle.configure(change);
       return { configOptions: configOptions(settings, deps.models()) };
