@@ -35,9 +35,25 @@ async function sandboxLine(session: CommandSession, mode: string): Promise<strin
     : `${status.backend}, not working: ${status.reason ?? "unknown reason"}`;
 }
 
-/** The session's MCP servers and their state. */
+/** What `/status` shows of one MCP server. */
+interface McpServerView {
+  readonly name: string;
+  readonly state: string;
+  readonly tools: number;
+  readonly error?: string;
+}
+
+/** The session's MCP servers and their state: `github (ready, 12 tools), docs (failed: why)`. */
 function mcpLine(_session: CommandSession): string {
-  return "none"; // MERGE: list session.handle.mcpServers?.() (name and state) once the MCP client lands.
+  const servers: readonly McpServerView[] = []; // MERGE: _session.handle.mcpServers() once the MCP client lands
+  if (servers.length === 0) return "none";
+  return servers
+    .map((server) => {
+      if (server.error !== undefined) return `${server.name} (${server.state}: ${server.error})`;
+      if (server.state !== "ready") return `${server.name} (${server.state})`;
+      return `${server.name} (ready, ${server.tools} ${server.tools === 1 ? "tool" : "tools"})`;
+    })
+    .join(", ");
 }
 
 function count(n: number): string {
