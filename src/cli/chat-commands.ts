@@ -2,9 +2,13 @@
  * The chat's slash commands: `/help` and `/exit` belong to the chat; every other known
  * command runs through the shared commands module, like it does over ACP.
  */
-import type { AgentHandle, TurnOutcome } from "../agent/types.ts";
-import type { Composition } from "../app/compose.ts";
-import { SLASH_COMMANDS, findSlashCommand, runSlashCommand } from "../commands/index.ts";
+import type { TurnOutcome } from "../agent/types.ts";
+import {
+  type CommandSession,
+  SLASH_COMMANDS,
+  findSlashCommand,
+  runSlashCommand,
+} from "../commands/index.ts";
 import { errorMessage } from "../errors.ts";
 import { type CliIo, printError } from "./io.ts";
 import { describeOutcome } from "./outcome.ts";
@@ -18,7 +22,7 @@ export type ChatCommandResult = "exit" | "handled" | "prompt";
  */
 export async function runChatCommand(
   io: CliIo,
-  session: { readonly handle: AgentHandle; readonly composition: Composition },
+  session: Pick<CommandSession, "handle" | "models" | "sandbox">,
   text: string,
   turnRunning: (running: boolean) => void,
 ): Promise<ChatCommandResult> {
@@ -29,7 +33,6 @@ export async function runChatCommand(
   }
   const invocation = findSlashCommand(text);
   if (invocation === undefined) return "prompt";
-  const { handle, composition } = session;
   const runTurn = async (start: (signal: AbortSignal) => Promise<TurnOutcome>) => {
     turnRunning(true);
     try {
@@ -39,12 +42,7 @@ export async function runChatCommand(
     }
   };
   try {
-    const result = await runSlashCommand(invocation, {
-      handle,
-      models: composition.models,
-      sandbox: () => composition.runner.sandbox(),
-      runTurn,
-    });
+    const result = await runSlashCommand(invocation, { ...session, runTurn });
     if (result.type === "reply") io.stdout.write(`${result.text}\n`);
     else if (result.outcome.reason !== "end_turn") printError(io, describeOutcome(result.outcome));
   } catch (error) {

@@ -72,7 +72,12 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
       const text = line.trim();
       if (text === "") continue;
       if (text.startsWith("/")) {
-        const command = await runChatCommand(io, session, text, (running) => {
+        const commandSession = {
+          handle,
+          models: session.composition.models,
+          sandbox: () => session.composition.runner.sandbox(),
+        };
+        const command = await runChatCommand(io, commandSession, text, (running) => {
           turnRunning = running;
         });
         if (command === "exit") break;
