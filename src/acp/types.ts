@@ -1,7 +1,7 @@
 /** The ACP bridge's public surface: what the composition hands it and what it exposes. */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/types.ts";
-import type { ApprovalDecision, ApprovalRequest } from "../approval/types.ts";
+import type { ApprovalAnswer, AskedRequest } from "../approval/types.ts";
 import type { SandboxStatus } from "../exec/types.ts";
 import type { Logger } from "../log.ts";
 import type { AcpModel } from "./config-options.ts";
@@ -12,6 +12,11 @@ export interface RunAcpDeps {
   readonly service: AgentService;
   /** The models the `model` select offers (the catalog's, in order). */
   readonly models: () => readonly AcpModel[];
+  /**
+   * Whether an API key is there now; without one `session/new` answers `auth_required` so the
+   * editor shows its sign-in. Always true when absent.
+   */
+  readonly hasApiKey?: () => boolean;
   /** dsh's version, shown by clients in `agentInfo`. */
   readonly version: string;
   /** Some model takes images: `promptCapabilities.image` is advertised. Default false. */
@@ -37,9 +42,9 @@ export interface RunAcpDeps {
 /** A live session's way of asking its client for a decision on one of its tool calls. */
 export interface AcpPermissionTarget {
   requestPermission(
-    request: ApprovalRequest & { readonly toolCallId: string },
+    request: AskedRequest & { readonly toolCallId: string },
     signal: AbortSignal,
-  ): Promise<ApprovalDecision>;
+  ): Promise<ApprovalAnswer>;
 }
 
 /** Sessions live on an ACP connection register here while they are open. */

@@ -6,11 +6,12 @@ import { Writable } from "node:stream";
 import { createAcpApprovalAnswerer } from "../acp/approval.ts";
 import { createAcpQuestioner } from "../acp/elicitation.ts";
 import { runAcpServer } from "../acp/server.ts";
-import { createModelCatalog } from "../llm/catalog.ts";
 import { createLogger } from "../log.ts";
 import type { AgentService } from "../agent/types.ts";
 import { type Composition, compose } from "./compose.ts";
-import { loadConfig } from "./config.ts";
+import { createModelCatalog } from "../llm/catalog.ts";
+import { needsApiKey } from "../llm/local-endpoint.ts";
+import { currentApiKey, loadConfig } from "./config.ts";
 import { logLevelOf } from "./log-level.ts";
 
 /** Serves until stdin ends or SIGINT/SIGTERM/SIGHUP; resolves with the exit code. */
@@ -43,6 +44,11 @@ export async function runAcp(
     delete: (id) => composed().service.delete(id),
   };
 
+  // The catalog alone, so `initialize` is answered without composing the agent.
+  const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
+  // A default model on this machine (Ollama, LM Studio, ...) needs no key, so no sign-in.
+  const defaultEndpoint = catalog.default.baseUrl ?? config.baseUrl;
+
   const shutdown = new AbortController();
   const stop = () => shutdown.abort();
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
@@ -54,11 +60,9 @@ export async function runAcp(
     models: () => composed().models(),
     sandbox: () => composed().runner.sandbox(),
     version,
-    // The catalog alone, so `initialize` is answered without composing the agent.
-    images: createModelCatalog({ defaultModel: config.model, userModels: config.models })
-      .models()
-      .some((model) => model.vision === true),
+    images: catalog.models().some((model) => model.vision === true),
     logger,
+    hasApiKey: () => currentApiKey(config, env) !== undefined || !needsApiKey(defaultEndpoint),
     input: Bun.stdin.stream(),
     output,
     approvals,

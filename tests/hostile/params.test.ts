@@ -125,7 +125,6 @@ describe.concurrent("dsh acp params", () => {
       "nope",
       "session/set_mode",
       "session/fork",
-      "authenticate",
       "logout",
       "_dsh/secret",
       "_zed/anything",
