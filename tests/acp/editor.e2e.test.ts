@@ -12,6 +12,7 @@ import { IMAGE_OMITTED } from "../../src/llm/request.ts";
 import { rejection } from "../support/acp-fixture.ts";
 import { zedInitialize } from "../support/acp-harness.ts";
 import { type AcpProcess, spawnAcp } from "../support/acp-process.ts";
+import { sandboxStatus, sandboxTest } from "../exec/sandbox-support.ts";
 import { ensureBinary } from "../support/binary.ts";
 import { type ModelServer, startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
 
@@ -90,7 +91,7 @@ describe("slash commands", () => {
           "- model: deepseek-flash (DeepSeek Flash)",
           "- effort: high",
           "- permission: workspace-write",
-          "- sandbox: bwrap",
+          `- sandbox: ${sandboxStatus.ok ? sandboxStatus.backend : `${sandboxStatus.backend}, not working: ${sandboxStatus.reason}`}`,
           "- context: 15 of 1,048,576 tokens (0.0%)",
           "- cost: $0.0000",
           "- MCP servers: none",
@@ -362,7 +363,8 @@ describe("prompt content", () => {
 });
 
 describe("stderr", () => {
-  test("a clean session at the default level writes nothing to stderr", async () => {
+  // A command runs in this session: it needs the sandbox (sandboxTest skips, saying why, without one).
+  sandboxTest("a clean session at the default level writes nothing to stderr", async () => {
     await using model = await startModelServer();
     await using dsh = await started(model);
     const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
