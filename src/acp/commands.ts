@@ -6,6 +6,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { CommandInvocation, CommandSession } from "../commands/index.ts";
 import { SLASH_COMMANDS, findSlashCommand, runSlashCommand } from "../commands/index.ts";
+import { ConflictError } from "../errors.ts";
 import type { SandboxStatus } from "../exec/types.ts";
 import { type AcpModel, configOptions } from "./config-options.ts";
 import type { LiveSession } from "./live-session.ts";
@@ -41,13 +42,21 @@ export interface AcpCommandDeps {
   readonly sandbox?: () => Promise<SandboxStatus>;
 }
 
-/** Runs the command in `session`; throws what the command throws (InvalidInputError, ...). */
+/**
+ * Runs the command in `session`; throws what the command throws (InvalidInputError, ...), and
+ * ConflictError while a prompt runs, like any prompt: its answer must not land inside a turn.
+ */
 export async function runAcpCommand(
   invocation: CommandInvocation,
   session: LiveSession,
   deps: AcpCommandDeps,
   signal: AbortSignal,
 ): Promise<PromptSettlement> {
+  if (session.busy) {
+    throw new ConflictError(`a prompt is already running in session ${session.id}`, {
+      sessionId: session.id,
+    });
+  }
   const commandSession: CommandSession = {
     handle: session.handle,
     models: deps.models,

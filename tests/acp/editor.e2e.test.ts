@@ -220,6 +220,11 @@ describe("session/delete", () => {
     await model.received(0);
     const refused = await rejection(dsh.agent.request(m.delete, { sessionId }));
     expect(refused.code).toBe(-32600);
+    // A command is a prompt too: its answer never lands inside the running turn.
+    const status = await rejection(
+      dsh.agent.request(m.prompt, { sessionId, prompt: text("/status") }),
+    );
+    expect(status.code).toBe(-32600);
     release.resolve();
     expect(await running).toEqual({ stopReason: "end_turn" });
     const log = join(dsh.home, "sessions", `${sessionId}.jsonl`);
