@@ -35,14 +35,17 @@ function toUserContent(block: acp.ContentBlock, index: number): UserContent {
       };
     case "resource":
       return embedded(block.resource);
-    case "image":
-      checkImage(block.data, block.mimeType, index);
+    case "image": {
+      // Line-wrapped base64 (MIME style) is the same image.
+      const data = block.data.replace(/\s+/g, "");
+      checkImage(data, block.mimeType, index);
       return {
         type: "image",
         mimeType: block.mimeType.toLowerCase(),
-        data: block.data,
+        data,
         ...(block.uri == null ? {} : { uri: block.uri }),
       };
+    }
     case "audio":
       throw new InvalidInputError("audio content is not supported", { index, type: block.type });
     default: {

@@ -67,8 +67,15 @@ describe("embedded resources", () => {
 });
 
 describe("images", () => {
-  test("a PNG is kept as it came", () => {
-    expect(userContentOf([{ type: "image", data: PNG, mimeType: "image/png" }])).toEqual([
+  test("a PNG is kept as it came; line-wrapped base64 and an upper-case type are the same image", () => {
+    const wrapped = `${PNG.slice(0, 12)}\r\n${PNG.slice(12)}\n`;
+    expect(
+      userContentOf([
+        { type: "image", data: PNG, mimeType: "image/png" },
+        { type: "image", data: wrapped, mimeType: "IMAGE/PNG" },
+      ]),
+    ).toEqual([
+      { type: "image", data: PNG, mimeType: "image/png" },
       { type: "image", data: PNG, mimeType: "image/png" },
     ]);
   });
