@@ -46,6 +46,7 @@ export function initializeResponse(
       loadSession: true,
       promptCapabilities: { image: images, audio: false, embeddedContext: true },
       sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {} },
+      mcpCapabilities: { http: true, sse: true },
     },
     agentInfo: { name: "dsh", title: "dsh", version },
     authMethods: authMethods(capabilities),
@@ -56,6 +57,8 @@ export function initializeResponse(
 export interface ClientOptions extends PresentOptions {
   /** `elicitation.form` present and non-null: questions may be asked as forms. */
   readonly elicitForm: boolean;
+  /** `session.compaction` present and non-null: compactions become `compaction_update`s. */
+  readonly compaction?: boolean;
 }
 
 /** Only an explicit `true` turns Zed's terminal cards on; `{}` alone advertises no form mode. */
@@ -63,5 +66,6 @@ export function clientOptionsOf(capabilities: acp.ClientCapabilities | undefined
   return {
     terminalOutput: capabilities?._meta?.terminal_output === true,
     elicitForm: capabilities?.elicitation?.form != null,
+    compaction: capabilities?.session?.compaction != null,
   };
 }

@@ -6,6 +6,7 @@ import { errorMessage } from "../errors.ts";
 import { createCommandRunner } from "../exec/runner.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { silentLogger } from "../log.ts";
+import { mcpServerChecks } from "./doctor-mcp.ts";
 import type { CliIo } from "./io.ts";
 
 interface Check {
@@ -38,6 +39,7 @@ export async function runDoctor(io: CliIo): Promise<number> {
     await sandboxCheck(io, config),
     stateDirCheck(config),
     await localServersCheck(),
+    ...(await mcpServerChecks(io, config)),
   ];
   for (const check of checks)
     io.stdout.write(`${check.ok ? "✓" : "✗"} ${check.name}: ${check.detail}\n`);

@@ -49,6 +49,11 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
         case "turn_start":
         case "usage":
           return;
+        case "compaction":
+          if (event.status === "completed") activity(dim("▸ context compacted"));
+          else if (event.status === "failed")
+            activity(dim(`▸ ${event.error ?? "compaction failed"}`));
+          return;
         case "reasoning_delta":
           if (last !== "reasoning") breakLine();
           options.activity.write(dim(event.text));
@@ -86,6 +91,12 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           breakLine();
           last = "none";
           return;
+        case "notice": {
+          const description = event.description === undefined ? "" : `: ${event.description}`;
+          const mark = event.severity === "info" ? dim("•") : red("!");
+          activity(`${mark} ${event.title}${description}`);
+          return;
+        }
         default: {
           const unhandled: never = event;
           throw new Error(`unhandled live event ${JSON.stringify(unhandled)}`);

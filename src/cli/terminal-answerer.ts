@@ -50,6 +50,13 @@ function detailOf(intent: RenderIntent): string {
         .map((line) => `  ${line}\n`)
         .join("");
     case "generic":
+      // An MCP call: its server, tool and arguments (bounded; the arguments can be long).
+      return (intent.text ?? "")
+        .split("\n")
+        .filter((line) => line !== "")
+        .slice(0, 20)
+        .map((line) => `  ${line}\n`)
+        .join("");
     case "plan":
       return "";
     default: {

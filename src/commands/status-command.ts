@@ -35,17 +35,9 @@ async function sandboxLine(session: CommandSession, mode: string): Promise<strin
     : `${status.backend}, not working: ${status.reason ?? "unknown reason"}`;
 }
 
-/** What `/status` shows of one MCP server. */
-interface McpServerView {
-  readonly name: string;
-  readonly state: string;
-  readonly tools: number;
-  readonly error?: string;
-}
-
 /** The session's MCP servers and their state: `github (ready, 12 tools), docs (failed: why)`. */
-function mcpLine(_session: CommandSession): string {
-  const servers: readonly McpServerView[] = []; // MERGE: _session.handle.mcpServers() once the MCP client lands
+function mcpLine(session: CommandSession): string {
+  const servers = session.handle.mcpServers();
   if (servers.length === 0) return "none";
   return servers
     .map((server) => {

@@ -69,6 +69,7 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
       case "turn_start":
       case "prompt_submit":
       case "usage":
+      case "compaction":
       case "turn_end":
       case "sandbox_mode":
       case "approval_policy":
@@ -124,6 +125,21 @@ export function renderUserContent(content: readonly UserContent[]): UserText {
   }
   if (parts.every((part) => part.type === "text")) return parts.map((p) => p.text).join("\n\n");
   return parts;
+}
+
+/** Characters an image stands for in `userContentText`: about what a provider bills for one. */
+const IMAGE_TEXT_WEIGHT = 4_000;
+
+/**
+ * A user message as plain text, each image as a placeholder of about its weight: for token
+ * estimates, never for a request.
+ */
+export function userContentText(content: readonly UserContent[]): string {
+  return content
+    .map((block) =>
+      block.type === "image" ? `[image]${" ".repeat(IMAGE_TEXT_WEIGHT)}` : blockText(block),
+    )
+    .join("\n\n");
 }
 
 function blockText(block: Exclude<UserContent, { type: "image" }>): string {

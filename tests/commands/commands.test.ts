@@ -32,6 +32,11 @@ function recordingSession(): { session: CommandSession; calls: unknown[] } {
       return settings;
     },
     status: () => status,
+    mcpServers: () => [
+      { name: "github", state: "ready", tools: 12 },
+      { name: "docs", state: "failed", tools: 0, error: "connection refused" },
+      { name: "slow", state: "starting", tools: 0 },
+    ],
     async compact(options: { focus?: string; signal: AbortSignal }) {
       calls.push({ compact: options.focus ?? null });
       return outcome;
@@ -133,7 +138,7 @@ describe("slash commands", () => {
         "- sandbox: bwrap",
         "- context: 1,234 of 100,000 tokens (1.2%)",
         "- cost: $0.5000",
-        "- MCP servers: none",
+        "- MCP servers: github (ready, 12 tools), docs (failed: connection refused), slow (starting)",
       ].join("\n"),
     });
   });
