@@ -133,7 +133,7 @@ describe("slash commands", () => {
 });
 
 describe("turn commands", () => {
-  test("/init runs a turn that writes AGENTS.md", async () => {
+  test("/init runs a turn that writes AGENTS.md; /compact compacts with its focus", async () => {
     await using model = await startModelServer();
     await using dsh = await started(model);
     const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
@@ -146,6 +146,20 @@ describe("turn commands", () => {
     expect(init).toEqual({ stopReason: "end_turn" });
     expect(readFileSync(join(dsh.cwd, "AGENTS.md"), "utf8")).toBe(agents);
     expect(userMessage(model, 0)).toBe(INIT_PROMPT);
+
+    // /compact runs the session's compaction as the prompt's turn, weighted to its focus.
+    model.script(textTurn("SUMMARY: AGENTS.md written."), textTurn("ok"));
+    const compact = await dsh.agent.request(m.prompt, {
+      sessionId,
+      prompt: text("/compact the AGENTS.md work"),
+    });
+    expect(compact).toEqual({ stopReason: "end_turn" });
+    expect(JSON.stringify(model.requests[2]?.body.messages)).toContain("the AGENTS.md work");
+    await dsh.agent.request(m.prompt, { sessionId, prompt: text("next") });
+    expect(JSON.stringify(model.requests[3]?.body.messages)).toContain(
+      "SUMMARY: AGENTS.md written.",
+    );
+    expect(JSON.stringify(model.requests[3]?.body.messages)).not.toContain("Run `bun test`");
     expect(dsh.problems).toEqual([]);
   });
 });
