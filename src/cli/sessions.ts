@@ -9,10 +9,10 @@ import type { CliIo } from "./io.ts";
  * Lists the sessions, or deletes the one `args.remove` names. A session open for writing (by a
  * running dsh) is not deleted: the store's ConflictError names the process holding it.
  */
-export async function runSessions(io: CliIo, args?: ParsedArgs): Promise<number> {
+export async function runSessions(io: CliIo, args: ParsedArgs): Promise<number> {
   const config = loadConfig(io.env);
   const store = createSessionStore({ home: config.home, logger: silentLogger });
-  if (args?.remove !== undefined) {
+  if (args.remove !== undefined) {
     await store.delete(args.remove);
     io.stdout.write(`deleted session ${args.remove}\n`);
     return 0;
