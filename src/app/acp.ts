@@ -12,7 +12,7 @@ import { type Composition, compose } from "./compose.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { needsApiKey } from "../llm/local-endpoint.ts";
 import { currentApiKey, loadConfig } from "./config.ts";
-import { logLevelOf } from "./log-level.ts";
+import { logSettingsOf } from "./log-level.ts";
 
 /** Serves until stdin ends or SIGINT/SIGTERM/SIGHUP; resolves with the exit code. */
 export async function runAcp(
@@ -20,8 +20,8 @@ export async function runAcp(
   version: string,
 ): Promise<number> {
   const config = loadConfig(env);
-  const { level, problem } = logLevelOf(env, config.log);
-  const logger = createLogger({ destination: config.log, level });
+  const { destination, level, problem } = logSettingsOf(env, config.log);
+  const logger = createLogger({ destination, level });
   if (problem !== undefined) logger.warn(problem);
   const approvals = createAcpApprovalAnswerer();
   const questions = createAcpQuestioner({ logger });

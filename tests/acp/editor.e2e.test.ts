@@ -397,11 +397,15 @@ describe("stderr", () => {
     expect(await dsh.stderr()).toBe("");
   });
 
-  test("DSH_LOG_LEVEL=info brings back the informational lines; a bad level is named", async () => {
+  test("DSH_LOG_LEVEL=info, or DSH_LOG=debug, brings back more lines; a bad level is named", async () => {
     await using model = await startModelServer();
     await using info = await started(model, { DSH_LOG_LEVEL: "info" });
     expect((await info.closeStdin()).code).toBe(0);
     expect(await info.stderr()).toContain("INFO client connected");
+    await using named = await started(model, { DSH_LOG: "debug" });
+    expect((await named.closeStdin()).code).toBe(0);
+    expect(await named.stderr()).toContain("INFO client connected");
+    expect(existsSync(join(named.cwd, "debug"))).toBe(false);
     await using bad = await started(model, { DSH_LOG_LEVEL: "loud" });
     expect((await bad.closeStdin()).code).toBe(0);
     expect(await bad.stderr()).toContain(
