@@ -248,9 +248,10 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     cwd: log.header.cwd,
 
     async prompt(content, signal) {
-      if (!disposing && !running && !hasContent(content))
-        throw new InvalidInputError("the prompt is empty");
-      checkContentForModel(content, deps.catalog.get(settings().model), deps.catalog.models());
+      if (!disposing && !running) {
+        if (!hasContent(content)) throw new InvalidInputError("the prompt is empty");
+        checkContentForModel(content, deps.catalog.get(settings().model), deps.catalog.models());
+      }
       return launch(signal, (turnId, controller) => promptTurn(turnId, controller, content));
     },
 
