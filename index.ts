@@ -34,7 +34,7 @@ async function main(argv: readonly string[]): Promise<number> {
       case "chat":
         return await (await import("./src/cli/chat.ts")).runChat(io, args);
       case "sessions":
-        return await (await import("./src/cli/sessions.ts")).runSessions(io);
+        return await (await import("./src/cli/sessions.ts")).runSessions(io, args);
       case "login":
         return await (await import("./src/cli/login.ts")).runLogin(io);
       case "logout":

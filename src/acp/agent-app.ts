@@ -4,6 +4,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/types.ts";
+import type { SandboxStatus } from "../exec/types.ts";
 import type { Logger } from "../log.ts";
 import {
   type ClientOptions,
@@ -13,6 +14,7 @@ import {
 } from "./capabilities.ts";
 import type { AcpModel } from "./config-options.ts";
 import { toRequestError, turnError } from "./errors.ts";
+import { commandOf, runAcpCommand } from "./commands.ts";
 import { userContentOf } from "./prompt-content.ts";
 import { createSessionHandlers } from "./session-handlers.ts";
 import type { SessionTable } from "./sessions.ts";
@@ -22,6 +24,8 @@ export interface AgentAppDeps {
   readonly service: AgentService;
   readonly models: () => readonly AcpModel[];
   readonly version: string;
+  readonly images?: boolean;
+  readonly sandbox?: () => Promise<SandboxStatus>;
   readonly logger: Logger;
   readonly table: SessionTable;
   /** Receives what the client supports once `initialize` arrives. */
@@ -46,7 +50,7 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
         clientVersion: params.clientInfo?.version,
         protocolVersion: params.protocolVersion,
       });
-      return initializeResponse(deps.version, params.clientCapabilities);
+      return initializeResponse(deps.version, params.clientCapabilities, deps.images ?? false);
     })
     .onRequest(m.authenticate, () => {
       if (deps.hasApiKey()) return {};
@@ -67,14 +71,20 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
     .onRequest(m.session.close, ({ params }) =>
       guard(() => sessions.close(params), params.sessionId),
     )
+    .onRequest(m.session.delete, ({ params }) =>
+      guard(() => sessions.delete(params), params.sessionId),
+    )
     .onRequest(m.session.setConfigOption, ({ params }) =>
       guard(async () => sessions.setConfigOption(params), params.sessionId),
     )
     .onRequest(m.session.prompt, ({ params, signal }) =>
       guard(async (): Promise<acp.PromptResponse> => {
         const session = table.require(params.sessionId);
-        const content = userContentOf(params.prompt);
-        const settlement = settlementOf(await session.prompt(content, signal));
+        const command = commandOf(params.prompt);
+        const settlement =
+          command === undefined
+            ? settlementOf(await session.prompt(userContentOf(params.prompt), signal))
+            : await runAcpCommand(command, session, deps, signal);
         if (settlement.type === "error") throw turnError(settlement.error);
         return { stopReason: settlement.stopReason };
       }, params.sessionId),

@@ -31,17 +31,21 @@ export function authMethods(capabilities: acp.ClientCapabilities | undefined): a
   ];
 }
 
-/** The `initialize` answer: always protocol version 1, whatever the client asked for. */
+/**
+ * The `initialize` answer: always protocol version 1, whatever the client asked for. Images
+ * are advertised when some model of the catalog has vision (`images`).
+ */
 export function initializeResponse(
   version: string,
   capabilities?: acp.ClientCapabilities,
+  images = false,
 ): acp.InitializeResponse {
   return {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentCapabilities: {
       loadSession: true,
-      promptCapabilities: { image: false, audio: false, embeddedContext: false },
-      sessionCapabilities: { list: {}, close: {}, resume: {} },
+      promptCapabilities: { image: images, audio: false, embeddedContext: true },
+      sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {} },
       mcpCapabilities: { http: true, sse: true },
     },
     agentInfo: { name: "dsh", title: "dsh", version },

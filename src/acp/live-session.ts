@@ -11,7 +11,7 @@ import { ConflictError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { decisionOf, permissionParams } from "./approval.ts";
 import type { ClientOptions } from "./capabilities.ts";
-import { titleOf } from "./title.ts";
+import { promptTitle } from "../session/folds.ts";
 import type { AcpFormTarget, AcpPermissionTarget } from "./types.ts";
 import { createUpdateMapper } from "./update-mapper.ts";
 import { createWaiters } from "./waiters.ts";
@@ -37,6 +37,21 @@ export interface LiveSession extends AcpPermissionTarget, AcpFormTarget, AsyncDi
    * prompt is in flight; aborting `signal` cancels the turn (it still resolves `cancelled`).
    */
   prompt(content: readonly UserContent[], signal: AbortSignal): Promise<TurnOutcome>;
+  /**
+   * Runs a turn `start` begins on the handle (a prompt, a compaction) as the prompt in flight,
+   * with the same rules as `prompt`: one at a time, resolved once its updates are written.
+   */
+  runTurn(
+    start: (signal: AbortSignal) => Promise<TurnOutcome>,
+    signal: AbortSignal,
+  ): Promise<TurnOutcome>;
+  /**
+   * Sends `updates` after `ms`, or before anything else this session sends if that comes
+   * first, so they never land in the middle of a turn; dropped if the session is disposed.
+   */
+  sendLater(ms: number, updates: readonly acp.SessionUpdate[]): void;
+  /** Moves what `sendLater` holds to `ms` from now; nothing when it holds nothing. */
+  postpone(ms: number): void;
   /** Cancels the running turn, if any. */
   cancel(): void;
   /** Resolves once no prompt is in flight. */
@@ -55,8 +70,21 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
   let sendFailed = false;
   let inFlight: { controller: AbortController; settled: Promise<void> } | undefined;
   let disposed: Promise<void> | undefined;
+  let deferred:
+    | { timer: ReturnType<typeof setTimeout>; updates: readonly acp.SessionUpdate[] }
+    | undefined;
 
   const send = async (updates: readonly acp.SessionUpdate[]) => {
+    if (deferred !== undefined) {
+      const early = deferred;
+      deferred = undefined;
+      clearTimeout(early.timer);
+      await sendNow(early.updates);
+    }
+    await sendNow(updates);
+  };
+
+  const sendNow = async (updates: readonly acp.SessionUpdate[]) => {
     for (const update of updates) {
       try {
         await client.notify(acp.methods.client.session.update, { sessionId, update });
@@ -78,7 +106,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     }
     if (event.type === "turn_start" && !titled) {
       titled = true;
-      const title = titleOf(event.content);
+      const title = promptTitle(event.content);
       if (title !== undefined) await send([{ sessionUpdate: "session_info_update", title }]);
     }
     await send(mapper.map(event));
@@ -111,6 +139,35 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     handle.cancel();
   };
 
+  const runTurn = async (
+    start: (signal: AbortSignal) => Promise<TurnOutcome>,
+    signal: AbortSignal,
+  ): Promise<TurnOutcome> => {
+    if (disposed !== undefined)
+      throw new ConflictError(`session ${sessionId} is closed`, { sessionId });
+    if (inFlight !== undefined) {
+      throw new ConflictError(`a prompt is already running in session ${sessionId}`, {
+        sessionId,
+      });
+    }
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    signal.addEventListener("abort", abort, { once: true });
+    if (signal.aborted) controller.abort();
+    const run = (async () => {
+      const outcome = await start(controller.signal);
+      await turns.wait(outcome.turnId);
+      return outcome;
+    })();
+    inFlight = { controller, settled: run.then(noop, noop) };
+    try {
+      return await run;
+    } finally {
+      signal.removeEventListener("abort", abort);
+      inFlight = undefined;
+    }
+  };
+
   return {
     id: sessionId,
     handle,
@@ -118,30 +175,18 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
       return inFlight !== undefined;
     },
     send,
-    async prompt(content, signal) {
-      if (disposed !== undefined)
-        throw new ConflictError(`session ${sessionId} is closed`, { sessionId });
-      if (inFlight !== undefined) {
-        throw new ConflictError(`a prompt is already running in session ${sessionId}`, {
-          sessionId,
-        });
-      }
-      const controller = new AbortController();
-      const abort = () => controller.abort();
-      signal.addEventListener("abort", abort, { once: true });
-      if (signal.aborted) controller.abort();
-      const run = (async () => {
-        const outcome = await handle.prompt(content, controller.signal);
-        await turns.wait(outcome.turnId);
-        return outcome;
-      })();
-      inFlight = { controller, settled: run.then(noop, noop) };
-      try {
-        return await run;
-      } finally {
-        signal.removeEventListener("abort", abort);
-        inFlight = undefined;
-      }
+    prompt: (content, signal) =>
+      runTurn((turnSignal) => handle.prompt(content, turnSignal), signal),
+    runTurn,
+    sendLater(ms, updates) {
+      if (disposed !== undefined) return;
+      if (deferred !== undefined) clearTimeout(deferred.timer);
+      deferred = { timer: setTimeout(() => void send([]), ms), updates };
+    },
+    postpone(ms) {
+      if (deferred === undefined) return;
+      clearTimeout(deferred.timer);
+      deferred.timer = setTimeout(() => void send([]), ms);
     },
     cancel,
     settled: () => inFlight?.settled ?? Promise.resolve(),
@@ -182,6 +227,8 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     },
     [Symbol.asyncDispose]() {
       disposed ??= (async () => {
+        if (deferred !== undefined) clearTimeout(deferred.timer);
+        deferred = undefined;
         cancel();
         await inFlight?.settled;
         try {

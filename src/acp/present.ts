@@ -24,6 +24,8 @@ export function kindOf(intent: RenderIntent): ToolKind {
       return "execute";
     case "diff":
       return "edit";
+    case "plan":
+      return "think";
     default: {
       const exhaustive: never = intent;
       return exhaustive;
@@ -42,6 +44,7 @@ export function locationsOf(intent: RenderIntent): acp.ToolCallLocation[] {
     case "diff":
       return (intent.locations ?? [{ path: intent.path }]).map(toAcpLocation);
     case "terminal":
+    case "plan":
       return [];
     default: {
       const exhaustive: never = intent;
@@ -73,6 +76,9 @@ export function contentOf(
       return options.terminalOutput
         ? [{ type: "terminal", terminalId: toolCallId }]
         : [textContent(terminalText(intent))];
+    case "plan":
+      // Shown as a `plan` update, not a card (update-mapper.ts); this is for a card anyway.
+      return [textContent(intent.entries.map((e) => `- [${e.status}] ${e.content}`).join("\n"))];
     default: {
       const exhaustive: never = intent;
       return exhaustive;

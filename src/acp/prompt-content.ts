@@ -1,11 +1,17 @@
 /**
- * `session/prompt` content → the agent's user content. dsh advertises no image, audio or
- * embedded-context support, so only text and resource links are accepted; anything else, or a
- * prompt with nothing in it, is invalid params before any model request.
+ * `session/prompt` content → the agent's user content. Text, resource links, embedded
+ * resources and images are accepted; audio, or a prompt with nothing in it, is invalid params
+ * before any model request. Embedded text is bounded like a file read; a binary resource is
+ * named, not inlined; an image must be a common format whose bytes match its MIME type.
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import { InvalidInputError } from "../errors.ts";
 import type { UserContent } from "../session/events.ts";
+import { uriName } from "../session/folds.ts";
+import { MAX_EMBEDDED_CHARS, boundEmbeddedText } from "../tools/embedded-text.ts";
+import { checkImage } from "./image-content.ts";
+
+export { MAX_EMBEDDED_CHARS };
 
 /** Converts a prompt; throws InvalidInputError for unsupported blocks or an empty prompt. */
 export function userContentOf(prompt: readonly acp.ContentBlock[]): UserContent[] {
@@ -27,16 +33,37 @@ function toUserContent(block: acp.ContentBlock, index: number): UserContent {
         ...(block.title == null ? {} : { title: block.title }),
         ...(block.mimeType == null ? {} : { mimeType: block.mimeType }),
       };
-    case "image":
-    case "audio":
     case "resource":
-      throw new InvalidInputError(
-        `${block.type} content is not supported (dsh accepts text and resource_link blocks)`,
-        { index, type: block.type },
-      );
+      return embedded(block.resource);
+    case "image": {
+      // Line-wrapped base64 (MIME style) is the same image.
+      const data = block.data.replace(/\s+/g, "");
+      checkImage(data, block.mimeType, index);
+      return {
+        type: "image",
+        mimeType: block.mimeType.toLowerCase(),
+        data,
+        ...(block.uri == null ? {} : { uri: block.uri }),
+      };
+    }
+    case "audio":
+      throw new InvalidInputError("audio content is not supported", { index, type: block.type });
     default: {
       const exhaustive: never = block;
       return exhaustive;
     }
   }
+}
+
+function embedded(resource: acp.EmbeddedResourceResource): UserContent {
+  const mimeType = resource.mimeType == null ? {} : { mimeType: resource.mimeType };
+  if (!("text" in resource)) {
+    return { type: "resource_link", uri: resource.uri, name: uriName(resource.uri), ...mimeType };
+  }
+  return {
+    type: "resource",
+    uri: resource.uri,
+    text: boundEmbeddedText(resource.uri, resource.text),
+    ...mimeType,
+  };
 }

@@ -94,7 +94,9 @@ export function replayUpdates(
   // A turn with a start and no end was interrupted by a crash: its open calls failed.
   updates.push(...mapper.closeAll());
   updates.push(...usageNow(events));
-  return updates;
+  // Each plan replaces the one before: only the latest is the session's plan.
+  const latestPlan = updates.findLastIndex((u) => u.sessionUpdate === "plan");
+  return updates.filter((u, index) => u.sessionUpdate !== "plan" || index === latestPlan);
 }
 
 /** The context meter and the session's cost as of the end of the log, when it knows them. */
@@ -111,7 +113,10 @@ function usageNow(events: readonly SessionEvent[]): acp.SessionUpdate[] {
   ];
 }
 
-/** A logged user block as the ACP content block it came from. */
+/** How a replayed transcript shows an image the user sent (its bytes stay in the log). */
+export const IMAGE_PLACEHOLDER = "[image]";
+
+/** A logged user block as the ACP content block it came from (an image as a placeholder). */
 export function userBlock(content: UserContent): acp.ContentBlock {
   switch (content.type) {
     case "text":
@@ -124,6 +129,18 @@ export function userBlock(content: UserContent): acp.ContentBlock {
         ...(content.title == null ? {} : { title: content.title }),
         ...(content.mimeType == null ? {} : { mimeType: content.mimeType }),
       };
+    case "resource":
+      return {
+        type: "resource",
+        resource: {
+          uri: content.uri,
+          text: content.text,
+          ...(content.mimeType == null ? {} : { mimeType: content.mimeType }),
+        },
+      };
+    case "image":
+      // The log keeps the image for the model; the transcript shows a short placeholder.
+      return { type: "text", text: IMAGE_PLACEHOLDER };
     default: {
       const exhaustive: never = content;
       return exhaustive;

@@ -10,6 +10,7 @@ import { type AcpModel, configChange, configOptions } from "./config-options.ts"
 import { checkCwd, checkCwdText, checkSameCwd } from "../session/cwd.ts";
 import type { LiveSession } from "./live-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
+import { NEW_SESSION_COMMANDS_DELAY_MS, availableCommandsUpdate } from "./commands.ts";
 import { mcpServerSpecs } from "./mcp-servers.ts";
 import { replayUpdates } from "./replay.ts";
 import type { SessionTable } from "./sessions.ts";
@@ -46,6 +47,8 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
         existing ??
         (await table.open(() => service.resume(sessionId, { cwd, mcpServers }), client));
       if (replay) await session.send(replayUpdates(session.handle.history(), deps.clientOptions()));
+      // The client knows a loaded or resumed id before it asked, so this lands (zed.md §2).
+      await session.send([availableCommandsUpdate()]);
       return { configOptions: optionsOf(session) };
     });
   };
@@ -61,6 +64,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
         () => service.create({ cwd: params.cwd, mcpServers }),
         client,
       );
+      session.sendLater(NEW_SESSION_COMMANDS_DELAY_MS, [availableCommandsUpdate()]);
       return { sessionId: session.id, configOptions: optionsOf(session) };
     },
     load: (
@@ -90,8 +94,12 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       await table.close(params.sessionId);
       return {};
     },
+    delete: (params: acp.DeleteSessionRequest) => deleteSession(deps, params.sessionId),
     setConfigOption(params: acp.SetSessionConfigOptionRequest): acp.SetSessionConfigOptionResponse {
       const session = table.require(params.sessionId);
+      // Zed applies saved defaults right after session/new and registers the session only
+      // then: the command list waits until that burst is over.
+      session.postpone(NEW_SESSION_COMMANDS_DELAY_MS);
       const change = configChange(params, session.handle.settings(), deps.models());
       const settings = session.handle.configure(change);
       return { configOptions: configOptions(settings, deps.models()) };
@@ -106,6 +114,29 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
 export function checkSessionId(id: string): void {
   const hostile = id === "" || id.length > 256 || id.startsWith(".") || /[/\\\0:]/.test(id);
   if (hostile) throw new InvalidInputError("malformed session id", { sessionId: id.slice(0, 256) });
+}
+
+/**
+ * `session/delete`: a live session is closed first, unless a prompt runs in it (ConflictError:
+ * the client cancels first) or it is loading; then its log is removed. The id stays reserved
+ * meanwhile, so no load or prompt can slip in between.
+ */
+async function deleteSession(
+  deps: SessionHandlerDeps,
+  sessionId: string,
+): Promise<acp.DeleteSessionResponse> {
+  checkSessionId(sessionId);
+  const live = deps.table.get(sessionId);
+  if (live?.busy === true) {
+    throw new ConflictError(`session ${sessionId} is running a prompt; cancel it first`, {
+      sessionId,
+    });
+  }
+  return deps.table.reserve(sessionId, async () => {
+    if (deps.table.get(sessionId) !== undefined) await deps.table.close(sessionId);
+    await deps.service.delete(sessionId);
+    return {};
+  });
 }
 
 /** A live session can be loaded again only when idle and for the same directory. */

@@ -2,6 +2,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/types.ts";
 import type { ApprovalAnswer, AskedRequest } from "../approval/types.ts";
+import type { SandboxStatus } from "../exec/types.ts";
 import type { Logger } from "../log.ts";
 import type { AcpModel } from "./config-options.ts";
 
@@ -18,6 +19,10 @@ export interface RunAcpDeps {
   readonly hasApiKey?: () => boolean;
   /** dsh's version, shown by clients in `agentInfo`. */
   readonly version: string;
+  /** Some model takes images: `promptCapabilities.image` is advertised. Default false. */
+  readonly images?: boolean;
+  /** The sandbox backend's probe, for `/status`. */
+  readonly sandbox?: () => Promise<SandboxStatus>;
   readonly logger: Logger;
   /** Bytes from the client (stdin). Its end is the end of the connection. */
   readonly input: ReadableStream<Uint8Array>;

@@ -48,6 +48,8 @@ interface OpenCall {
 export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
   const now = options.now ?? (() => performance.now());
   const open = new Map<string, OpenCall>();
+  /** Calls shown as a plan rather than a tool call: the rest of their life is not shown. */
+  const quiet = new Set<string>();
 
   const close = (callId: string, call: OpenCall): acp.SessionUpdate[] => {
     open.delete(callId);
@@ -81,6 +83,10 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
         case "text_delta":
           return event.text === "" ? [] : [chunk("agent_message_chunk", event.text)];
         case "tool_call":
+          if (event.intent.type === "plan") {
+            quiet.add(event.callId);
+            return [{ sessionUpdate: "plan", entries: event.intent.entries }];
+          }
           open.set(event.callId, {
             turnId: event.turnId,
             intent: event.intent,
@@ -102,6 +108,8 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
         case "tool_progress":
           return progress(event.callId, event.chunk);
         case "tool_result": {
+          // The plan went out with the call; a client never saw a card to update.
+          if (quiet.delete(event.callId)) return [];
           const call = open.get(event.callId);
           open.delete(event.callId);
           return presentResult(
@@ -129,6 +137,7 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
         case "compaction":
           return compactionUpdates(event, options.compaction === true);
         case "turn_end":
+          quiet.clear();
           return [...open]
             .filter(([, call]) => call.turnId === event.turnId)
             .flatMap(([id, call]) => close(id, call));

@@ -14,8 +14,12 @@ import { foldSettings } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
 import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
+import type { SecretPlaces } from "../tools/credential-paths.ts";
+import { readMentionedFile } from "../tools/mentioned-file.ts";
 import { compactContext } from "./compaction.ts";
+import { checkContentForModel } from "./content-check.ts";
 import { createEventHub } from "./event-hub.ts";
+import { embedMentionedFiles } from "./mentions.ts";
 import type { NoticeBox } from "./notices.ts";
 import { runTurnLoop } from "./turn.ts";
 import type {
@@ -60,6 +64,8 @@ export interface AgentHandleDeps extends AgentCollaborators {
   readonly root: string;
   readonly maxRequests: number;
   readonly systemPrompt: string;
+  /** What is never read into a prompt from a link: credential stores, dsh's state. */
+  readonly secrets: SecretPlaces;
   readonly onDispose: () => void;
 }
 
@@ -188,8 +194,11 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   async function promptTurn(
     turnId: string,
     controller: AbortController,
-    content: readonly UserContent[],
+    prompt: readonly UserContent[],
   ): Promise<TurnOutcome> {
+    const content = await embedMentionedFiles(prompt, (uri) =>
+      readMentionedFile(deps.root, uri, deps.secrets, controller.signal),
+    );
     log.append({ type: "turn_start", turnId });
     log.append({ type: "user_message", turnId, content: [...content] });
     log.append({ type: "prompt_submit", turnId });
@@ -239,8 +248,10 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     cwd: log.header.cwd,
 
     async prompt(content, signal) {
-      if (!disposing && !running && !hasContent(content))
-        throw new InvalidInputError("the prompt is empty");
+      if (!disposing && !running) {
+        if (!hasContent(content)) throw new InvalidInputError("the prompt is empty");
+        checkContentForModel(content, deps.catalog.get(settings().model), deps.catalog.models());
+      }
       return launch(signal, (turnId, controller) => promptTurn(turnId, controller, content));
     },
 

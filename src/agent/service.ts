@@ -110,6 +110,11 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
     },
 
     list: () => deps.store.list(),
+
+    async delete(id) {
+      if (live.has(id)) throw new ConflictError(`session ${id} is open`, { sessionId: id });
+      await deps.store.delete(id);
+    },
   };
 }
 

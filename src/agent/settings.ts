@@ -7,13 +7,28 @@ import type { SessionSettings } from "./types.ts";
 
 const EffortSchema = v.picklist(["off", "low", "high", "max"]);
 
-/** Returns the change if every field is valid; InvalidInputError naming the bad field otherwise. */
+/** Longest model id taken; real ids are far shorter. */
+const MAX_MODEL_ID = 200;
+const MODEL_ID = new RegExp(`^[^\\s\\p{Cc}]{1,${MAX_MODEL_ID}}$`, "u");
+
+/**
+ * Returns the change if every field is valid; InvalidInputError naming the bad field otherwise.
+ * A model id the catalog does not know is used as-is (like `--model` and `DSH_MODEL`), with
+ * generic settings; only a malformed one (empty, with whitespace, too long) is refused.
+ */
 export function validateSettingsChange(
   change: Partial<SessionSettings>,
   catalog: { models(): readonly ModelInfo[] },
 ): Partial<SessionSettings> {
-  if (change.model !== undefined && !catalog.models().some((model) => model.id === change.model)) {
-    throw new InvalidInputError(`unknown model: ${change.model}`, { model: change.model });
+  const { model } = change;
+  const known = model !== undefined && catalog.models().some((m) => m.id === model);
+  if (model !== undefined && !known && !MODEL_ID.test(model)) {
+    throw new InvalidInputError(
+      `malformed model id: ${JSON.stringify(model.slice(0, MAX_MODEL_ID))}`,
+      {
+        model: model.slice(0, MAX_MODEL_ID),
+      },
+    );
   }
   if (change.effort !== undefined && !v.is(EffortSchema, change.effort)) {
     throw new InvalidInputError(`unknown effort: ${String(change.effort)}`);

@@ -172,4 +172,9 @@ export interface AgentService {
    */
   resume(id: string, options?: { cwd?: string } & SessionOpenOptions): Promise<AgentHandle>;
   list(): Promise<SessionSummary[]>;
+  /**
+   * Deletes a saved session's log. ConflictError while the session is open (in this process:
+   * dispose its handle first; or in another); NotFoundError for an unknown id.
+   */
+  delete(id: string): Promise<void>;
 }

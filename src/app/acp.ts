@@ -12,6 +12,7 @@ import { type Composition, compose } from "./compose.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { needsApiKey } from "../llm/local-endpoint.ts";
 import { currentApiKey, loadConfig } from "./config.ts";
+import { logSettingsOf } from "./log-level.ts";
 
 /** Serves until stdin ends or SIGINT/SIGTERM/SIGHUP; resolves with the exit code. */
 export async function runAcp(
@@ -19,7 +20,9 @@ export async function runAcp(
   version: string,
 ): Promise<number> {
   const config = loadConfig(env);
-  const logger = createLogger({ destination: config.log, level: "info" });
+  const { destination, level, problem } = logSettingsOf(env, config.log);
+  const logger = createLogger({ destination, level });
+  if (problem !== undefined) logger.warn(problem);
   const approvals = createAcpApprovalAnswerer();
   const questions = createAcpQuestioner({ logger });
   // Composed at the first session request, so `initialize` is answered without waiting for it.
@@ -38,14 +41,13 @@ export async function runAcp(
     create: (options) => composed().service.create(options),
     resume: (id, options) => composed().service.resume(id, options),
     list: () => composed().service.list(),
+    delete: (id) => composed().service.delete(id),
   };
 
+  // The catalog alone, so `initialize` is answered without composing the agent.
+  const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
   // A default model on this machine (Ollama, LM Studio, ...) needs no key, so no sign-in.
-  const defaultModel = createModelCatalog({
-    defaultModel: config.model,
-    userModels: config.models,
-  }).default;
-  const defaultEndpoint = defaultModel.baseUrl ?? config.baseUrl;
+  const defaultEndpoint = catalog.default.baseUrl ?? config.baseUrl;
 
   const shutdown = new AbortController();
   const stop = () => shutdown.abort();
@@ -56,7 +58,9 @@ export async function runAcp(
   await runAcpServer({
     service,
     models: () => composed().models(),
+    sandbox: () => composed().runner.sandbox(),
     version,
+    images: catalog.models().some((model) => model.vision === true),
     logger,
     hasApiKey: () => currentApiKey(config, env) !== undefined || !needsApiKey(defaultEndpoint),
     input: Bun.stdin.stream(),

@@ -23,6 +23,7 @@ import { createBashTool } from "../tools/bash.ts";
 import { createFileTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
 import { secretPlacesOf } from "../tools/credential-paths.ts";
+import { createTodoWriteTool } from "../tools/todo-write.ts";
 import { type Config, currentApiKey } from "./config.ts";
 import { credentialScopeOf, ensureOwnConfigDir, protectedConfigPaths } from "./guarded-paths.ts";
 
@@ -76,6 +77,7 @@ export function compose(options: ComposeOptions): Composition {
     ...createFileTools({ secrets, protectedDirs }),
     createBashTool(),
     createAskUserQuestionTool(),
+    createTodoWriteTool(),
   ]);
   const approval = createApprovalSeam({
     answerers: options.answerers,

@@ -25,6 +25,8 @@ export interface ParsedArgs {
   readonly flags: Flags;
   /** `dsh exec` prompt words, joined with spaces; `-` means read standard input. */
   readonly prompt?: string;
+  /** `dsh sessions rm ID`: the session to delete. */
+  readonly remove?: string;
   /** `dsh acp --login`: run the login flow (editors' terminal authentication) instead. */
   readonly login?: boolean;
   /** `dsh rules rm N`: the rule to remove. */
@@ -90,6 +92,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       throw new UsageError('dsh exec needs a prompt: dsh exec "fix the failing test"');
     return { command: resolved, flags, prompt: positional.join(" ") };
   }
+  if (resolved === "sessions" && positional[0] === "rm") {
+    const [, id, extra] = positional;
+    if (id === undefined || id === "") throw new UsageError("dsh sessions rm needs a session id");
+    if (extra !== undefined) throw new UsageError(`unexpected argument: ${extra}`);
+    return { command: resolved, flags, remove: id };
+  }
   if (resolved === "acp" && login) return { command: resolved, flags, login };
   if (resolved === "rules" && positional.length > 0) {
     const [verb, n, ...extra] = positional;
@@ -122,6 +130,7 @@ Usage:
   dsh acp               Agent Client Protocol agent on stdin/stdout (for editors)
                         (--login: the login flow, for editors' terminal sign-in)
   dsh sessions          list saved sessions
+  dsh sessions rm ID    delete a saved session
   dsh login             store an API key (hidden input, checked against the endpoint)
   dsh logout            remove the stored API key
   dsh rules             list the saved "always allow" rules; dsh rules rm N removes one
@@ -143,6 +152,7 @@ Environment:
   DSH_HOME              state directory (default $XDG_DATA_HOME/dsh or ~/.local/share/dsh)
   DSH_CONFIG            config file (default $XDG_CONFIG_HOME/dsh/config.toml)
   DSH_LOG               log destination: stderr or a file path (default stderr)
+  DSH_LOG_LEVEL         debug | info | warn | error (default warn on stderr, info in a file)
 
 Precedence: flags > environment > config file > defaults.
 `;

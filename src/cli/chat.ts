@@ -1,14 +1,14 @@
 /**
  * `dsh` / `dsh chat`: a readline conversation. Ctrl-C cancels the running turn (or exits when
  * idle), Ctrl-D exits, approvals are y/n questions, the model's questions are numbered choices,
- * `/model` and `/permission` change settings.
+ * slash commands (`/help` lists them) run through the shared commands module.
  */
 import { createInterface } from "node:readline";
-import type { AgentHandle, SessionSettings } from "../agent/types.ts";
+import type { SessionSettings } from "../agent/types.ts";
 import { errorMessage } from "../errors.ts";
 import { presetOf } from "../permission/knobs.ts";
-import { createPermissionService } from "../permission/service.ts";
 import type { ParsedArgs } from "./args.ts";
+import { runChatCommand } from "./chat-commands.ts";
 import { type CliIo, printError } from "./io.ts";
 import { type LineQueue, createLineQueue } from "./line-queue.ts";
 import { describeOutcome } from "./outcome.ts";
@@ -24,7 +24,7 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
   const answerer = createTerminalAnswerer({ lines: () => lines, out: io.stdout });
   const questioner = createQuestionPrompt({ lines: () => lines, out: io.stdout });
   await using session = await openTerminalSession(io, args.flags, [answerer], [questioner]);
-  const { handle, composition } = session;
+  const { handle } = session;
 
   const rl = createInterface({
     input: process.stdin,
@@ -74,11 +74,16 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
       const text = line.trim();
       if (text === "") continue;
       if (text.startsWith("/")) {
-        if (
-          runSlashCommand(io, handle, text, () => composition.models().map((m) => m.id)) === "exit"
-        )
-          break;
-        continue;
+        const commandSession = {
+          handle,
+          models: session.composition.models,
+          sandbox: () => session.composition.runner.sandbox(),
+        };
+        const command = await runChatCommand(io, commandSession, text, (running) => {
+          turnRunning = running;
+        });
+        if (command === "exit") break;
+        if (command === "handled") continue;
       }
       turnRunning = true;
       try {
@@ -96,43 +101,4 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
   }
   io.stderr.write(`${io.stdinIsTTY ? "\n" : ""}session ${handle.sessionId}\n`);
   return 0;
-}
-
-function runSlashCommand(
-  io: CliIo,
-  handle: AgentHandle,
-  text: string,
-  models: () => string[],
-): "exit" | "ok" {
-  const [name, value] = text.split(/\s+/, 2);
-  try {
-    switch (name) {
-      case "/exit":
-      case "/quit":
-        return "exit";
-      case "/model":
-        if (value) handle.configure({ model: value });
-        io.stdout.write(`model: ${handle.settings().model} (available: ${models().join(", ")})\n`);
-        return "ok";
-      case "/permission": {
-        const permission = createPermissionService(handle);
-        if (value) permission.set(value);
-        io.stdout.write(
-          `permission: ${permission.current()} (available: ${permission.choices().join(", ")})\n`,
-        );
-        return "ok";
-      }
-      case "/help":
-        io.stdout.write(
-          "/model [ID]           show or switch the model\n/permission [PRESET]  show or switch the permission preset\n/exit                 leave (or Ctrl-D)\n",
-        );
-        return "ok";
-      default:
-        printError(io, `unknown command ${name}; /help lists them`);
-        return "ok";
-    }
-  } catch (error) {
-    printError(io, errorMessage(error));
-    return "ok";
-  }
 }

@@ -3,7 +3,7 @@
  * another. Pure formatting; the caller decides which streams those are.
  */
 import type { LiveEvent } from "../agent/types.ts";
-import type { RenderIntent } from "../tools/intent.ts";
+import type { PlanIntent, RenderIntent } from "../tools/intent.ts";
 
 export interface TextSink {
   write(text: string): void;
@@ -27,6 +27,8 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
   let last: "answer" | "reasoning" | "activity" | "none" = "none";
   let answerEndsWithNewline = true;
   let reasoningEndsWithNewline = true;
+  /** The plan as last printed: it is printed again only when it changes. */
+  let shownPlan: string | undefined;
 
   const breakLine = () => {
     if (last === "answer" && !answerEndsWithNewline) options.answer.write("\n");
@@ -65,12 +67,19 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           last = "answer";
           return;
         case "tool_call":
+          if (event.intent.type === "plan") {
+            const checklist = planChecklist(event.intent);
+            if (checklist !== shownPlan) activity(checklist);
+            shownPlan = checklist;
+            return;
+          }
           activity(`${dim("▸")} ${intentTitle(event.intent)}`);
           return;
         case "tool_start":
         case "tool_progress":
           return;
         case "tool_result":
+          if (event.intent.type === "plan" && !event.isError) return;
           for (const line of outputPreview(event.intent)) activity(dim(`  │ ${line}`));
           activity(
             event.isError
@@ -112,11 +121,21 @@ function resultSummary(intent: RenderIntent): string {
       return intent.oldText === null ? "created" : "edited";
     case "generic":
       return "done";
+    case "plan":
+      return "plan updated";
     default: {
       const unhandled: never = intent;
       throw new Error(`unhandled intent ${JSON.stringify(unhandled)}`);
     }
   }
+}
+
+const PLAN_MARKS = { completed: "[x]", in_progress: "[>]", pending: "[ ]" } as const;
+
+/** The plan as a checklist: done, in progress and pending items each with their mark. */
+export function planChecklist(plan: PlanIntent): string {
+  const items = plan.entries.map((entry) => `  ${PLAN_MARKS[entry.status]} ${entry.content}`);
+  return ["Plan:", ...items].join("\n");
 }
 
 const PREVIEW_LINES = 6;

@@ -57,6 +57,8 @@ function detailOf(intent: RenderIntent): string {
         .slice(0, 20)
         .map((line) => `  ${line}\n`)
         .join("");
+    case "plan":
+      return "";
     default: {
       const unhandled: never = intent;
       return String(unhandled);

@@ -3,7 +3,7 @@
  * is read from the `ModelInfo` (data), never from the model id: how reasoning is echoed in
  * assistant messages, how thinking is switched, whether usage is requested.
  */
-import type { ChatMessage, ChatRequest, Effort, ModelInfo } from "./types.ts";
+import type { ChatContentPart, ChatMessage, ChatRequest, Effort, ModelInfo } from "./types.ts";
 
 /** The JSON body sent to `/chat/completions`. */
 export function buildRequestBody(request: ChatRequest): Record<string, unknown> {
@@ -58,8 +58,15 @@ function thinkingFields(model: ModelInfo, effort: Effort | undefined): Record<st
 function toWireMessage(message: ChatMessage, model: ModelInfo): Record<string, unknown> {
   switch (message.role) {
     case "system":
-    case "user":
       return { role: message.role, content: message.content };
+    case "user":
+      return {
+        role: "user",
+        content:
+          typeof message.content === "string"
+            ? message.content
+            : message.content.map((part) => wirePart(part, model)),
+      };
     case "tool":
       return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
     case "assistant":
@@ -81,6 +88,27 @@ function toWireMessage(message: ChatMessage, model: ModelInfo): Record<string, u
       };
     default: {
       const exhaustive: never = message;
+      return exhaustive;
+    }
+  }
+}
+
+/**
+ * What a model without vision reads in place of an image from earlier in the session (sent
+ * while another model was chosen): the request must not carry a part it would reject.
+ */
+export const IMAGE_OMITTED = "[an image the user sent earlier; this model cannot see images]";
+
+/** OpenAI's content parts: text as it is, an image as an `image_url` data URL. */
+function wirePart(part: ChatContentPart, model: ModelInfo): Record<string, unknown> {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image":
+      if (model.vision !== true) return { type: "text", text: IMAGE_OMITTED };
+      return { type: "image_url", image_url: { url: `data:${part.mimeType};base64,${part.data}` } };
+    default: {
+      const exhaustive: never = part;
       return exhaustive;
     }
   }

@@ -12,9 +12,16 @@ export interface ChatToolCall {
   readonly arguments: string;
 }
 
+/** A piece of a user message that is more than text: an image for a vision model. */
+export type ChatContentPart =
+  | { readonly type: "text"; readonly text: string }
+  /** `data` is base64; it is sent as a `data:` URL. */
+  | { readonly type: "image"; readonly mimeType: string; readonly data: string };
+
 export type ChatMessage =
   | { readonly role: "system"; readonly content: string }
-  | { readonly role: "user"; readonly content: string }
+  /** Plain text, or parts when the message holds an image. */
+  | { readonly role: "user"; readonly content: string | readonly ChatContentPart[] }
   | {
       readonly role: "assistant";
       readonly content: string;

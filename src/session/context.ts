@@ -7,7 +7,7 @@
 import { estimateTokens } from "../llm/tokens.ts";
 import type { ChatMessage } from "../llm/types.ts";
 import type { EventOf, SessionEvent } from "./events.ts";
-import { foldHistory, renderUserContent } from "./history.ts";
+import { foldHistory, userContentText } from "./history.ts";
 
 /** Tokens each message adds beyond its text (role, separators), in estimates. */
 const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -82,7 +82,7 @@ function isHistoryEvent(event: SessionEvent): event is HistoryEvent {
 export function eventTokens(event: SessionEvent): number {
   switch (event.type) {
     case "user_message":
-      return estimateTokens(renderUserContent(event.content)) + MESSAGE_OVERHEAD_TOKENS;
+      return estimateTokens(userContentText(event.content)) + MESSAGE_OVERHEAD_TOKENS;
     case "reasoning":
     case "assistant_text":
       return estimateTokens(event.text) + MESSAGE_OVERHEAD_TOKENS;

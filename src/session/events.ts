@@ -18,7 +18,11 @@ export const SessionHeader = v.object({
 });
 export type SessionHeader = v.InferOutput<typeof SessionHeader>;
 
-/** What a user may send: plain text, or a link to a resource (usually a `file://` uri). */
+/**
+ * What a user may send: plain text, a link to a resource (usually a `file://` uri), a
+ * resource's text embedded by the client (bounded when it was received), or an image as
+ * base64 data (kept in the log, so a reloaded session sends the same request).
+ */
 export const UserContent = v.variant("type", [
   v.object({ type: v.literal("text"), text: v.string() }),
   v.object({
@@ -27,6 +31,18 @@ export const UserContent = v.variant("type", [
     name: v.string(),
     title: v.optional(v.nullable(v.string())),
     mimeType: v.optional(v.nullable(v.string())),
+  }),
+  v.object({
+    type: v.literal("resource"),
+    uri: v.string(),
+    text: v.string(),
+    mimeType: v.optional(v.nullable(v.string())),
+  }),
+  v.object({
+    type: v.literal("image"),
+    mimeType: v.string(),
+    data: v.string(),
+    uri: v.optional(v.nullable(v.string())),
   }),
 ]);
 export type UserContent = v.InferOutput<typeof UserContent>;

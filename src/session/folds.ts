@@ -82,20 +82,60 @@ export function foldSettings(
 }
 
 /**
- * A one-line title: the first line of the first user message's text, at most 80 characters,
- * else the names of the resources it links, else `(empty)`.
+ * A session's one-line title: its first prompt's title (see `promptTitle`), else `(empty)`.
+ * The session list and the live `session_info_update` both come from `promptTitle`, so they agree.
  */
 export function sessionTitle(events: readonly SessionEvent[]): string {
   const first = events.find((event) => event.type === "user_message");
   if (first?.type !== "user_message") return "(empty)";
-  const text = first.content
+  return promptTitle(first.content) ?? "(empty)";
+}
+
+/**
+ * A prompt's one-line title: the first non-blank line of its text, whitespace collapsed; a
+ * prompt without text is named by what it mentions (`@a.ts @b.ts`, `[image]`). At most 80
+ * characters; undefined for a prompt with nothing to show.
+ */
+export function promptTitle(content: readonly UserContent[]): string | undefined {
+  const text = content
     .flatMap((block) => (block.type === "text" ? block.text.split("\n") : []))
-    .map((line) => line.trim().replace(/\s+/g, " "))
+    .map(oneLine)
     .find((line) => line !== "");
-  const links = first.content.flatMap((block) =>
-    block.type === "resource_link" ? [`@${block.name}`] : [],
-  );
-  const title = text ?? links.join(" ");
-  if (title === "") return "(empty)";
+  const title = text ?? content.flatMap(mentionOf).join(" ");
+  if (title === "") return undefined;
   return title.length <= TITLE_LENGTH ? title : `${title.slice(0, TITLE_LENGTH - 1).trimEnd()}…`;
+}
+
+function mentionOf(block: UserContent): string[] {
+  switch (block.type) {
+    case "text":
+      return [];
+    case "resource_link": {
+      const name = oneLine(block.name);
+      return name === "" ? [] : [`@${name}`];
+    }
+    case "resource":
+      return [`@${uriName(block.uri)}`];
+    case "image":
+      return ["[image]"];
+    default: {
+      const exhaustive: never = block;
+      return exhaustive;
+    }
+  }
+}
+
+function oneLine(text: string): string {
+  return text.trim().replace(/\s+/g, " ");
+}
+
+/** The last path segment of a uri (`file:///w/a.ts` → `a.ts`), or the uri itself. */
+export function uriName(uri: string): string {
+  const path = uri.replace(/[?#].*$/, "").replace(/\/+$/, "");
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  try {
+    return oneLine(decodeURIComponent(name)) || uri;
+  } catch {
+    return oneLine(name) || uri;
+  }
 }

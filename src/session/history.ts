@@ -3,7 +3,7 @@
  * message; the agent adds its own). Every assistant tool call is answered by exactly one tool
  * message, whatever the log holds, because the API rejects a history where one is missing.
  */
-import type { ChatMessage, ChatToolCall } from "../llm/types.ts";
+import type { ChatContentPart, ChatMessage, ChatToolCall } from "../llm/types.ts";
 import type { EventOf, SessionEvent, UserContent } from "./events.ts";
 
 /** The tool message for a call the log has no result for (the turn ended first). */
@@ -17,8 +17,10 @@ interface Step {
   readonly outputs: Map<number, string>;
 }
 
+type UserText = string | readonly ChatContentPart[];
+
 type Item =
-  | { readonly kind: "user"; readonly content: string }
+  | { readonly kind: "user"; readonly content: UserText }
   | { readonly kind: "step"; readonly step: Step };
 
 /**
@@ -94,7 +96,7 @@ function mergeUserRuns(messages: ChatMessage[]): ChatMessage[] {
     if (message.role === "user" && previous?.role === "user") {
       merged[merged.length - 1] = {
         role: "user",
-        content: `${previous.content}\n\n${message.content}`,
+        content: joinUserText(previous.content, message.content),
       };
     } else {
       merged.push(message);
@@ -105,12 +107,61 @@ function mergeUserRuns(messages: ChatMessage[]): ChatMessage[] {
 
 /**
  * A user message as the model reads it: text blocks as they are, a resource link as a
- * markdown link to its uri, blocks separated by a blank line.
+ * markdown link to its uri, an embedded resource as its text framed by its uri, blocks
+ * separated by a blank line. With an image the message becomes parts (text runs merged).
  */
-export function renderUserContent(content: readonly UserContent[]): string {
+export function renderUserContent(content: readonly UserContent[]): UserText {
+  const parts: ChatContentPart[] = [];
+  for (const block of content) {
+    if (block.type === "image") {
+      parts.push({ type: "image", mimeType: block.mimeType, data: block.data });
+      continue;
+    }
+    const text = blockText(block);
+    const last = parts.at(-1);
+    if (last?.type === "text")
+      parts[parts.length - 1] = { type: "text", text: `${last.text}\n\n${text}` };
+    else parts.push({ type: "text", text });
+  }
+  if (parts.every((part) => part.type === "text")) return parts.map((p) => p.text).join("\n\n");
+  return parts;
+}
+
+/** Characters an image stands for in `userContentText`: about what a provider bills for one. */
+const IMAGE_TEXT_WEIGHT = 4_000;
+
+/**
+ * A user message as plain text, each image as a placeholder of about its weight: for token
+ * estimates, never for a request.
+ */
+export function userContentText(content: readonly UserContent[]): string {
   return content
-    .map((block) => (block.type === "text" ? block.text : `[${block.name}](${block.uri})`))
+    .map((block) =>
+      block.type === "image" ? `[image]${" ".repeat(IMAGE_TEXT_WEIGHT)}` : blockText(block),
+    )
     .join("\n\n");
+}
+
+function blockText(block: Exclude<UserContent, { type: "image" }>): string {
+  switch (block.type) {
+    case "text":
+      return block.text;
+    case "resource_link":
+      return `[${block.name}](${block.uri})`;
+    case "resource":
+      return `<resource uri="${block.uri}">\n${block.text}\n</resource>`;
+    default: {
+      const exhaustive: never = block;
+      return exhaustive;
+    }
+  }
+}
+
+function joinUserText(a: UserText, b: UserText): UserText {
+  if (typeof a === "string" && typeof b === "string") return `${a}\n\n${b}`;
+  const parts = (t: UserText): readonly ChatContentPart[] =>
+    typeof t === "string" ? [{ type: "text", text: t }] : t;
+  return [...parts(a), ...parts(b)];
 }
 
 function addCall(

@@ -3,7 +3,7 @@
  * out at most one writer per session across processes (a `<id>.lock` file held while the
  * writer is open) and validates every id before it becomes a path. Reading takes no lock.
  */
-import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, unlink, writeFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { ConflictError, InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -136,6 +136,23 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
 
     async exists(id: string): Promise<boolean> {
       return Bun.file(sessionPath(home, id)).exists();
+    },
+
+    async delete(id: string): Promise<void> {
+      assertSessionId(id);
+      const path = sessionPath(home, id);
+      if (!(await Bun.file(path).exists())) {
+        throw new NotFoundError(`no session ${id}`, { sessionId: id });
+      }
+      const lock = claim(id);
+      try {
+        await unlink(path);
+      } catch (error) {
+        if (isMissing(error)) throw new NotFoundError(`no session ${id}`, { sessionId: id });
+        throw error;
+      } finally {
+        unclaim(id, lock);
+      }
     },
 
     async list(): Promise<SessionSummary[]> {

@@ -47,4 +47,10 @@ export interface SessionStore {
   exists(id: string): Promise<boolean>;
   /** Every session, most recently updated first. */
   list(): Promise<SessionSummary[]>;
+  /**
+   * Removes a session's log for good. Takes the session's writer lock first, so a log open for
+   * writing (here or in another process) is never removed: ConflictError then. InvalidInputError
+   * for a malformed id, NotFoundError when no such session exists.
+   */
+  delete(id: string): Promise<void>;
 }

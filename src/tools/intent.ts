@@ -60,5 +60,29 @@ export const DiffIntent = v.object({
 });
 export type DiffIntent = v.InferOutput<typeof DiffIntent>;
 
-export const RenderIntent = v.variant("type", [GenericIntent, TerminalIntent, DiffIntent]);
+/** One item of the agent's plan. */
+export const PlanItem = v.object({
+  content: v.string(),
+  status: v.picklist(["pending", "in_progress", "completed"]),
+  priority: v.picklist(["high", "medium", "low"]),
+});
+export type PlanItem = v.InferOutput<typeof PlanItem>;
+
+/**
+ * The agent's whole plan, replacing any earlier one. Surfaces show it as a plan (a panel, a
+ * checklist), not as a tool call.
+ */
+export const PlanIntent = v.object({
+  type: v.literal("plan"),
+  title: v.string(),
+  entries: v.array(PlanItem),
+});
+export type PlanIntent = v.InferOutput<typeof PlanIntent>;
+
+export const RenderIntent = v.variant("type", [
+  GenericIntent,
+  TerminalIntent,
+  DiffIntent,
+  PlanIntent,
+]);
 export type RenderIntent = v.InferOutput<typeof RenderIntent>;

@@ -69,7 +69,10 @@ export function createToolRegistry(
     async execute(name, rawArguments, ctx) {
       const tool = byName.get(name);
       if (tool === undefined) {
-        const known = names.length === 0 ? "none" : names.join(", ");
+        // Only what this session offers: a client that cannot show forms never hears of the
+        // question tool. (A tool not offered but called from history still answers for itself.)
+        const offered = tools.filter((t) => t.available?.(ctx) ?? true).map((t) => t.name);
+        const known = offered.length === 0 ? "none" : offered.join(", ");
         return failed(name, `unknown tool "${name}"; known tools: ${known}`);
       }
       const parsed = parseArguments(rawArguments);

@@ -5,7 +5,7 @@ import { configChange, configOptions } from "../../src/acp/config-options.ts";
 import { toRequestError, turnError } from "../../src/acp/errors.ts";
 import { userContentOf } from "../../src/acp/prompt-content.ts";
 import { settlementOf } from "../../src/acp/stop-reason.ts";
-import { titleOf } from "../../src/acp/title.ts";
+import { promptTitle } from "../../src/session/folds.ts";
 import type { SessionSettings } from "../../src/agent/types.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../src/errors.ts";
 import { createAcpValidator } from "../support/acp-schema.ts";
@@ -164,18 +164,16 @@ describe("prompt content", () => {
       [{ type: "text", text: "  \n" }],
       [{ type: "image", data: "AA==", mimeType: "image/png" }],
       [{ type: "audio", data: "AA==", mimeType: "audio/wav" }],
-      [
-        { type: "text", text: "x" },
-        { type: "resource", resource: { uri: "file:///a", text: "a" } },
-      ],
     ];
     for (const prompt of bad) expect(() => userContentOf(prompt)).toThrow(InvalidInputError);
   });
 
   test("the title is the first non-blank line, shortened", () => {
-    expect(titleOf([{ type: "text", text: "\n  fix   the build \nplease" }])).toBe("fix the build");
-    expect(titleOf([{ type: "text", text: "x".repeat(100) }])).toHaveLength(80);
-    expect(titleOf([{ type: "text", text: " " }])).toBeUndefined();
+    expect(promptTitle([{ type: "text", text: "\n  fix   the build \nplease" }])).toBe(
+      "fix the build",
+    );
+    expect(promptTitle([{ type: "text", text: "x".repeat(100) }])).toHaveLength(80);
+    expect(promptTitle([{ type: "text", text: " " }])).toBeUndefined();
   });
 });
 

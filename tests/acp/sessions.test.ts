@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
+import { availableCommandsUpdate } from "../../src/acp/commands.ts";
 import { rejection, startAcpFixture } from "../support/acp-fixture.ts";
 import { startAcpHarness, zedInitialize } from "../support/acp-harness.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
@@ -16,8 +17,8 @@ describe("initialize", () => {
       protocolVersion: 1,
       agentCapabilities: {
         loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: false },
-        sessionCapabilities: { list: {}, close: {}, resume: {} },
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {} },
         mcpCapabilities: { http: true, sse: true },
       },
       agentInfo: { name: "dsh", title: "dsh", version: "0.0.0-test" },
@@ -62,7 +63,7 @@ describe("session/new", () => {
     expect(existsSync(sessions) ? readdirSync(sessions) : []).toEqual([]);
   });
 
-  test("answers with the config options and sends nothing after the response", async () => {
+  test("answers with the config options, then sends only the command list", async () => {
     await using f = await startAcpFixture({ env: { DSH_PERMISSION: "read-only" } });
     const created = await f.h.agent.request(m.new, {
       cwd: f.agent.cwd,
@@ -75,8 +76,18 @@ describe("session/new", () => {
       ["model", expect.any(String)],
       ...(created.configOptions?.length === 3 ? [["effort", expect.any(String)]] : []),
     ]);
+    await f.h.waitForUpdate(
+      created.sessionId,
+      (u) => u.sessionUpdate === "available_commands_update",
+    );
     await f.h.disconnect();
-    expect(f.h.sent.filter((msg) => msg.method === "session/update")).toEqual([]);
+    expect(f.h.sent.filter((msg) => msg.method === "session/update")).toEqual([
+      {
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: { sessionId: created.sessionId, update: availableCommandsUpdate() },
+      },
+    ]);
     expect(f.h.problems).toEqual([]);
   });
 });
@@ -192,6 +203,7 @@ describe("session/load", () => {
         size: 1_048_576,
         cost: { amount: expect.any(Number), currency: "USD" },
       },
+      availableCommandsUpdate(),
     ]);
     expect(loaded.configOptions?.[0]).toMatchObject({
       id: "permission",
@@ -258,6 +270,7 @@ describe("session/load", () => {
       { sessionUpdate: "user_message_chunk", content: { type: "text", text: "hi" } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi back" } },
       expect.objectContaining({ sessionUpdate: "usage_update", used: 15 }),
+      availableCommandsUpdate(),
     ]);
   });
 
@@ -270,7 +283,7 @@ describe("session/load", () => {
     const before = f.h.updates(sessionId).length;
     const resumed = await f.h.agent.request(m.resume, { sessionId, cwd: f.agent.cwd });
     expect(resumed.configOptions?.length).toBeGreaterThan(1);
-    expect(f.h.updates(sessionId)).toHaveLength(before);
+    expect(f.h.updates(sessionId).slice(before)).toEqual([availableCommandsUpdate()]);
   });
 });
 

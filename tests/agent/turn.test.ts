@@ -303,9 +303,12 @@ describe("settings", () => {
     }
   });
 
-  test("rejects an unknown model", async () => {
+  test("takes a model id the catalog does not know as-is, and rejects a malformed one", async () => {
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    expect(() => handle.configure({ model: "no-such-model" })).toThrow("unknown model");
+    expect(handle.configure({ model: "qwen3-coder:30b" }).model).toBe("qwen3-coder:30b");
+    for (const model of ["", "two words", "x".repeat(300)]) {
+      expect(() => handle.configure({ model })).toThrow("malformed model id");
+    }
   });
 });
 

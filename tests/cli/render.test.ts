@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import type { LiveEvent } from "../../src/agent/types.ts";
 import { createLiveRenderer } from "../../src/cli/render.ts";
+import type { PlanIntent } from "../../src/tools/intent.ts";
 
 function render(events: LiveEvent[]): { answer: string; activity: string } {
   let answer = "";
@@ -86,4 +87,25 @@ test("a failed tool shows its first error line", () => {
     },
   ]);
   expect(activity).toBe("▸ Read a.ts\n  ✗ file not found: a.ts\n");
+});
+
+test("a plan prints as a checklist when it changes, and a repeat of the same plan prints nothing", () => {
+  const plan = (status: "pending" | "completed"): PlanIntent => ({
+    type: "plan",
+    title: "Plan",
+    entries: [
+      { content: "Read", status: "completed", priority: "medium" },
+      { content: "Fix", status, priority: "high" },
+    ],
+  });
+  const call = (callId: string, intent: PlanIntent): LiveEvent[] => [
+    { type: "tool_call", turnId, callId, name: "todo_write", rawInput: {}, intent },
+    { type: "tool_result", turnId, callId, isError: false, output: "plan updated", intent },
+  ];
+  const { activity } = render([
+    ...call("a", plan("pending")),
+    ...call("b", plan("pending")),
+    ...call("c", plan("completed")),
+  ]);
+  expect(activity).toBe("Plan:\n  [x] Read\n  [ ] Fix\nPlan:\n  [x] Read\n  [x] Fix\n");
 });

@@ -58,14 +58,15 @@ describe.concurrent("dsh acp killed mid-turn", () => {
     expect(replayed).toContainEqual(
       expect.objectContaining({ sessionUpdate: "tool_call", toolCallId: "b1" }),
     );
-    // The transcript ends with the call failed; only the context meter follows it.
+    // The transcript ends with the call failed; only the context meter and the command list
+    // follow it.
     const transcript = replayed.filter(
       (u) =>
         !(
           typeof u === "object" &&
           u !== null &&
           "sessionUpdate" in u &&
-          u.sessionUpdate === "usage_update"
+          (u.sessionUpdate === "usage_update" || u.sessionUpdate === "available_commands_update")
         ),
     );
     expect(transcript.at(-1)).toMatchObject({

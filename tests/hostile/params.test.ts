@@ -123,7 +123,6 @@ describe.concurrent("dsh acp params", () => {
     await dsh.initialize();
     const methods = [
       "nope",
-      "session/delete",
       "session/set_mode",
       "session/fork",
       "logout",

@@ -211,7 +211,9 @@ describe.concurrent("dsh acp hostile values", () => {
         : 0,
     ).toBe(text.length);
     expect(endReasons(events)).toEqual(["end_turn"]);
-    const info = dsh.updates(sessionId)[0];
+    const info = dsh
+      .updates(sessionId)
+      .find((u) => (u as { sessionUpdate?: string }).sessionUpdate === "session_info_update");
     expect(info).toEqual({
       sessionUpdate: "session_info_update",
       title: `${"word ".repeat(16).trimEnd()}…`,

@@ -1,6 +1,7 @@
 /** What goes over the wire: the request body the mock server records. */
 import { describe, expect, test } from "bun:test";
 import { createModelCatalog } from "../../src/llm/catalog.ts";
+import { IMAGE_OMITTED, buildRequestBody } from "../../src/llm/request.ts";
 import type { ChatMessage, ChatRequest, Effort, ModelInfo } from "../../src/llm/types.ts";
 import {
   expectReasoningEcho,
@@ -213,5 +214,40 @@ describe("reasoning round trip", () => {
         },
       ],
     });
+  });
+});
+
+describe("images", () => {
+  const parts: ChatMessage = {
+    role: "user",
+    content: [
+      { type: "text", text: "what is it?" },
+      { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+    ],
+  };
+  test("reach a vision model as image_url data URLs, and a model without vision as a note", () => {
+    const catalog = createModelCatalog();
+    const sent = (id: string) =>
+      buildRequestBody({ model: catalog.get(id), messages: [parts], tools: [] }).messages;
+    expect([sent("deepseek-flash"), sent("deepseek-v4-pro")]).toEqual([
+      [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "what is it?" },
+            { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+          ],
+        },
+      ],
+      [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "what is it?" },
+            { type: "text", text: IMAGE_OMITTED },
+          ],
+        },
+      ],
+    ]);
   });
 });

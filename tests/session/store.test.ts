@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { InvalidInputError } from "../../src/errors.ts";
+import { ConflictError, InvalidInputError, NotFoundError } from "../../src/errors.ts";
 import { silentLogger } from "../../src/log.ts";
 import { newSessionId } from "../../src/session/ids.ts";
 import { createSessionStore } from "../../src/session/store.ts";
@@ -50,6 +50,7 @@ describe("session store", () => {
       await expect(store.open(id)).rejects.toBeInstanceOf(InvalidInputError);
       await expect(store.read(id)).rejects.toBeInstanceOf(InvalidInputError);
       await expect(store.exists(id)).rejects.toBeInstanceOf(InvalidInputError);
+      await expect(store.delete(id)).rejects.toBeInstanceOf(InvalidInputError);
       expect(readdirSync(home.path)).toEqual(["x.jsonl"]);
     },
   );
@@ -130,6 +131,22 @@ describe("session store", () => {
     const store = createSessionStore({ home: home.path, logger: silentLogger });
     expect(await store.list()).toEqual([]);
     expect(readdirSync(home.path)).toEqual([]);
+  });
+
+  test("delete refuses a log open for writing, then removes it and its lock for good", async () => {
+    home = tempHome();
+    const store = createSessionStore({ home: home.path, logger: silentLogger });
+    const log = await store.create({ cwd: "/w" });
+    const { id } = log.header;
+    await expect(store.delete(id)).rejects.toBeInstanceOf(ConflictError);
+    await log[Symbol.asyncDispose]();
+    await store.delete(id);
+    expect({ files: readdirSync(home.sessions), listed: await store.list() }).toEqual({
+      files: [],
+      listed: [],
+    });
+    await expect(store.delete(id)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(store.open(id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
   test("a created session is listed as soon as it exists", async () => {

@@ -31,6 +31,11 @@ export interface AcpProcess extends AsyncDisposable {
   /** Lines that are not JSON-RPC 2.0 or fail the schema. */
   readonly problems: readonly string[];
   readonly updates: acp.SessionNotification[];
+  /** Resolves with the first update of `sessionId` (already received or still to come) that `match` accepts. */
+  waitForUpdate(
+    sessionId: string,
+    match: (update: acp.SessionUpdate) => boolean,
+  ): Promise<acp.SessionUpdate>;
   /** Closes stdin (EOF) and resolves with the exit code and the milliseconds it took to exit. */
   closeStdin(): Promise<{ code: number; ms: number }>;
   stderr(): Promise<string>;
@@ -66,6 +71,11 @@ export async function spawnAcp(options: AcpProcessOptions): Promise<AcpProcess> 
   const lines: string[] = [];
   const problems: string[] = [];
   const updates: acp.SessionNotification[] = [];
+  const watchers = new Set<{
+    sessionId: string;
+    match: (update: acp.SessionUpdate) => boolean;
+    resolve: (update: acp.SessionUpdate) => void;
+  }>();
   const [tap, forClient] = proc.stdout.tee();
   void (async () => {
     const decoder = new TextDecoder();
@@ -98,6 +108,11 @@ export async function spawnAcp(options: AcpProcessOptions): Promise<AcpProcess> 
     .client({ name: "e2e" })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params);
+      for (const watcher of watchers) {
+        if (watcher.sessionId !== params.sessionId || !watcher.match(params.update)) continue;
+        watchers.delete(watcher);
+        watcher.resolve(params.update);
+      }
     })
     .onRequest(
       acp.methods.client.session.requestPermission,
@@ -124,6 +139,13 @@ export async function spawnAcp(options: AcpProcessOptions): Promise<AcpProcess> 
     lines,
     problems,
     updates,
+    waitForUpdate(sessionId, match) {
+      const seen = updates.find((n) => n.sessionId === sessionId && match(n.update));
+      if (seen !== undefined) return Promise.resolve(seen.update);
+      const { promise, resolve } = Promise.withResolvers<acp.SessionUpdate>();
+      watchers.add({ sessionId, match, resolve });
+      return promise;
+    },
     closeStdin,
     stderr: () => stderr,
     async [Symbol.asyncDispose]() {

@@ -95,6 +95,16 @@ describe("tool registry", () => {
     });
   });
 
+  test("an unknown tool's error lists only the tools the session offers", async () => {
+    const hidden: Tool<typeof NoArgs> = { ...quiet, name: "hidden", available: () => false };
+    const offered = createToolRegistry([echo, hidden]);
+    const call = await offered.execute("nope", "{}", ctx());
+    expect(call.result).toEqual({
+      isError: true,
+      output: 'unknown tool "nope"; known tools: echo',
+    });
+  });
+
   test("empty arguments mean an empty object", async () => {
     const call = await registry.execute("quiet", "", ctx());
     expect(call.result).toEqual({ isError: false, output: "ok" });

@@ -1,0 +1,79 @@
+/**
+ * Slash commands over ACP: the `available_commands_update` that advertises them, and a prompt
+ * that starts with one run through the shared commands module. A reply is an agent message
+ * and ends the prompt `end_turn`; a command that runs a turn settles like any prompt.
+ */
+import type * as acp from "@agentclientprotocol/sdk";
+import type { CommandInvocation, CommandSession } from "../commands/index.ts";
+import { SLASH_COMMANDS, findSlashCommand, runSlashCommand } from "../commands/index.ts";
+import { ConflictError } from "../errors.ts";
+import type { SandboxStatus } from "../exec/types.ts";
+import { type AcpModel, configOptions } from "./config-options.ts";
+import type { LiveSession } from "./live-session.ts";
+import { type PromptSettlement, settlementOf } from "./stop-reason.ts";
+
+/**
+ * Zed registers a new session only after the `session/new` response and its own follow-up
+ * work, and drops updates for a session it does not know yet (zed.md §7.1): the commands of a
+ * new session are sent this long after its response.
+ */
+export const NEW_SESSION_COMMANDS_DELAY_MS = 100;
+
+/** The update that advertises every command (names without the slash). */
+export function availableCommandsUpdate(): acp.SessionUpdate {
+  return {
+    sessionUpdate: "available_commands_update",
+    availableCommands: SLASH_COMMANDS.map((command) => ({
+      name: command.name,
+      description: command.description,
+      ...(command.hint === undefined ? {} : { input: { hint: command.hint } }),
+    })),
+  };
+}
+
+/** The command a prompt invokes: its first block is text starting with a known `/name`. */
+export function commandOf(prompt: readonly acp.ContentBlock[]): CommandInvocation | undefined {
+  const first = prompt[0];
+  return first?.type === "text" ? findSlashCommand(first.text) : undefined;
+}
+
+export interface AcpCommandDeps {
+  readonly models: () => readonly AcpModel[];
+  readonly sandbox?: () => Promise<SandboxStatus>;
+}
+
+/**
+ * Runs the command in `session`; throws what the command throws (InvalidInputError, ...), and
+ * ConflictError while a prompt runs, like any prompt: its answer must not land inside a turn.
+ */
+export async function runAcpCommand(
+  invocation: CommandInvocation,
+  session: LiveSession,
+  deps: AcpCommandDeps,
+  signal: AbortSignal,
+): Promise<PromptSettlement> {
+  if (session.busy) {
+    throw new ConflictError(`a prompt is already running in session ${session.id}`, {
+      sessionId: session.id,
+    });
+  }
+  const commandSession: CommandSession = {
+    handle: session.handle,
+    models: deps.models,
+    ...(deps.sandbox === undefined ? {} : { sandbox: deps.sandbox }),
+    runTurn: (start) => session.runTurn(start, signal),
+    settingsChanged: (settings) =>
+      session.send([
+        {
+          sessionUpdate: "config_option_update",
+          configOptions: configOptions(settings, deps.models()),
+        },
+      ]),
+  };
+  const result = await runSlashCommand(invocation, commandSession);
+  if (result.type === "turn") return settlementOf(result.outcome);
+  await session.send([
+    { sessionUpdate: "agent_message_chunk", content: { type: "text", text: result.text } },
+  ]);
+  return { type: "stop", stopReason: "end_turn" };
+}

@@ -1,0 +1,40 @@
+/**
+ * A prompt's links to project files, read into the prompt before it is logged: the model sees
+ * the file as the user saw it when they mentioned it, and a reload sends the same request.
+ */
+import type { UserContent } from "../session/events.ts";
+import { boundEmbeddedText } from "../tools/embedded-text.ts";
+
+/** Reads a linked file's text, or undefined when it should only be named. Never throws. */
+export type MentionReader = (uri: string) => Promise<string | undefined>;
+
+/**
+ * Characters read into one prompt across all its links; links past the budget stay named
+ * (the model can read them itself), so a prompt of a thousand links cannot flood the log.
+ */
+export const MENTION_BUDGET_CHARS = 400_000;
+
+/** `content` with readable `resource_link`s replaced by the file's text and uri, in order. */
+export async function embedMentionedFiles(
+  content: readonly UserContent[],
+  read: MentionReader,
+): Promise<UserContent[]> {
+  let budget = MENTION_BUDGET_CHARS;
+  const embedded: UserContent[] = [];
+  for (const block of content) {
+    const text = block.type === "resource_link" && budget > 0 ? await read(block.uri) : undefined;
+    if (block.type !== "resource_link" || text === undefined) {
+      embedded.push(block);
+      continue;
+    }
+    const bounded = boundEmbeddedText(block.uri, text);
+    budget -= bounded.length;
+    embedded.push({
+      type: "resource",
+      uri: block.uri,
+      text: bounded,
+      ...(block.mimeType == null ? {} : { mimeType: block.mimeType }),
+    });
+  }
+  return embedded;
+}

@@ -1,0 +1,53 @@
+/** `/status`: what the session runs with and how full its context is, answered without a model request. */
+import { presetOf } from "../permission/knobs.ts";
+import type { SandboxStatus } from "../exec/types.ts";
+import type { CommandSession, SlashCommand } from "./types.ts";
+
+export const statusCommand: SlashCommand = {
+  name: "status",
+  description: "Model, effort, permission, sandbox, context use, cost and MCP servers",
+  async run(_args, session) {
+    const { handle } = session;
+    const settings = handle.settings();
+    const status = handle.status();
+    const model = session.models().find((m) => m.id === settings.model);
+    const thinking = model?.thinking ?? "none";
+    const share = status.contextWindow > 0 ? (status.contextUsed / status.contextWindow) * 100 : 0;
+    const lines = [
+      `model: ${settings.model}${model === undefined || model.name === model.id ? "" : ` (${model.name})`}`,
+      `effort: ${thinking === "none" ? "n/a (this model has no effort setting)" : settings.effort}`,
+      `permission: ${presetOf(settings.knobs)}`,
+      `sandbox: ${await sandboxLine(session, settings.knobs.sandboxMode)}`,
+      `context: ${count(status.contextUsed)} of ${count(status.contextWindow)} tokens (${share.toFixed(1)}%)`,
+      `cost: $${status.costUsd.toFixed(4)}`,
+      `MCP servers: ${mcpLine(session)}`,
+    ];
+    return { type: "reply", text: lines.map((line) => `- ${line}`).join("\n") };
+  },
+};
+
+async function sandboxLine(session: CommandSession, mode: string): Promise<string> {
+  if (mode === "danger-full-access") return "off (full access)";
+  if (session.sandbox === undefined) return "unknown";
+  const status: SandboxStatus = await session.sandbox();
+  return status.ok
+    ? status.backend
+    : `${status.backend}, not working: ${status.reason ?? "unknown reason"}`;
+}
+
+/** The session's MCP servers and their state: `github (ready, 12 tools), docs (failed: why)`. */
+function mcpLine(session: CommandSession): string {
+  const servers = session.handle.mcpServers();
+  if (servers.length === 0) return "none";
+  return servers
+    .map((server) => {
+      if (server.error !== undefined) return `${server.name} (${server.state}: ${server.error})`;
+      if (server.state !== "ready") return `${server.name} (${server.state})`;
+      return `${server.name} (ready, ${server.tools} ${server.tools === 1 ? "tool" : "tools"})`;
+    })
+    .join(", ");
+}
+
+function count(n: number): string {
+  return n.toLocaleString("en-US");
+}

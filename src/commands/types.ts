@@ -1,0 +1,48 @@
+/**
+ * Contracts of the slash commands both surfaces offer (`/model`, `/status`, ...): what a
+ * surface hands a command and what a command gives back. A command works through the
+ * session's handle and the services beside it, never through a second path into the loop.
+ */
+import type { AgentHandle, SessionSettings, TurnOutcome } from "../agent/types.ts";
+import type { SandboxStatus } from "../exec/types.ts";
+import type { ModelInfo } from "../llm/types.ts";
+
+/** A model the commands may name and switch to. */
+export interface CommandModel {
+  readonly id: string;
+  readonly name: string;
+  /** How its reasoning is switched; `/effort` needs one other than `none`. */
+  readonly thinking?: ModelInfo["thinking"];
+}
+
+/** What a surface gives a command: the session and the services around it. */
+export interface CommandSession {
+  readonly handle: AgentHandle;
+  /** The catalog's models, in order. */
+  readonly models: () => readonly CommandModel[];
+  /** The sandbox backend's probe (for `/status`); "unknown" is shown without it. */
+  readonly sandbox?: () => Promise<SandboxStatus>;
+  /**
+   * Runs a turn the way the surface runs a prompt (over ACP: as the prompt in flight, settled
+   * once its updates are written). `start` receives the turn's signal.
+   */
+  readonly runTurn: (start: (signal: AbortSignal) => Promise<TurnOutcome>) => Promise<TurnOutcome>;
+  /** Told after a command changed the settings (over ACP: a `config_option_update`). */
+  readonly settingsChanged?: (settings: SessionSettings) => Promise<void>;
+}
+
+/** What a command did: an answer to show the user, or a turn it ran. */
+export type CommandResult =
+  | { readonly type: "reply"; readonly text: string }
+  | { readonly type: "turn"; readonly outcome: TurnOutcome };
+
+/** One slash command. */
+export interface SlashCommand {
+  /** Without the slash. */
+  readonly name: string;
+  readonly description: string;
+  /** What to type after the name, shown as a hint; absent for a command without input. */
+  readonly hint?: string;
+  /** Runs with the text after the name (trimmed, may be empty). Throws InvalidInputError for bad input. */
+  run(args: string, session: CommandSession): Promise<CommandResult>;
+}

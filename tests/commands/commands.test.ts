@@ -1,0 +1,145 @@
+import { describe, expect, test } from "bun:test";
+import type {
+  AgentHandle,
+  SessionSettings,
+  SessionStatus,
+  TurnOutcome,
+} from "../../src/agent/types.ts";
+import {
+  type CommandSession,
+  SLASH_COMMANDS,
+  findSlashCommand,
+  runSlashCommand,
+} from "../../src/commands/index.ts";
+
+/** A handle at the surface seam: it records what the commands asked of it. */
+function recordingSession(): { session: CommandSession; calls: unknown[] } {
+  const calls: unknown[] = [];
+  let settings: SessionSettings = {
+    model: "deepseek-flash",
+    effort: "high",
+    knobs: { sandboxMode: "workspace-write", approvalPolicy: "on-request" },
+  };
+  const outcome: TurnOutcome = { turnId: "t1", reason: "end_turn" };
+  const status: SessionStatus = { contextUsed: 1234, contextWindow: 100_000, costUsd: 0.5 };
+  const handle = {
+    sessionId: "s",
+    cwd: "/w",
+    settings: () => settings,
+    configure(change: Partial<SessionSettings>) {
+      calls.push({ configure: change });
+      settings = { ...settings, ...change };
+      return settings;
+    },
+    status: () => status,
+    mcpServers: () => [
+      { name: "github", state: "ready", tools: 12 },
+      { name: "docs", state: "failed", tools: 0, error: "connection refused" },
+      { name: "slow", state: "starting", tools: 0 },
+    ],
+    async compact(options: { focus?: string; signal: AbortSignal }) {
+      calls.push({ compact: options.focus ?? null });
+      return outcome;
+    },
+  } as unknown as AgentHandle;
+  const session: CommandSession = {
+    handle,
+    models: () => [
+      { id: "deepseek-flash", name: "DeepSeek Flash", thinking: "deepseek" },
+      { id: "plain", name: "plain", thinking: "none" },
+    ],
+    sandbox: async () => ({ backend: "bwrap", ok: true }),
+    runTurn: (start) => start(new AbortController().signal),
+    async settingsChanged(changed) {
+      calls.push({ changed: changed.model });
+    },
+  };
+  return { session, calls };
+}
+
+async function run(text: string, session: CommandSession) {
+  const invocation = findSlashCommand(text);
+  if (invocation === undefined) throw new Error(`not a command: ${text}`);
+  return runSlashCommand(invocation, session);
+}
+
+describe("slash commands", () => {
+  test("parse a known /name with its arguments; anything else is a prompt", () => {
+    expect(
+      [
+        "/compact  keep the API notes ",
+        "  /status",
+        "/statusx",
+        "/ model",
+        "status",
+        "/Status",
+      ].map((text) => {
+        const found = findSlashCommand(text);
+        return found === undefined ? undefined : [found.command.name, found.args];
+      }),
+    ).toEqual([
+      ["compact", "keep the API notes"],
+      ["status", ""],
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(SLASH_COMMANDS.map((c) => c.name)).toEqual([
+      "compact",
+      "init",
+      "model",
+      "effort",
+      "permission",
+      "status",
+    ]);
+  });
+
+  test("/compact hands its focus to the handle's compaction as a turn", async () => {
+    const { session, calls } = recordingSession();
+    expect(await run("/compact the parser work", session)).toEqual({
+      type: "turn",
+      outcome: { turnId: "t1", reason: "end_turn" },
+    });
+    await run("/compact", session);
+    expect(calls).toEqual([{ compact: "the parser work" }, { compact: null }]);
+  });
+
+  test("/model, /effort and /permission configure the handle and tell the surface", async () => {
+    const { session, calls } = recordingSession();
+    await run("/model plain", session);
+    await expect(run("/effort low", session)).rejects.toThrow(
+      "model plain has no reasoning effort setting",
+    );
+    await run("/model deepseek-flash", session);
+    await run("/effort LOW", session);
+    await run("/permission read-only", session);
+    await expect(run("/permission custom", session)).rejects.toThrow("custom cannot be chosen");
+    expect(calls).toEqual([
+      { configure: { model: "plain" } },
+      { changed: "plain" },
+      { configure: { model: "deepseek-flash" } },
+      { changed: "deepseek-flash" },
+      { configure: { effort: "low" } },
+      { changed: "deepseek-flash" },
+      { configure: { knobs: { sandboxMode: "read-only", approvalPolicy: "on-request" } } },
+      { changed: "deepseek-flash" },
+    ]);
+  });
+
+  test("/status reports from the session alone", async () => {
+    const { session } = recordingSession();
+    expect(await run("/status", session)).toEqual({
+      type: "reply",
+      text: [
+        "- model: deepseek-flash (DeepSeek Flash)",
+        "- effort: high",
+        "- permission: workspace-write",
+        "- sandbox: bwrap",
+        "- context: 1,234 of 100,000 tokens (1.2%)",
+        "- cost: $0.5000",
+        "- MCP servers: github (ready, 12 tools), docs (failed: connection refused), slow (starting)",
+      ].join("\n"),
+    });
+  });
+});
