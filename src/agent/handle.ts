@@ -50,6 +50,8 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   let running: { controller: AbortController; done: Promise<TurnOutcome> } | undefined;
   let pending: Partial<SessionSettings> = {};
   let disposing: Promise<void> | undefined;
+  // The end of a turn the log could not take (a full disk): written before the next turn starts.
+  let unrecordedEnd: NewSessionEvent | undefined;
 
   const durable = (): SessionSettings => foldSettings(log.events, deps.defaults);
   const settings = (): SessionSettings => ({ ...durable(), ...pending });
@@ -63,6 +65,10 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     const turnId = crypto.randomUUID();
     let outcome: TurnOutcome;
     try {
+      if (unrecordedEnd !== undefined) {
+        log.append(unrecordedEnd);
+        unrecordedEnd = undefined;
+      }
       log.append({ type: "turn_start", turnId });
       log.append({ type: "user_message", turnId, content: [...content] });
       log.append({ type: "prompt_submit", turnId });
@@ -116,7 +122,16 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       });
       await log.flush();
     } catch (error) {
+      // A turn is answered as it ended only once that is on disk; otherwise its answer is this.
       deps.logger.error("could not record the end of a turn", { sessionId: log.header.id, error });
+      outcome = {
+        turnId,
+        reason: "error",
+        error: { code: "log_write", message: errorMessage(error) },
+      };
+      const last = log.events.at(-1);
+      if (last?.type !== "turn_end" || last.turnId !== turnId)
+        unrecordedEnd = { type: "turn_end", turnId, reason: "error", error: outcome.error };
     }
     // Cleared before subscribers hear of the end, so a follow-up prompt they send is accepted.
     running = undefined;

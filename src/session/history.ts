@@ -19,6 +19,7 @@ interface Step {
 
 type Item =
   | { readonly kind: "user"; readonly content: string }
+  | { readonly kind: "note"; readonly content: string }
   | { readonly kind: "step"; readonly step: Step };
 
 /**
@@ -43,19 +44,34 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
     return step;
   };
 
+  // Whether the latest user message got any model output yet.
+  let answered = true;
+  const noteUnanswered = (reason: string, error?: { message: string }) => {
+    if (!answered) items.push({ kind: "note", content: unansweredNote(reason, error) });
+    answered = true;
+  };
+
   for (const event of events) {
     switch (event.type) {
       case "user_message":
+        noteUnanswered("interrupted");
         items.push({ kind: "user", content: renderUserContent(event.content) });
+        answered = false;
         break;
       case "reasoning":
         stepOf(event).reasoning += event.text;
+        answered ||= event.text !== "";
         break;
       case "assistant_text":
         stepOf(event).text += event.text;
+        answered ||= event.text !== "";
         break;
       case "tool_call":
         addCall(stepOf(event), event, unanswered);
+        answered = true;
+        break;
+      case "turn_end":
+        noteUnanswered(event.reason, event.error);
         break;
       case "tool_result": {
         const waiting = unanswered.get(callKey(event));
@@ -67,7 +83,6 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
       case "turn_start":
       case "prompt_submit":
       case "usage":
-      case "turn_end":
       case "sandbox_mode":
       case "approval_policy":
       case "model":
@@ -83,8 +98,20 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
 }
 
 /**
- * Joins consecutive user messages (a turn cancelled before the model said anything leaves
- * one), since some providers reject two user messages in a row.
+ * What the model reads in place of an answer a turn never got, so it knows that prompt was not
+ * answered and does not answer it with the next one.
+ */
+function unansweredNote(reason: string, error?: { message: string }): string {
+  if (reason === "cancelled") return "(No answer: the user cancelled this turn before any reply.)";
+  if (reason === "error")
+    return `(No answer: this turn failed before any reply${error ? `: ${error.message}` : ""}.)`;
+  return "(No answer: this turn ended before any reply.)";
+}
+
+/**
+ * Joins consecutive user messages, since some providers reject two user messages in a row (an
+ * unanswered turn gets a note of its own instead, so this only joins what the log itself holds
+ * twice).
  */
 function mergeUserRuns(messages: ChatMessage[]): ChatMessage[] {
   const merged: ChatMessage[] = [];
@@ -131,6 +158,8 @@ function callKey(event: { turnId: string; callId: string }): string {
 
 function toMessages(item: Item): ChatMessage[] {
   if (item.kind === "user") return [{ role: "user", content: item.content }];
+  if (item.kind === "note")
+    return [{ role: "assistant", content: item.content, reasoning: "", toolCalls: [] }];
   const { step } = item;
   if (step.text === "" && step.reasoning === "" && step.calls.length === 0) return [];
   const assistant: ChatMessage = {

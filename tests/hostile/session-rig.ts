@@ -15,11 +15,15 @@ export interface SessionRig extends AsyncDisposable {
 
 /** Starts everything; dispose it with `await using` (dsh, then the server, then the files). */
 export async function startSession(
-  options: Pick<RawAcpOptions, "answer"> = {},
+  options: Pick<RawAcpOptions, "answer" | "wrap"> & {
+    /** Runs on the fresh project before dsh starts. */
+    readonly prepare?: (project: HostileProject) => void;
+  } = {},
 ): Promise<SessionRig> {
   const project = createProject();
   const model = await startModelServer();
-  const dsh = await spawnRawAcp(project, { baseUrl: model.url, answer: options.answer });
+  options.prepare?.(project);
+  const dsh = await spawnRawAcp(project, { ...options, baseUrl: model.url });
   const dispose = async () => {
     await dsh[Symbol.asyncDispose]();
     await model[Symbol.asyncDispose]();
