@@ -20,6 +20,8 @@ export function initializeResponse(version: string): acp.InitializeResponse {
 export interface ClientOptions extends PresentOptions {
   /** `elicitation.form` present and non-null: questions may be asked as forms. */
   readonly elicitForm: boolean;
+  /** `session.notices` present and non-null: notices go out as `notice` updates. */
+  readonly notices: boolean;
 }
 
 /** Only an explicit `true` turns Zed's terminal cards on; `{}` alone advertises no form mode. */
@@ -27,5 +29,6 @@ export function clientOptionsOf(capabilities: acp.ClientCapabilities | undefined
   return {
     terminalOutput: capabilities?._meta?.terminal_output === true,
     elicitForm: capabilities?.elicitation?.form != null,
+    notices: capabilities?.session?.notices != null,
   };
 }

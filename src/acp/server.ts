@@ -19,7 +19,7 @@ const CANCEL_ROUND_MS = 25;
 /** Runs the bridge; resolves once the connection is closed and every session is disposed. */
 export async function runAcpServer(deps: RunAcpDeps): Promise<void> {
   const { logger } = deps;
-  let client: ClientOptions = { terminalOutput: false, elicitForm: false };
+  let client: ClientOptions = { terminalOutput: false, elicitForm: false, notices: false };
   const clientOptions = () => client;
   const table = createSessionTable({
     logger,

@@ -23,6 +23,8 @@ const TEXT_PROGRESS_TAIL = 16 * 1024;
 export interface UpdateMapperOptions extends PresentOptions {
   /** Clock for throttling text progress; `performance.now` unless a test pins it. */
   readonly now?: () => number;
+  /** The client takes `notice` updates; otherwise a notice during a turn is a message line. */
+  readonly notices?: boolean;
 }
 
 export interface UpdateMapper {
@@ -122,6 +124,8 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
               size: tokenCount(event.contextWindow),
             },
           ];
+        case "notice":
+          return notice(event, options.notices === true);
         case "turn_end":
           return [...open]
             .filter(([, call]) => call.turnId === event.turnId)
@@ -143,6 +147,23 @@ function chunk(
   text: string,
 ): acp.SessionUpdate {
   return { sessionUpdate: kind, content: { type: "text", text } };
+}
+
+/**
+ * A notice as a `notice` update where the client takes them; else, during a turn, as a line of
+ * the agent's message (outside a turn there is no message to put it in).
+ */
+function notice(
+  event: Extract<LiveEvent, { type: "notice" }>,
+  asNotice: boolean,
+): acp.SessionUpdate[] {
+  const { severity, title, description } = event;
+  if (asNotice)
+    return [{ sessionUpdate: "notice", severity, title, ...(description ? { description } : {}) }];
+  if (event.turnId === undefined) return [];
+  return [
+    chunk("agent_message_chunk", `\n\n> ${title}${description ? ` ${description}` : ""}\n\n`),
+  ];
 }
 
 /** The schema wants a non-negative integer. */

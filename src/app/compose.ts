@@ -45,7 +45,12 @@ export function compose(options: ComposeOptions): Composition {
   const { config, logger } = options;
   const store = createSessionStore({ home: config.home, logger });
   const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
-  const client = createModelClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, logger });
+  const client = createModelClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    logger,
+    streamTimeoutMs: config.streamTimeoutMs,
+  });
   const home = options.env.HOME || homedir();
   const runner = createCommandRunner({
     env: options.env,

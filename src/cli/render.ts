@@ -77,6 +77,11 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           breakLine();
           last = "none";
           return;
+        case "notice": {
+          const line = `${event.title}${event.description ? ` ${event.description}` : ""}`;
+          activity(event.severity === "info" ? dim(`· ${line}`) : red(`! ${line}`));
+          return;
+        }
         default: {
           const unhandled: never = event;
           throw new Error(`unhandled live event ${JSON.stringify(unhandled)}`);

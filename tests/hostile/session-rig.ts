@@ -15,9 +15,11 @@ export interface SessionRig extends AsyncDisposable {
 
 /** Starts everything; dispose it with `await using` (dsh, then the server, then the files). */
 export async function startSession(
-  options: Pick<RawAcpOptions, "answer" | "wrap"> & {
+  options: Pick<RawAcpOptions, "answer" | "wrap" | "env"> & {
     /** Runs on the fresh project before dsh starts. */
     readonly prepare?: (project: HostileProject) => void;
+    /** Replaces the rig's `initialize` (to advertise other client capabilities). */
+    readonly initialize?: (dsh: RawAcp) => Promise<void>;
   } = {},
 ): Promise<SessionRig> {
   const project = createProject();
@@ -30,7 +32,8 @@ export async function startSession(
     project[Symbol.dispose]();
   };
   try {
-    await dsh.initialize();
+    if (options.initialize === undefined) await dsh.initialize();
+    else await options.initialize(dsh);
     const sessionId = await dsh.newSession();
     return { project, model, dsh, sessionId, [Symbol.asyncDispose]: dispose };
   } catch (error) {
