@@ -6,7 +6,8 @@
  * client was given, and the session must take the next prompt. 3 runs of 8 prompts by
  * default, `DSH_SOAK=N` runs 3×N.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ensureBinary } from "../support/binary.ts";
 import {
   type ScriptedTurn,
   startModelServer,
@@ -25,6 +26,9 @@ const runs = 3 * soakScale();
 const totals = { cancels: 0, settledOnce: 0, cancelled: 0, ended: 0, other: 0 };
 
 describe("dsh acp cancel races", () => {
+  // Built before the first round, so no round pays for the build.
+  beforeAll(() => ensureBinary());
+
   afterAll(() => {
     console.log(
       `soak cancel: seed ${seed}, ${totals.cancels} cancels at random moments, ` +

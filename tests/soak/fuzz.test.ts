@@ -6,7 +6,8 @@
  * end. Runs of 1,000 inputs, each on a fresh dsh with its own seed: 2 runs by default,
  * `DSH_SOAK=N` runs 2×N.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ensureBinary } from "../support/binary.ts";
 import { createProject } from "../hostile/project.ts";
 import { responseTo, spawnRawAcp } from "../hostile/raw-acp.ts";
 import { createFuzzInputs } from "./fuzz-inputs.ts";
@@ -22,6 +23,9 @@ const runs = 2 * soakScale();
 const totals = { inputs: 0, requests: 0, nullErrors: 0, probes: 0, invalid: 0, crashes: 0 };
 
 describe("dsh acp protocol fuzz", () => {
+  // Built before the first round, so no round pays for the build.
+  beforeAll(() => ensureBinary());
+
   afterAll(() => {
     console.log(
       `soak fuzz: seed ${seed}, ${runs} runs, ${totals.inputs} inputs, ${totals.requests} requests ` +

@@ -6,7 +6,8 @@
  * Every session must load, replay its prompts, take the next prompt, and end with a whole log;
  * no command may outlive the killed dsh. 4 rounds by default, `DSH_SOAK=N` runs 4×N.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ensureBinary } from "../support/binary.ts";
 import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
 import { historyProblems, openTurns, readStrictLog } from "../hostile/checks.ts";
 import { createProject } from "../hostile/project.ts";
@@ -19,6 +20,9 @@ const rounds = 4 * soakScale();
 const totals = { kills: 0, reloads: 0, lost: 0, orphans: 0 };
 
 describe("dsh acp killed mid tool turn and reloaded", () => {
+  // Built before the first round, so no round pays for the build.
+  beforeAll(() => ensureBinary());
+
   afterAll(() => {
     console.log(
       `soak kill: seed ${seed}, ${totals.kills} SIGKILLs, ${totals.reloads} reloads checked, ` +
