@@ -9,6 +9,9 @@ import type * as acp from "@agentclientprotocol/sdk";
 /** The deepest nesting of arrays and objects a message may have; ACP needs far fewer levels. */
 export const MAX_MESSAGE_DEPTH = 128;
 
+/** The longest string id dsh answers to: a reply must not grow with what the client sent. */
+export const MAX_ID_CHARS = 1024;
+
 /** A JSON-RPC id as the wire allows it. */
 export type JsonRpcId = string | number | null;
 
@@ -67,7 +70,9 @@ function judgeObject(value: Record<string, unknown>): Inbound {
   const invalid = (why: string) => reply(null, -32600, `Invalid request: ${why}`);
   if (value.jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0"');
   const hasId = Object.hasOwn(value, "id");
-  if (hasId && !isId(value.id)) return invalid('"id" must be a string, a number or null');
+  if (hasId && !isId(value.id)) {
+    return invalid(`"id" must be a number, null or a string of at most ${MAX_ID_CHARS} characters`);
+  }
   const id = hasId && isId(value.id) ? value.id : undefined;
 
   if (Object.hasOwn(value, "method")) {
@@ -134,7 +139,7 @@ function reply(id: JsonRpcId, code: number, message: string): Inbound {
 function isId(value: unknown): value is JsonRpcId {
   return (
     value === null ||
-    typeof value === "string" ||
+    (typeof value === "string" && value.length <= MAX_ID_CHARS) ||
     (typeof value === "number" && Number.isFinite(value))
   );
 }

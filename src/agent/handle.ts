@@ -129,8 +129,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
         reason: "error",
         error: { code: "log_write", message: errorMessage(error) },
       };
-      const last = log.events.at(-1);
-      if (last?.type !== "turn_end" || last.turnId !== turnId)
+      if (isOpenTurn(log.events, turnId))
         unrecordedEnd = { type: "turn_end", turnId, reason: "error", error: outcome.error };
     }
     // Cleared before subscribers hear of the end, so a follow-up prompt they send is accepted.
@@ -217,6 +216,16 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
 
 const SETTINGS_EVENT_TYPES = ["model", "effort", "sandbox_mode", "approval_policy"] as const;
 type SettingsEventType = (typeof SETTINGS_EVENT_TYPES)[number];
+
+/** Whether `turnId` is the log's latest turn and its end is not logged. */
+function isOpenTurn(events: readonly SessionEvent[], turnId: string): boolean {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (event?.type === "turn_end") return false;
+    if (event?.type === "turn_start") return event.turnId === turnId;
+  }
+  return false;
+}
 
 function hasContent(content: readonly UserContent[]): boolean {
   return content.some((block) => block.type !== "text" || block.text.trim() !== "");

@@ -16,12 +16,14 @@ import {
   fsync,
   fsyncSync,
   ftruncateSync,
+  mkdirSync,
   openSync,
   renameSync,
   statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { dirname } from "node:path";
 import * as v from "valibot";
 import { ConflictError, InvalidInputError, errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -65,6 +67,7 @@ export function openSessionLog(options: OpenSessionLogOptions): SessionLog {
     const bytes = Buffer.from(text);
     let tempFd: number | undefined;
     try {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       tempFd = openSync(temp, "wx", 0o600);
       writeFully(tempFd, bytes);
       fsyncSync(tempFd);

@@ -208,13 +208,15 @@ describe.concurrent("dsh acp framing", () => {
       JSON.stringify({ jsonrpc: "2.0", id: 9, method: "session/prompt", params: { pad } }),
       JSON.stringify({ jsonrpc: "2.0", id: 10, method: "no/such/method", params: { pad } }),
       JSON.stringify({ jsonrpc: "1.0", id: 11, method: pad }),
+      JSON.stringify({ jsonrpc: "2.0", id: pad, method: "session/list", params: {} }),
+      JSON.stringify({ jsonrpc: "2.0", id: 12, method: pad, params: {} }),
     ];
     await dsh.write(`${bad.join("\n")}\n`);
     expect((await dsh.call("session/list", {})).result).toEqual({ sessions: [] });
     const replies = dsh.lines.slice(1, 1 + bad.length);
     expect(replies.map((line) => line.length < 4096)).toEqual(bad.map(() => true));
     expect(dsh.messages.slice(1, 1 + bad.length).map((m) => m.error?.code)).toEqual([
-      -32600, -32602, -32601, -32600,
+      -32600, -32602, -32601, -32600, -32600, -32601,
     ]);
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
   });

@@ -84,6 +84,25 @@ describe.concurrent("dsh acp storage faults", () => {
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
   });
 
+  test("a log write over the file size limit (EFBIG) ends the turn with an error; the next, smaller turn works", async () => {
+    await using rig = await startSession({
+      wrap: (argv) => ["prlimit", "--fsize=65536", "--", ...argv],
+    });
+    const { project, model, dsh, sessionId } = rig;
+    model.script({ respond: { stream: [{ text: "y".repeat(100 * 1024) }, { finish: "stop" }] } });
+    const failed = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "too much")));
+    expect(failed.error?.message).toContain("EFBIG");
+    model.script({ respond: { stream: [{ text: "small" }, { finish: "stop" }] } });
+    const next = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "less")));
+    expect(next.result).toEqual({ stopReason: "end_turn" });
+    expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
+    const events = await readStrictLog(project.logPath(sessionId));
+    expect({ ended: endReasons(events), open: openTurns(events) }).toEqual({
+      ended: ["error", "end_turn"],
+      open: [],
+    });
+  });
+
   test("a session file deleted while live is written anew at the next prompt and loads in a new process", async () => {
     await using rig = await startSession();
     const { project, model, dsh, sessionId } = rig;
