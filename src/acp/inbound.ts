@@ -12,6 +12,9 @@ export const MAX_MESSAGE_DEPTH = 128;
 /** The longest string id dsh answers to: a reply must not grow with what the client sent. */
 export const MAX_ID_CHARS = 1024;
 
+/** A line nested too deep is parsed for its id only up to this length (parsing depth is slow). */
+const MAX_ID_LOOKUP_CHARS = 1024 * 1024;
+
 /** A JSON-RPC id as the wire allows it. */
 export type JsonRpcId = string | number | null;
 
@@ -46,24 +49,34 @@ export function tooLargeReply(limit: number): ErrorReply {
 export function judgeLine(text: string): Inbound {
   const line = text.trim();
   if (line === "") return { type: "blank" };
+  // Checked before anything recursive (schemas, logging, an echo) meets the value, and before
+  // parsing, which takes seconds for a line millions of levels deep.
+  if (nestingDepth(line) > MAX_MESSAGE_DEPTH) return tooDeep(line);
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
     return reply(null, -32700, "Parse error");
   }
-  // Checked before anything recursive (schemas, logging, an echo) meets the value; only the
-  // top-level id is read from a message refused here.
-  if (nestingDepth(line) > MAX_MESSAGE_DEPTH) {
-    const id =
-      isRecord(value) && isId(value.id) && typeof value.method === "string" ? value.id : null;
-    return reply(id, -32600, `Invalid request: nested deeper than ${MAX_MESSAGE_DEPTH} levels`);
-  }
   if (Array.isArray(value)) {
     return reply(null, -32600, "Invalid request: JSON-RPC batches are not supported");
   }
   if (!isRecord(value)) return reply(null, -32600, "Invalid request: not a JSON-RPC object");
   return judgeObject(value);
+}
+
+/** The refusal of a line nested too deep; a short one is parsed to answer its request's id. */
+function tooDeep(line: string): Inbound {
+  let id: JsonRpcId = null;
+  if (line.length <= MAX_ID_LOOKUP_CHARS) {
+    try {
+      const value: unknown = JSON.parse(line);
+      if (isRecord(value) && isId(value.id) && typeof value.method === "string") id = value.id;
+    } catch {
+      return reply(null, -32700, "Parse error");
+    }
+  }
+  return reply(id, -32600, `Invalid request: nested deeper than ${MAX_MESSAGE_DEPTH} levels`);
 }
 
 function judgeObject(value: Record<string, unknown>): Inbound {

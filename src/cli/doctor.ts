@@ -4,6 +4,7 @@ import { type Config, loadConfig } from "../app/config.ts";
 import { errorMessage } from "../errors.ts";
 import { createCommandRunner } from "../exec/runner.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
+import { describeFetchFailure } from "../llm/http-errors.ts";
 import { silentLogger } from "../log.ts";
 import type { CliIo } from "./io.ts";
 
@@ -58,7 +59,7 @@ async function endpointCheck(config: Config): Promise<Check> {
     return {
       name: "endpoint",
       ok: false,
-      detail: `${config.baseUrl} unreachable: ${errorMessage(error)}`,
+      detail: `${config.baseUrl} unreachable: ${describeFetchFailure(error)}`,
     };
   }
 }

@@ -4,7 +4,6 @@
  * the step has been yielded. Iteration never throws: every path ends with `finish` or `error`.
  * The API key goes into the `Authorization` header and nowhere else.
  */
-import { errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { describeFetchFailure, failureSummary, httpError, parseRetryAfter } from "./http-errors.ts";
 import { buildRequestBody } from "./request.ts";
@@ -171,7 +170,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
       return undefined;
     } catch (error) {
       if (signal.aborted) return failed(abortedError());
-      const message = `model stream failed: ${errorMessage(error)}`;
+      const message = `model stream failed: ${describeFetchFailure(error)}`;
       return failed(new LlmError("protocol", message, { cause: error }));
     } finally {
       clearTimeout(timer);

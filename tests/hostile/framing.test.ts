@@ -187,13 +187,17 @@ describe.concurrent("dsh acp framing", () => {
     const deepArray = `${"[".repeat(depth)}${"]".repeat(depth)}`;
     const deepRequest = `{"jsonrpc":"2.0","id":77,"method":"session/list","params":{"cwd":${deep}}}`;
     await dsh.write(`${deep}\n${deepArray}\n${deepRequest}\n`);
+    // Written past the rig, which would parse the line itself: millions of levels take seconds.
+    dsh.proc.stdin.write(`${"[".repeat(3_000_000)}${"]".repeat(3_000_000)}\n`);
+    await dsh.proc.stdin.flush();
     expect((await dsh.call("session/list", {})).result).toEqual({ sessions: [] });
-    const replies = dsh.lines.slice(1, 4);
+    const replies = dsh.lines.slice(1, 5);
     for (const line of replies) expect(line.length).toBeLessThan(200);
-    expect(dsh.messages.slice(1, 4).map((m) => [m.id, m.error?.code])).toEqual([
+    expect(dsh.messages.slice(1, 5).map((m) => [m.id, m.error?.code])).toEqual([
       [null, -32600],
       [null, -32600],
       [77, -32600],
+      [null, -32600],
     ]);
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
   });
