@@ -47,6 +47,7 @@ interface OpenCall {
 export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
   const now = options.now ?? (() => performance.now());
   const open = new Map<string, OpenCall>();
+  const deferred: Extract<LiveEvent, { type: "notice" }>[] = [];
 
   const close = (callId: string, call: OpenCall): acp.SessionUpdate[] => {
     open.delete(callId);
@@ -74,7 +75,8 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
     map(event) {
       switch (event.type) {
         case "turn_start":
-          return [];
+          // Notices from outside a turn open the next answer, for clients without notices.
+          return deferred.splice(0).map(noticeLine);
         case "reasoning_delta":
           return event.text === "" ? [] : [chunk("agent_thought_chunk", event.text)];
         case "text_delta":
@@ -125,7 +127,10 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
             },
           ];
         case "notice":
-          return notice(event, options.notices === true);
+          if (options.notices === true) return [noticeUpdate(event)];
+          if (event.turnId !== undefined) return [noticeLine(event)];
+          deferred.push(event);
+          return [];
         case "turn_end":
           return [...open]
             .filter(([, call]) => call.turnId === event.turnId)
@@ -149,21 +154,16 @@ function chunk(
   return { sessionUpdate: kind, content: { type: "text", text } };
 }
 
-/**
- * A notice as a `notice` update where the client takes them; else, during a turn, as a line of
- * the agent's message (outside a turn there is no message to put it in).
- */
-function notice(
-  event: Extract<LiveEvent, { type: "notice" }>,
-  asNotice: boolean,
-): acp.SessionUpdate[] {
+/** A notice as a `notice` update, for clients that take them. */
+function noticeUpdate(event: Extract<LiveEvent, { type: "notice" }>): acp.SessionUpdate {
   const { severity, title, description } = event;
-  if (asNotice)
-    return [{ sessionUpdate: "notice", severity, title, ...(description ? { description } : {}) }];
-  if (event.turnId === undefined) return [];
-  return [
-    chunk("agent_message_chunk", `\n\n> ${title}${description ? ` ${description}` : ""}\n\n`),
-  ];
+  return { sessionUpdate: "notice", severity, title, ...(description ? { description } : {}) };
+}
+
+/** A notice as a quoted line of the agent's message, for clients without notices. */
+function noticeLine(event: Extract<LiveEvent, { type: "notice" }>): acp.SessionUpdate {
+  const { title, description } = event;
+  return chunk("agent_message_chunk", `\n\n> ${title}${description ? ` ${description}` : ""}\n\n`);
 }
 
 /** The schema wants a non-negative integer. */

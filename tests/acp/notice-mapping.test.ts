@@ -27,17 +27,26 @@ describe("notices on ACP", () => {
     expect(updateProblems(updates)).toEqual([]);
   });
 
-  test("otherwise a notice during a turn is a line of the agent's message, and none outside one", () => {
+  test("otherwise a notice is a line of the agent's message: at once in a turn, else at the start of the next answer", () => {
     const mapper = createUpdateMapper({ terminalOutput: false });
-    expect([...mapper.map(notice("t")), ...mapper.map(notice())]).toEqual([
-      {
-        sessionUpdate: "agent_message_chunk",
-        content: {
-          type: "text",
-          text: "\n\n> Rate limited by api.example.com, retrying in 4 s (try 2 of 4) api.example.com is rate limiting requests (HTTP 429)\n\n",
-        },
+    const line = {
+      sessionUpdate: "agent_message_chunk",
+      content: {
+        type: "text",
+        text: "\n\n> Rate limited by api.example.com, retrying in 4 s (try 2 of 4) api.example.com is rate limiting requests (HTTP 429)\n\n",
       },
-    ]);
+    };
+    const inTurn = mapper.map(notice("t"));
+    const outside = mapper.map(notice());
+    const nextTurn = mapper.map({ type: "turn_start", turnId: "t2", content: [] });
+    const later = mapper.map({ type: "turn_start", turnId: "t3", content: [] });
+    const seen: Record<string, unknown> = { inTurn, outside, nextTurn, later };
+    expect(seen).toEqual({
+      inTurn: [line],
+      outside: [],
+      nextTurn: [line],
+      later: [],
+    });
   });
 
   test("session.notices is read from the client's capabilities; null or absent means none", () => {
