@@ -31,7 +31,7 @@ export const ConfigFile = v.strictObject({
   log: v.optional(v.string()),
   max_turn_requests: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000))),
   /** Seconds of silence from the model endpoint after which a step gives up. */
-  stream_timeout: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(86_400))),
+  stream_timeout: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(86_400))),
   models: v.optional(v.array(UserModelConfig)),
   env: v.optional(EnvConfig),
 });
@@ -163,9 +163,9 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
 function streamTimeoutMs(fromEnv: string | undefined, fromFile: number | undefined): number {
   if (fromEnv === undefined) return (fromFile ?? 120) * 1000;
   const value = Number(fromEnv);
-  if (!Number.isFinite(value) || value < 1 || value > 86_400) {
+  if (!Number.isFinite(value) || value < 0.1 || value > 86_400) {
     throw new ConfigError(
-      `DSH_STREAM_TIMEOUT must be a number of seconds from 1 to 86400, not "${fromEnv}"`,
+      `DSH_STREAM_TIMEOUT must be a number of seconds from 0.1 to 86400, not "${fromEnv}"`,
     );
   }
   return value * 1000;

@@ -144,7 +144,10 @@ describe.concurrent("dsh acp framing", () => {
     expect((await dsh.call("session/list", {})).result).toEqual({ sessions: [] });
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
   });
+});
 
+// Tens of megabytes through a pipe each: one at a time, so they do not starve each other.
+describe("dsh acp framing of large and deep lines", () => {
   test("a line over the 32 MiB limit gets one -32600 and is skipped; the running prompt and the next request go on", async () => {
     await using rig = await startSession();
     const { project, model, dsh, sessionId } = rig;
@@ -226,7 +229,7 @@ describe.concurrent("dsh acp framing", () => {
   });
 });
 
-describe.concurrent("dsh acp at stdin EOF", () => {
+describe("dsh acp at stdin EOF", () => {
   const line = (id: number, method: string, params: unknown) =>
     `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
   const init = line(1, "initialize", { protocolVersion: 1 });

@@ -42,7 +42,7 @@ describe.concurrent("dsh acp against a silent model endpoint", () => {
   for (const [name, silence] of Object.entries(silences)) {
     test(`${name}: one try, a stall notice while waiting, then an error naming the limit; the next prompt works`, async () => {
       await using rig = await startSession({
-        env: { DSH_STREAM_TIMEOUT: "2" },
+        env: { DSH_STREAM_TIMEOUT: "0.5" },
         initialize: initializeWithNotices,
       });
       const { project, model, dsh, sessionId } = rig;
@@ -60,9 +60,11 @@ describe.concurrent("dsh acp against a silent model endpoint", () => {
           sessionUpdate: "notice",
           severity: "warning",
           title: "Waiting for HOST: nothing received for N ms",
-          description: "dsh gives up after 2 s of silence (DSH_STREAM_TIMEOUT).",
+          description: "dsh gives up after 500 ms of silence (DSH_STREAM_TIMEOUT).",
         },
-        error: expect.stringContaining("no data from HOST for 2 s; gave up (DSH_STREAM_TIMEOUT)"),
+        error: expect.stringContaining(
+          "no data from HOST for 500 ms; gave up (DSH_STREAM_TIMEOUT)",
+        ),
         requests: 1,
       });
       const next = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "again")));
@@ -91,7 +93,7 @@ describe.concurrent("dsh acp against a silent model endpoint", () => {
   });
 
   test("a client without notices sees the stall as a line of the agent's message", async () => {
-    await using rig = await startSession({ env: { DSH_STREAM_TIMEOUT: "2" } });
+    await using rig = await startSession({ env: { DSH_STREAM_TIMEOUT: "0.5" } });
     const { model, dsh, sessionId } = rig;
     model.script(silences["no response headers"]);
     const prompt = await dsh.prompt(sessionId, "hi");
