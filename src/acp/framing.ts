@@ -15,6 +15,9 @@ export const MAX_LINE_BYTES = 32 * 1024 * 1024;
 /** An error response longer than this loses its `data`, so no reply can grow with the input. */
 const MAX_ERROR_REPLY_CHARS = 16 * 1024;
 
+/** Past this many of its own replies unwritten, the reader waits for the client to take them. */
+const MAX_QUEUED_REPLIES = 256;
+
 const LF = 0x0a;
 
 export interface FramedStreamDeps {
@@ -59,8 +62,14 @@ export function createFramedStream(deps: FramedStreamDeps): FramedStream {
     writes = write.catch(() => undefined);
     return write;
   };
+  let queuedReplies = 0;
   const sendReply = (reply: ErrorReply) => {
-    writeLine(JSON.stringify(reply)).catch(() => undefined);
+    queuedReplies += 1;
+    writeLine(JSON.stringify(reply))
+      .catch(() => undefined)
+      .finally(() => {
+        queuedReplies -= 1;
+      });
   };
 
   // Messages that arrive while an `initialize` is unanswered wait for its answer: the SDK
@@ -109,6 +118,9 @@ export function createFramedStream(deps: FramedStreamDeps): FramedStream {
       for (let read = await reader.read(); !read.done; read = await reader.read()) {
         if (closed) return;
         lines.push(read.value);
+        // A flood of bad lines from a client that does not read its replies must not queue
+        // them without end; well-formed input never waits here.
+        if (queuedReplies > MAX_QUEUED_REPLIES) await writes;
       }
       lines.finish();
     } catch (error) {

@@ -70,6 +70,16 @@ describe.concurrent("dsh acp framing", () => {
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
   });
 
+  test("a flood of 5,000 bad lines in one write gets 5,000 errors, then the next request is served", async () => {
+    using project = createProject();
+    await using dsh = await spawnRawAcp(project);
+    await dsh.initialize();
+    await dsh.write("{oops\n".repeat(5_000));
+    expect((await dsh.call("session/list", {})).result).toEqual({ sessions: [] });
+    expect(nullIdErrors(dsh.messages)).toEqual(Array.from({ length: 5_000 }, () => -32700));
+    expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
+  });
+
   test("CRLF endings and blank lines are read as the same requests", async () => {
     using project = createProject();
     await using dsh = await spawnRawAcp(project);
