@@ -21,12 +21,13 @@ async function main(argv: readonly string[]): Promise<number> {
     const args = parseArgs(argv);
     switch (args.command) {
       case "version":
-        io.stdout.write(`dsh ${version}\n`);
+        io.stdout.write((await import("./src/app/version.ts")).versionText());
         return 0;
       case "help":
         io.stdout.write(HELP);
         return 0;
       case "acp":
+        if (args.login) return await (await import("./src/cli/login.ts")).runLogin(io);
         return await (await import("./src/app/acp.ts")).runAcp(io.env, version);
       case "exec":
         return await (await import("./src/cli/exec.ts")).runExec(io, args, () => Bun.stdin.text());
@@ -34,6 +35,12 @@ async function main(argv: readonly string[]): Promise<number> {
         return await (await import("./src/cli/chat.ts")).runChat(io, args);
       case "sessions":
         return await (await import("./src/cli/sessions.ts")).runSessions(io);
+      case "login":
+        return await (await import("./src/cli/login.ts")).runLogin(io);
+      case "logout":
+        return (await import("./src/cli/login.ts")).runLogout(io);
+      case "rules":
+        return (await import("./src/cli/rules.ts")).runRules(io, args.removeRule);
       case "doctor":
         return await (await import("./src/cli/doctor.ts")).runDoctor(io);
       default: {

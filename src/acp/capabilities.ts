@@ -2,17 +2,50 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { PresentOptions } from "./present.ts";
 
+/** The id of dsh's one auth method (ACP terminal auth: the editor runs `dsh acp --login`). */
+export const LOGIN_METHOD_ID = "dsh-login";
+
+/**
+ * How a user signs in: where the client runs terminal auth, a terminal method that runs
+ * `dsh acp --login`; elsewhere an agent method whose `authenticate` checks a key is there.
+ */
+export function authMethods(capabilities: acp.ClientCapabilities | undefined): acp.AuthMethod[] {
+  const name = "Log in with an API key";
+  if (capabilities?.auth?.terminal === true) {
+    return [
+      {
+        id: LOGIN_METHOD_ID,
+        name,
+        description: "Paste your DeepSeek (or OpenAI-compatible) API key; dsh checks and stores it",
+        type: "terminal",
+        args: ["--login"],
+      },
+    ];
+  }
+  return [
+    {
+      id: LOGIN_METHOD_ID,
+      name,
+      description: "Run `dsh login` in a terminal, or set DSH_API_KEY in the agent's environment",
+    },
+  ];
+}
+
 /** The `initialize` answer: always protocol version 1, whatever the client asked for. */
-export function initializeResponse(version: string): acp.InitializeResponse {
+export function initializeResponse(
+  version: string,
+  capabilities?: acp.ClientCapabilities,
+): acp.InitializeResponse {
   return {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: false, audio: false, embeddedContext: false },
       sessionCapabilities: { list: {}, close: {}, resume: {} },
+      mcpCapabilities: { http: true, sse: true },
     },
     agentInfo: { name: "dsh", title: "dsh", version },
-    authMethods: [],
+    authMethods: authMethods(capabilities),
   };
 }
 
@@ -20,6 +53,8 @@ export function initializeResponse(version: string): acp.InitializeResponse {
 export interface ClientOptions extends PresentOptions {
   /** `elicitation.form` present and non-null: questions may be asked as forms. */
   readonly elicitForm: boolean;
+  /** `session.compaction` present and non-null: compactions become `compaction_update`s. */
+  readonly compaction?: boolean;
   /** `session.notices` present and non-null: notices go out as `notice` updates. */
   readonly notices: boolean;
 }
@@ -29,6 +64,7 @@ export function clientOptionsOf(capabilities: acp.ClientCapabilities | undefined
   return {
     terminalOutput: capabilities?._meta?.terminal_output === true,
     elicitForm: capabilities?.elicitation?.form != null,
+    compaction: capabilities?.session?.compaction != null,
     notices: capabilities?.session?.notices != null,
   };
 }

@@ -7,6 +7,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { LiveEvent } from "../agent/types.ts";
 import type { RenderIntent } from "../tools/intent.ts";
+import { compactionUpdates } from "./compaction-updates.ts";
 import {
   type PresentOptions,
   presentCall,
@@ -21,6 +22,8 @@ export const TEXT_PROGRESS_INTERVAL_MS = 500;
 const TEXT_PROGRESS_TAIL = 16 * 1024;
 
 export interface UpdateMapperOptions extends PresentOptions {
+  /** The client advertised `session.compaction`: compactions become `compaction_update`s. */
+  readonly compaction?: boolean;
   /** Clock for throttling text progress; `performance.now` unless a test pins it. */
   readonly now?: () => number;
   /** The client takes `notice` updates; otherwise a notice during a turn is a message line. */
@@ -122,8 +125,9 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
             {
               sessionUpdate: "usage_update",
               // What the context holds after this step: the prompt plus what the model just wrote.
-              used: tokenCount(event.usage.promptTokens + event.usage.completionTokens),
+              used: tokenCount(event.contextUsed),
               size: tokenCount(event.contextWindow),
+              cost: { amount: costAmount(event.costUsd), currency: "USD" },
             },
           ];
         case "notice":
@@ -131,6 +135,8 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
           if (event.turnId !== undefined) return [noticeLine(event)];
           deferred.push(event);
           return [];
+        case "compaction":
+          return compactionUpdates(event, options.compaction === true);
         case "turn_end":
           return [...open]
             .filter(([, call]) => call.turnId === event.turnId)
@@ -162,8 +168,13 @@ function noticeUpdate(event: Extract<LiveEvent, { type: "notice" }>): acp.Sessio
 
 /** A notice as a quoted line of the agent's message, for clients without notices. */
 function noticeLine(event: Extract<LiveEvent, { type: "notice" }>): acp.SessionUpdate {
-  const { title, description } = event;
-  return chunk("agent_message_chunk", `\n\n> ${title}${description ? ` ${description}` : ""}\n\n`);
+  const description = event.description === undefined ? "" : `: ${event.description}`;
+  return chunk("agent_message_chunk", `\n> ${event.title}${description}\n\n`);
+}
+
+/** A finite, non-negative amount. */
+function costAmount(usd: number): number {
+  return Number.isFinite(usd) && usd > 0 ? usd : 0;
 }
 
 /** The schema wants a non-negative integer. */

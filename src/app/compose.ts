@@ -6,6 +6,7 @@ import { homedir } from "node:os";
 import { createAgentService } from "../agent/service.ts";
 import type { AgentService, SessionSettings } from "../agent/types.ts";
 import { createApprovalSeam } from "../approval/seam.ts";
+import { createRuleBook } from "../rules/store.ts";
 import type { ApprovalAnswerer } from "../approval/types.ts";
 import { createCommandRunner } from "../exec/runner.ts";
 import type { CommandRunner } from "../exec/types.ts";
@@ -21,7 +22,9 @@ import { createAskUserQuestionTool } from "../tools/ask-user-question.ts";
 import { createBashTool } from "../tools/bash.ts";
 import { createFileTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
-import type { Config } from "./config.ts";
+import { secretPlacesOf } from "../tools/credential-paths.ts";
+import { type Config, currentApiKey } from "./config.ts";
+import { credentialScopeOf, protectedConfigPaths } from "./guarded-paths.ts";
 
 export interface Composition extends AsyncDisposable {
   readonly service: AgentService;
@@ -47,30 +50,37 @@ export function compose(options: ComposeOptions): Composition {
   const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
   const client = createModelClient({
     baseUrl: config.baseUrl,
-    apiKey: config.apiKey,
+    apiKey: () => currentApiKey(config, options.env),
     logger,
     streamTimeoutMs: config.streamTimeoutMs,
   });
   const home = options.env.HOME || homedir();
+  // One list for the sandbox and the file tools.
+  const protectedDirs = protectedConfigPaths(config, options.env);
+  const credentials = credentialScopeOf(home, config, options.env);
+  // What the file tools and the instruction files never read; one set for both.
+  const secrets = secretPlacesOf(credentials);
   const runner = createCommandRunner({
     env: options.env,
     sandbox: config.sandbox,
     home,
+    credentials,
     stateDir: config.home,
-    // The config file itself, not its directory: `DSH_CONFIG` may name a file in any folder.
-    protectedDirs: [config.configPath],
+    protectedDirs,
     envConfig: { include: config.env.include, allowSecret: config.env.allow_secret },
     logger,
   });
   const tools = createToolRegistry([
-    // dsh's config file and its state (session logs, whose settings events a reload trusts)
-    // are never written by the model, whatever the preset.
-    ...createFileTools({ homeDir: home, protectedDirs: [config.configPath, config.home] }),
+    // dsh's configuration is never written by the model, whatever the preset; its state
+    // (session logs, whose settings events a reload trusts) is never read or written.
+    ...createFileTools({ secrets, protectedDirs }),
     createBashTool(),
     createAskUserQuestionTool(),
   ]);
   const approval = createApprovalSeam({
     answerers: options.answerers,
+    rules: createRuleBook({ home: config.home, logger }),
+    home,
     onError: (error, request) =>
       logger.warn("an approval answerer failed; denied", { kind: request.kind, error }),
   });
@@ -93,11 +103,21 @@ export function compose(options: ComposeOptions): Composition {
     interaction,
     defaults,
     maxRequestsPerTurn: config.maxTurnRequests,
+    compactAt: config.compactAt,
     configDir: config.configDir,
-    homeDir: home,
+    secrets,
     platform: `${process.platform} ${process.arch}`,
     now: () => new Date(),
     logger,
+    mcp: {
+      servers: config.mcp.servers,
+      env: options.env,
+      home,
+      include: config.env.include,
+      allowSecret: config.env.allow_secret,
+      startupTimeoutMs: config.mcp.startupTimeoutMs,
+      toolTimeoutMs: config.mcp.toolTimeoutMs,
+    },
   });
   return {
     service,

@@ -7,12 +7,17 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import * as v from "valibot";
 import { DshError } from "../errors.ts";
+import { readStoredKey } from "../auth/key-store.ts";
 import { EnvConfig } from "../exec/env.ts";
 import { UserModelConfig } from "../llm/catalog.ts";
+import { McpServerTables, serversOf } from "../mcp/config.ts";
+import type { McpServerSpec } from "../mcp/types.ts";
 import type { Effort } from "../llm/types.ts";
 import { ApprovalPolicy, type Knobs, PRESETS, PresetId, SandboxMode } from "../permission/knobs.ts";
 
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
+/** `compact_at` when the config file does not set it. */
+export const DEFAULT_COMPACT_AT = 0.8;
 
 const SandboxChoice = v.picklist(["auto", "bwrap", "seatbelt", "none"]);
 export type SandboxChoice = v.InferOutput<typeof SandboxChoice>;
@@ -34,6 +39,19 @@ export const ConfigFile = v.strictObject({
   stream_timeout: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(86_400))),
   models: v.optional(v.array(UserModelConfig)),
   env: v.optional(EnvConfig),
+  mcp_servers: v.optional(McpServerTables),
+  /** How long an MCP server may take to start before the first prompt goes on without it. */
+  mcp_startup_timeout_ms: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(600_000)),
+  ),
+  /** How long one MCP tool call may take. */
+  mcp_tool_timeout_ms: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(3_600_000)),
+  ),
+  /** Compact the context when a request would pass this share of the model's window. */
+  compact_at: v.optional(
+    v.pipe(v.number(), v.gtValue(0, "compact_at must be above 0"), v.maxValue(1)),
+  ),
 });
 export type ConfigFile = v.InferOutput<typeof ConfigFile>;
 
@@ -43,8 +61,13 @@ export interface Config {
   /** Where the user's AGENTS.md may live (the config file's directory). */
   readonly configDir: string;
   readonly baseUrl: string;
-  /** Never logged, never passed to a child process. */
+  /**
+   * `DSH_API_KEY` (or `DEEPSEEK_API_KEY`), else the key `dsh login` stored. Never logged, never
+   * passed to a child process.
+   */
   readonly apiKey: string | undefined;
+  /** Where `apiKey` came from. */
+  readonly apiKeySource: "env" | "stored" | "none";
   /** The default model id; undefined means the catalog's default. */
   readonly model: string | undefined;
   readonly effort: Effort;
@@ -62,6 +85,14 @@ export interface Config {
   readonly streamTimeoutMs: number;
   readonly models: readonly v.InferOutput<typeof UserModelConfig>[];
   readonly env: v.InferOutput<typeof EnvConfig>;
+  /** The config file's enabled MCP servers and their time limits. */
+  readonly mcp: {
+    readonly servers: readonly McpServerSpec[];
+    readonly startupTimeoutMs: number;
+    readonly toolTimeoutMs: number;
+  };
+  /** The share of a model's window a request may fill before the context is compacted. */
+  readonly compactAt: number;
 }
 
 export interface ConfigFlags {
@@ -112,7 +143,7 @@ export function loadConfig(
     configPath,
     configDir: dirname(configPath),
     baseUrl: nonEmpty(env.DSH_BASE_URL) ?? file.base_url ?? DEFAULT_BASE_URL,
-    apiKey: nonEmpty(env.DSH_API_KEY) ?? nonEmpty(env.DEEPSEEK_API_KEY),
+    ...apiKeyOf(env, resolve(dshHome)),
     model: flags.model ?? nonEmpty(env.DSH_MODEL) ?? file.model,
     effort: file.effort ?? "high",
     permission,
@@ -123,7 +154,33 @@ export function loadConfig(
     streamTimeoutMs: streamTimeoutMs(nonEmpty(env.DSH_STREAM_TIMEOUT), file.stream_timeout),
     models: file.models ?? [],
     env: file.env ?? { include: [], allow_secret: [] },
+    mcp: {
+      servers: serversOf(file.mcp_servers ?? {}),
+      startupTimeoutMs: file.mcp_startup_timeout_ms ?? 10_000,
+      toolTimeoutMs: file.mcp_tool_timeout_ms ?? 120_000,
+    },
+    compactAt: file.compact_at ?? DEFAULT_COMPACT_AT,
   };
+}
+
+function apiKeyOf(
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+): Pick<Config, "apiKey" | "apiKeySource"> {
+  const fromEnv = nonEmpty(env.DSH_API_KEY) ?? nonEmpty(env.DEEPSEEK_API_KEY);
+  if (fromEnv !== undefined) return { apiKey: fromEnv, apiKeySource: "env" };
+  const stored = readStoredKey(home);
+  return stored === undefined
+    ? { apiKey: undefined, apiKeySource: "none" }
+    : { apiKey: stored, apiKeySource: "stored" };
+}
+
+/** The API key now: the environment's, else the stored one (which `dsh login` may have just written). */
+export function currentApiKey(
+  config: Config,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  return apiKeyOf(env, config.home).apiKey;
 }
 
 function readConfigFile(path: string, explicit: boolean): ConfigFile {

@@ -1,7 +1,17 @@
 /** Command-line parsing: argv to one command plus the common flags. Unknown input is a usage error. */
 import { DshError } from "../errors.ts";
 
-export type CommandName = "acp" | "chat" | "exec" | "sessions" | "doctor" | "help" | "version";
+export type CommandName =
+  | "acp"
+  | "chat"
+  | "exec"
+  | "sessions"
+  | "doctor"
+  | "login"
+  | "logout"
+  | "rules"
+  | "help"
+  | "version";
 
 export interface Flags {
   readonly model?: string;
@@ -15,6 +25,10 @@ export interface ParsedArgs {
   readonly flags: Flags;
   /** `dsh exec` prompt words, joined with spaces; `-` means read standard input. */
   readonly prompt?: string;
+  /** `dsh acp --login`: run the login flow (editors' terminal authentication) instead. */
+  readonly login?: boolean;
+  /** `dsh rules rm N`: the rule to remove. */
+  readonly removeRule?: number;
 }
 
 /** A bad command line; the CLI prints the message and a hint, and exits 2. */
@@ -30,12 +44,22 @@ const VALUE_FLAGS = {
   "--cwd": "cwd",
   "--resume": "resume",
 } as const;
-const COMMANDS = new Set<string>(["acp", "chat", "exec", "sessions", "doctor"]);
+const COMMANDS = new Set<string>([
+  "acp",
+  "chat",
+  "exec",
+  "sessions",
+  "doctor",
+  "login",
+  "logout",
+  "rules",
+]);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const flags: Record<string, string> = {};
   const positional: string[] = [];
   let command: CommandName | undefined;
+  let login = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
     if (arg === "--help" || arg === "-h") return { command: "help", flags: {} };
@@ -51,6 +75,10 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       flags[VALUE_FLAGS[name as keyof typeof VALUE_FLAGS]] = value;
       continue;
     }
+    if (arg === "--login" && command === "acp") {
+      login = true;
+      continue;
+    }
     if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown flag: ${arg}`);
     if (command === undefined && positional.length === 0 && COMMANDS.has(arg))
       command = arg as CommandName;
@@ -61,6 +89,15 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     if (positional.length === 0)
       throw new UsageError('dsh exec needs a prompt: dsh exec "fix the failing test"');
     return { command: resolved, flags, prompt: positional.join(" ") };
+  }
+  if (resolved === "acp" && login) return { command: resolved, flags, login };
+  if (resolved === "rules" && positional.length > 0) {
+    const [verb, n, ...extra] = positional;
+    const number = Number(n);
+    if (verb !== "rm" || !Number.isInteger(number) || number < 1 || extra.length > 0) {
+      throw new UsageError("usage: dsh rules (lists them), dsh rules rm N (removes rule N)");
+    }
+    return { command: resolved, flags, removeRule: number };
   }
   if (positional.length > 0) {
     const hint =
@@ -83,7 +120,11 @@ Usage:
   dsh exec "PROMPT"     one-shot run: the answer on stdout, activity on stderr
                         (PROMPT "-" reads the prompt from standard input)
   dsh acp               Agent Client Protocol agent on stdin/stdout (for editors)
+                        (--login: the login flow, for editors' terminal sign-in)
   dsh sessions          list saved sessions
+  dsh login             store an API key (hidden input, checked against the endpoint)
+  dsh logout            remove the stored API key
+  dsh rules             list the saved "always allow" rules; dsh rules rm N removes one
   dsh doctor            check the setup and say how to fix each problem
   dsh --version | --help
 
@@ -94,7 +135,7 @@ Flags (chat and exec):
   --resume ID           continue a saved session
 
 Environment:
-  DSH_API_KEY           API key (falls back to DEEPSEEK_API_KEY)
+  DSH_API_KEY           API key (falls back to DEEPSEEK_API_KEY, then the key dsh login stored)
   DSH_BASE_URL          OpenAI-compatible base URL (default https://api.deepseek.com)
   DSH_MODEL             default model id
   DSH_PERMISSION        default permission preset (default workspace-write)

@@ -12,12 +12,14 @@ import type { ParsedArgs } from "./args.ts";
 import { type CliIo, printError } from "./io.ts";
 import { type LineQueue, createLineQueue } from "./line-queue.ts";
 import { describeOutcome } from "./outcome.ts";
+import { firstRun } from "./first-run.ts";
 import { createQuestionPrompt } from "./question-prompt.ts";
 import { createLiveRenderer } from "./render.ts";
 import { openTerminalSession } from "./session.ts";
 import { createTerminalAnswerer } from "./terminal-answerer.ts";
 
 export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
+  if ((await firstRun(io)) === "quit") return 1;
   let lines: LineQueue | undefined;
   const answerer = createTerminalAnswerer({ lines: () => lines, out: io.stdout });
   const questioner = createQuestionPrompt({ lines: () => lines, out: io.stdout });

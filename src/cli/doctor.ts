@@ -1,11 +1,13 @@
 /** `dsh doctor`: checks the setup and says how to fix each problem. Exit 1 if any check fails. */
 import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
 import { type Config, loadConfig } from "../app/config.ts";
+import { LOCAL_SERVERS, findLocalServers } from "../app/local-servers.ts";
 import { errorMessage } from "../errors.ts";
 import { createCommandRunner } from "../exec/runner.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { describeFetchFailure } from "../llm/http-errors.ts";
 import { silentLogger } from "../log.ts";
+import { mcpServerChecks } from "./doctor-mcp.ts";
 import type { CliIo } from "./io.ts";
 
 interface Check {
@@ -32,17 +34,43 @@ export async function runDoctor(io: CliIo): Promise<number> {
         ? config.configPath
         : `${config.configPath} (absent; defaults in use)`,
     },
-    config.apiKey
-      ? { name: "api key", ok: true, detail: "set" }
-      : { name: "api key", ok: false, detail: "missing: set DSH_API_KEY (or DEEPSEEK_API_KEY)" },
+    apiKeyCheck(config),
     await endpointCheck(config),
     modelCheck(config),
     await sandboxCheck(io, config),
     stateDirCheck(config),
+    await localServersCheck(),
+    ...(await mcpServerChecks(io, config)),
   ];
   for (const check of checks)
     io.stdout.write(`${check.ok ? "✓" : "✗"} ${check.name}: ${check.detail}\n`);
   return checks.every((check) => check.ok) ? 0 : 1;
+}
+
+/** What answers on the usual local ports; informational, never a failure. */
+async function localServersCheck(): Promise<Check> {
+  const found = await findLocalServers();
+  const detail =
+    found.length === 0
+      ? `none on ${LOCAL_SERVERS.map((s) => s.port).join(", ")} (Ollama, LM Studio, llama.cpp, vLLM)`
+      : found.map((s) => `${s.name} at ${s.baseUrl} (${s.models.length} models)`).join("; ");
+  return { name: "local model servers", ok: true, detail };
+}
+
+/** Where the key comes from, never the key itself. */
+function apiKeyCheck(config: Config): Check {
+  switch (config.apiKeySource) {
+    case "env":
+      return {
+        name: "api key",
+        ok: true,
+        detail: "from the environment (DSH_API_KEY or DEEPSEEK_API_KEY)",
+      };
+    case "stored":
+      return { name: "api key", ok: true, detail: "stored by dsh login" };
+    case "none":
+      return { name: "api key", ok: false, detail: "missing: run dsh login, or set DSH_API_KEY" };
+  }
 }
 
 async function endpointCheck(config: Config): Promise<Check> {

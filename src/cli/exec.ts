@@ -5,6 +5,7 @@ import { type CliIo, printError } from "./io.ts";
 import { createLiveRenderer } from "./render.ts";
 import { openTerminalSession } from "./session.ts";
 import { describeOutcome } from "./outcome.ts";
+import { formatStatusLine } from "./status-line.ts";
 
 /** Runs the command and returns the exit code: 0 for a finished answer, 1 otherwise, 130 on Ctrl-C. */
 export async function runExec(
@@ -47,7 +48,7 @@ export async function runExec(
   } finally {
     process.off("SIGINT", onSigint);
   }
-  io.stderr.write(`session ${handle.sessionId}\n`);
+  io.stderr.write(`session ${handle.sessionId} · ${formatStatusLine(handle.status())}\n`);
   if (outcome.reason === "end_turn") return 0;
   printError(io, describeOutcome(outcome));
   return outcome.reason === "cancelled" ? 130 : 1;

@@ -47,6 +47,11 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
         case "turn_start":
         case "usage":
           return;
+        case "compaction":
+          if (event.status === "completed") activity(dim("▸ context compacted"));
+          else if (event.status === "failed")
+            activity(dim(`▸ ${event.error ?? "compaction failed"}`));
+          return;
         case "reasoning_delta":
           if (last !== "reasoning") breakLine();
           options.activity.write(dim(event.text));
@@ -78,8 +83,9 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           last = "none";
           return;
         case "notice": {
-          const line = `${event.title}${event.description ? ` ${event.description}` : ""}`;
-          activity(event.severity === "info" ? dim(`· ${line}`) : red(`! ${line}`));
+          const description = event.description === undefined ? "" : `: ${event.description}`;
+          const mark = event.severity === "info" ? dim("•") : red("!");
+          activity(`${mark} ${event.title}${description}`);
           return;
         }
         default: {

@@ -1,4 +1,7 @@
-/** Approval questions answered with y/n at the terminal. Anything but yes is a deny. */
+/**
+ * Approval questions answered at the terminal: y (once), a (always: saves the offered rule,
+ * shown in the prompt), n. Anything else is a deny.
+ */
 import type { ApprovalAnswerer } from "../approval/types.ts";
 import type { RenderIntent } from "../tools/intent.ts";
 import { changedLines } from "./changed-lines.ts";
@@ -19,13 +22,17 @@ export function createTerminalAnswerer(deps: TerminalAnswererDeps): ApprovalAnsw
       if (signal.aborted) return "deny";
       lines.dropTypeahead();
       deps.out.write(`\n? ${request.title}\n${detailOf(request.intent)}  ${request.reason}\n`);
-      lines.prompt("  Allow? [y/N] ");
+      if (request.offer !== undefined) deps.out.write(`  a: ${request.offer.label}\n`);
+      lines.prompt(request.offer === undefined ? "  Allow? [y/N] " : "  Allow? [y/a/N] ");
       const onAbort = () => lines.interrupt();
       signal.addEventListener("abort", onAbort, { once: true });
       try {
-        const line = await lines.next();
-        const yes = line !== undefined && /^\s*y(es)?\s*$/i.test(line);
-        return yes && !signal.aborted ? "allow" : "deny";
+        const line = (await lines.next())?.trim().toLowerCase();
+        if (signal.aborted) return "deny";
+        if (line === "y" || line === "yes") return "allow";
+        if ((line === "a" || line === "always") && request.offer !== undefined)
+          return "allow_always";
+        return "deny";
       } finally {
         signal.removeEventListener("abort", onAbort);
       }
@@ -43,7 +50,13 @@ function detailOf(intent: RenderIntent): string {
         .map((line) => `  ${line}\n`)
         .join("");
     case "generic":
-      return "";
+      // An MCP call: its server, tool and arguments (bounded; the arguments can be long).
+      return (intent.text ?? "")
+        .split("\n")
+        .filter((line) => line !== "")
+        .slice(0, 20)
+        .map((line) => `  ${line}\n`)
+        .join("");
     default: {
       const unhandled: never = intent;
       return String(unhandled);

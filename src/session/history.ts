@@ -83,6 +83,7 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
       case "turn_start":
       case "prompt_submit":
       case "usage":
+      case "compaction":
       case "sandbox_mode":
       case "approval_policy":
       case "model":

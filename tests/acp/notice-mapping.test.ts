@@ -33,7 +33,7 @@ describe("notices on ACP", () => {
       sessionUpdate: "agent_message_chunk",
       content: {
         type: "text",
-        text: "\n\n> Rate limited by api.example.com, retrying in 4 s (try 2 of 4) api.example.com is rate limiting requests (HTTP 429)\n\n",
+        text: "\n> Rate limited by api.example.com, retrying in 4 s (try 2 of 4): api.example.com is rate limiting requests (HTTP 429)\n\n",
       },
     };
     const inTurn = mapper.map(notice("t"));

@@ -15,7 +15,7 @@ afterAll(async () => {
 test("a working setup passes every check and never prints the key", async () => {
   const project = rig.project("ok");
   const run = await rig.run(["doctor"], project);
-  expect(run.stdout).toContain("✓ api key: set");
+  expect(run.stdout).toContain("✓ api key: from the environment (DSH_API_KEY or DEEPSEEK_API_KEY)");
   expect(run.stdout).toContain(`✓ endpoint: ${rig.server.url} answered 200`);
   expect(run.stdout).toContain("✓ model: deepseek-flash");
   expect(run.stdout).toContain(`✓ state dir: ${project.home} writable`);
@@ -31,7 +31,7 @@ test("a missing key, an unknown model and a sandbox turned off are each named wi
     env: { ...env, DSH_MODEL: "my-local-model", DSH_SANDBOX: "none" },
   });
   expect(run.code).toBe(1);
-  expect(run.stdout).toContain("✗ api key: missing: set DSH_API_KEY (or DEEPSEEK_API_KEY)");
+  expect(run.stdout).toContain("✗ api key: missing: run dsh login, or set DSH_API_KEY");
   expect(run.stdout).toContain("model: my-local-model (not in the catalog; used as-is with");
   expect(run.stdout).toContain("✗ sandbox: sandboxing is turned off (DSH_SANDBOX=none); fix:");
 });
