@@ -44,34 +44,42 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
     return step;
   };
 
-  // Whether the latest user message got any model output yet.
-  let answered = true;
-  const noteUnanswered = (reason: string, error?: { message: string }) => {
-    if (!answered) items.push({ kind: "note", content: unansweredNote(reason, error) });
-    answered = true;
+  // The turn being read: whether the user asked something in it and the model answered. Only
+  // a logged turn counts; a user message standing in for a summary has none.
+  let turn: { turnId: string; asked: boolean; answered: boolean } | undefined;
+  const endTurn = (reason: string, error?: { message: string }) => {
+    if (turn?.asked === true && !turn.answered)
+      items.push({ kind: "note", content: unansweredNote(reason, error) });
+    turn = undefined;
+  };
+  const answer = (said: boolean) => {
+    if (turn !== undefined && said) turn.answered = true;
   };
 
   for (const event of events) {
     switch (event.type) {
+      case "turn_start":
+        endTurn("interrupted");
+        turn = { turnId: event.turnId, asked: false, answered: false };
+        break;
       case "user_message":
-        noteUnanswered("interrupted");
+        if (turn?.turnId === event.turnId) turn.asked = true;
         items.push({ kind: "user", content: renderUserContent(event.content) });
-        answered = false;
         break;
       case "reasoning":
         stepOf(event).reasoning += event.text;
-        answered ||= event.text !== "";
+        answer(event.text !== "");
         break;
       case "assistant_text":
         stepOf(event).text += event.text;
-        answered ||= event.text !== "";
+        answer(event.text !== "");
         break;
       case "tool_call":
         addCall(stepOf(event), event, unanswered);
-        answered = true;
+        answer(true);
         break;
       case "turn_end":
-        noteUnanswered(event.reason, event.error);
+        if (turn?.turnId === event.turnId) endTurn(event.reason, event.error);
         break;
       case "tool_result": {
         const waiting = unanswered.get(callKey(event));
@@ -80,7 +88,6 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
         if (call !== undefined) call.step.outputs.set(call.index, event.output);
         break;
       }
-      case "turn_start":
       case "prompt_submit":
       case "usage":
       case "compaction":
