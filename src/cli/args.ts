@@ -143,6 +143,7 @@ Environment:
   DSH_HOME              state directory (default $XDG_DATA_HOME/dsh or ~/.local/share/dsh)
   DSH_CONFIG            config file (default $XDG_CONFIG_HOME/dsh/config.toml)
   DSH_LOG               log destination: stderr or a file path (default stderr)
+  DSH_STREAM_TIMEOUT    seconds to wait on a silent model endpoint before a step fails (default 120)
 
 Precedence: flags > environment > config file > defaults.
 `;
