@@ -59,6 +59,8 @@ export interface ClientOptions extends PresentOptions {
   readonly elicitForm: boolean;
   /** `session.compaction` present and non-null: compactions become `compaction_update`s. */
   readonly compaction?: boolean;
+  /** `session.notices` present and non-null: notices go out as `notice` updates. */
+  readonly notices: boolean;
 }
 
 /** Only an explicit `true` turns Zed's terminal cards on; `{}` alone advertises no form mode. */
@@ -67,5 +69,6 @@ export function clientOptionsOf(capabilities: acp.ClientCapabilities | undefined
     terminalOutput: capabilities?._meta?.terminal_output === true,
     elicitForm: capabilities?.elicitation?.form != null,
     compaction: capabilities?.session?.compaction != null,
+    notices: capabilities?.session?.notices != null,
   };
 }

@@ -1,18 +1,25 @@
 /**
  * `dsh acp`: serves one ACP connection over newline-delimited JSON-RPC on the given byte
- * streams until the client goes away (stdin EOF) or the caller's signal fires, then cancels
- * every turn, disposes every session in parallel and resolves. The caller exits 0.
+ * streams until the client goes away (stdin EOF) or the caller's signal fires. Either way every
+ * request read before then is answered (running prompts are cancelled and answer `cancelled`),
+ * then the connection closes, every session is disposed in parallel and this resolves. The
+ * caller exits 0.
  */
-import * as acp from "@agentclientprotocol/sdk";
 import { createAgentApp } from "./agent-app.ts";
 import type { ClientOptions } from "./capabilities.ts";
+import { createFramedStream } from "./framing.ts";
 import { createSessionTable } from "./sessions.ts";
 import type { RunAcpDeps } from "./types.ts";
+
+/** The longest shutdown waits for requests read before it to be answered. */
+const ANSWER_WAIT_MS = 10_000;
+/** How often shutdown cancels again: a prompt may start after the first round of cancels. */
+const CANCEL_ROUND_MS = 25;
 
 /** Runs the bridge; resolves once the connection is closed and every session is disposed. */
 export async function runAcpServer(deps: RunAcpDeps): Promise<void> {
   const { logger } = deps;
-  let client: ClientOptions = { terminalOutput: false, elicitForm: false };
+  let client: ClientOptions = { terminalOutput: false, elicitForm: false, notices: false };
   const clientOptions = () => client;
   const table = createSessionTable({
     logger,
@@ -29,77 +36,54 @@ export async function runAcpServer(deps: RunAcpDeps): Promise<void> {
       client = options;
     },
   });
-  const output = trackWrites(deps.output);
-  const connection = app.connect(acp.ndJsonStream(output.writable, deps.input));
+  const framed = createFramedStream({ input: deps.input, output: deps.output, logger });
+  const connection = app.connect(framed.stream);
 
-  const stop = Promise.withResolvers<void>();
-  const onAbort = () => stop.resolve();
+  const stop = Promise.withResolvers<"stop">();
+  const onAbort = () => stop.resolve("stop");
   deps.signal?.addEventListener("abort", onAbort, { once: true });
-  if (deps.signal?.aborted === true) stop.resolve();
+  if (deps.signal?.aborted === true) stop.resolve("stop");
+  let why: "stop" | "eof" | "closed";
   try {
-    await Promise.race([connection.closed, stop.promise]);
+    why = await Promise.race([
+      connection.closed.then(() => "closed" as const),
+      framed.inputEnded.then(() => "eof" as const),
+      stop.promise,
+    ]);
   } finally {
     deps.signal?.removeEventListener("abort", onAbort);
   }
 
   if (!connection.signal.aborted) {
-    // Asked to stop while the client is still there: running prompts answer `cancelled`
-    // before the connection closes.
-    logger.info("shutting down: cancelling running prompts");
-    const sessions = table.all();
-    for (const session of sessions) session.cancel();
-    await Promise.all(sessions.map((s) => s.settled()));
-    await output.drained();
+    logger.info(
+      why === "eof"
+        ? "client closed its input: answering what it sent"
+        : "shutting down: cancelling running prompts",
+      { pending: framed.pendingRequests() },
+    );
+    await answerPending(framed, table);
+    framed.end();
     connection.close();
-  } else if (connection.signal.reason instanceof acp.MessageTooLargeError) {
-    // The SDK cannot answer a line it refused to buffer; stderr is the only place to say why.
-    logger.error("a message from the client is too large; closing the connection", {
-      error: connection.signal.reason,
-    });
   } else {
     logger.info("client disconnected");
   }
   await table.closeAll();
-  await output.close();
+  await framed.close();
 }
 
-/**
- * Wraps the output so shutdown can wait until every queued message reached it. Responses are
- * queued a few microtasks after their handler returns, so "drained" means no write in flight
- * across a macrotask turn.
- */
-function trackWrites(output: WritableStream<Uint8Array>) {
-  const writer = output.getWriter();
-  let inFlight = Promise.resolve();
-  let writing = 0;
-  const writable = new WritableStream<Uint8Array>({
-    async write(chunk) {
-      writing++;
-      const done = writer.write(chunk);
-      inFlight = done.then(noop, noop);
-      try {
-        await done;
-      } finally {
-        writing--;
-      }
-    },
-  });
-  return {
-    writable,
-    async drained() {
-      do {
-        await inFlight;
-        await new Promise((resolve) => setTimeout(resolve, 0));
-      } while (writing > 0);
-    },
-    async close() {
-      try {
-        await writer.close();
-      } catch {
-        // The client closed its end first; nothing is left to flush.
-      }
-    },
-  };
+/** Cancels every turn (again, for prompts that start late) until each request read is answered. */
+async function answerPending(
+  framed: ReturnType<typeof createFramedStream>,
+  table: ReturnType<typeof createSessionTable>,
+): Promise<void> {
+  const deadline = Date.now() + ANSWER_WAIT_MS;
+  for (;;) {
+    for (const session of table.all()) session.cancel();
+    const round = Promise.withResolvers<boolean>();
+    const timer = setTimeout(() => round.resolve(false), CANCEL_ROUND_MS);
+    const done = await Promise.race([framed.answered().then(() => true), round.promise]);
+    clearTimeout(timer);
+    if (done || Date.now() >= deadline) break;
+  }
+  await Promise.all(table.all().map((session) => session.settled()));
 }
-
-function noop() {}

@@ -26,6 +26,8 @@ export interface UpdateMapperOptions extends PresentOptions {
   readonly compaction?: boolean;
   /** Clock for throttling text progress; `performance.now` unless a test pins it. */
   readonly now?: () => number;
+  /** The client takes `notice` updates; otherwise a notice during a turn is a message line. */
+  readonly notices?: boolean;
 }
 
 export interface UpdateMapper {
@@ -50,6 +52,7 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
   const open = new Map<string, OpenCall>();
   /** Calls shown as a plan rather than a tool call: the rest of their life is not shown. */
   const quiet = new Set<string>();
+  const deferred: Extract<LiveEvent, { type: "notice" }>[] = [];
 
   const close = (callId: string, call: OpenCall): acp.SessionUpdate[] => {
     open.delete(callId);
@@ -77,7 +80,8 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
     map(event) {
       switch (event.type) {
         case "turn_start":
-          return [];
+          // Notices from outside a turn open the next answer, for clients without notices.
+          return deferred.splice(0).map(noticeLine);
         case "reasoning_delta":
           return event.text === "" ? [] : [chunk("agent_thought_chunk", event.text)];
         case "text_delta":
@@ -134,6 +138,11 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
               cost: { amount: costAmount(event.costUsd), currency: "USD" },
             },
           ];
+        case "notice":
+          if (options.notices === true) return [noticeUpdate(event)];
+          if (event.turnId !== undefined) return [noticeLine(event)];
+          deferred.push(event);
+          return [];
         case "compaction":
           return compactionUpdates(event, options.compaction === true);
         case "turn_end":
@@ -141,11 +150,6 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
           return [...open]
             .filter(([, call]) => call.turnId === event.turnId)
             .flatMap(([id, call]) => close(id, call));
-        case "notice":
-          // The form every client shows: a line of the turn's answer.
-          return event.turnId === undefined
-            ? []
-            : [chunk("agent_message_chunk", noticeLine(event))];
         default: {
           const exhaustive: never = event;
           return exhaustive;
@@ -165,6 +169,18 @@ function chunk(
   return { sessionUpdate: kind, content: { type: "text", text } };
 }
 
+/** A notice as a `notice` update, for clients that take them. */
+function noticeUpdate(event: Extract<LiveEvent, { type: "notice" }>): acp.SessionUpdate {
+  const { severity, title, description } = event;
+  return { sessionUpdate: "notice", severity, title, ...(description ? { description } : {}) };
+}
+
+/** A notice as a quoted line of the agent's message, for clients without notices. */
+function noticeLine(event: Extract<LiveEvent, { type: "notice" }>): acp.SessionUpdate {
+  const description = event.description === undefined ? "" : `: ${event.description}`;
+  return chunk("agent_message_chunk", `\n> ${event.title}${description}\n\n`);
+}
+
 /** A finite, non-negative amount. */
 function costAmount(usd: number): number {
   return Number.isFinite(usd) && usd > 0 ? usd : 0;
@@ -173,9 +189,4 @@ function costAmount(usd: number): number {
 /** The schema wants a non-negative integer. */
 function tokenCount(n: number): number {
   return Number.isFinite(n) && n > 0 ? Math.trunc(n) : 0;
-}
-
-function noticeLine(notice: { readonly title: string; readonly description?: string }): string {
-  const description = notice.description === undefined ? "" : `: ${notice.description}`;
-  return `\n> ${notice.title}${description}\n\n`;
 }

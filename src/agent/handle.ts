@@ -75,6 +75,8 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   let running: { controller: AbortController; done: Promise<TurnOutcome> } | undefined;
   let pending: Partial<SessionSettings> = {};
   let disposing: Promise<void> | undefined;
+  // The end of a turn the log could not take (a full disk): written before the next turn starts.
+  let unrecordedEnd: NewSessionEvent | undefined;
 
   const durable = (): SessionSettings => foldSettings(log.events, deps.defaults);
   const settings = (): SessionSettings => ({ ...durable(), ...pending });
@@ -121,6 +123,10 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     const turnId = crypto.randomUUID();
     let outcome: TurnOutcome;
     try {
+      if (unrecordedEnd !== undefined) {
+        log.append(unrecordedEnd);
+        unrecordedEnd = undefined;
+      }
       outcome = await body(turnId, controller);
     } catch (error) {
       deps.logger.error("turn failed", { sessionId: log.header.id, error });
@@ -139,7 +145,15 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       });
       await log.flush();
     } catch (error) {
+      // A turn is answered as it ended only once that is on disk; otherwise its answer is this.
       deps.logger.error("could not record the end of a turn", { sessionId: log.header.id, error });
+      outcome = {
+        turnId,
+        reason: "error",
+        error: { code: "log_write", message: errorMessage(error) },
+      };
+      if (isOpenTurn(log.events, turnId))
+        unrecordedEnd = { type: "turn_end", turnId, reason: "error", error: outcome.error };
     }
     deps.notices.release();
     // Cleared before subscribers hear of the end, so a follow-up prompt they send is accepted.
@@ -323,6 +337,16 @@ const DEFAULT_COMPACT_AT = 0.8;
 
 const SETTINGS_EVENT_TYPES = ["model", "effort", "sandbox_mode", "approval_policy"] as const;
 type SettingsEventType = (typeof SETTINGS_EVENT_TYPES)[number];
+
+/** Whether `turnId` is the log's latest turn and its end is not logged. */
+function isOpenTurn(events: readonly SessionEvent[], turnId: string): boolean {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (event?.type === "turn_end") return false;
+    if (event?.type === "turn_start") return event.turnId === turnId;
+  }
+  return false;
+}
 
 function hasContent(content: readonly UserContent[]): boolean {
   return content.some((block) => block.type !== "text" || block.text.trim() !== "");

@@ -234,6 +234,9 @@ async function streamStep(
       case "error":
         output.end = errorEnd(event.error, signal);
         return output;
+      case "notice":
+        deps.publish({ ...event, turnId: step.turnId });
+        break;
       default: {
         const unhandled: never = event;
         throw new Error(`unhandled model event ${JSON.stringify(unhandled)}`);

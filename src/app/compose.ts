@@ -53,6 +53,7 @@ export function compose(options: ComposeOptions): Composition {
     baseUrl: config.baseUrl,
     apiKey: () => currentApiKey(config, options.env),
     logger,
+    streamTimeoutMs: config.streamTimeoutMs,
   });
   const home = options.env.HOME || homedir();
   // One list for the sandbox and the file tools.

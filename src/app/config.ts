@@ -35,6 +35,8 @@ export const ConfigFile = v.strictObject({
   effort: v.optional(EffortChoice),
   log: v.optional(v.string()),
   max_turn_requests: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000))),
+  /** Seconds of silence from the model endpoint after which a step gives up. */
+  stream_timeout: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(86_400))),
   models: v.optional(v.array(UserModelConfig)),
   env: v.optional(EnvConfig),
   mcp_servers: v.optional(McpServerTables),
@@ -79,6 +81,8 @@ export interface Config {
   readonly sandbox: SandboxChoice;
   readonly log: string;
   readonly maxTurnRequests: number;
+  /** `DSH_STREAM_TIMEOUT` / `stream_timeout`, in ms: the longest wait on a silent endpoint. */
+  readonly streamTimeoutMs: number;
   readonly models: readonly v.InferOutput<typeof UserModelConfig>[];
   readonly env: v.InferOutput<typeof EnvConfig>;
   /** The config file's enabled MCP servers and their time limits. */
@@ -147,6 +151,7 @@ export function loadConfig(
     sandbox,
     log: logDestination(nonEmpty(env.DSH_LOG) ?? file.log ?? "stderr"),
     maxTurnRequests: file.max_turn_requests ?? 100,
+    streamTimeoutMs: streamTimeoutMs(nonEmpty(env.DSH_STREAM_TIMEOUT), file.stream_timeout),
     models: file.models ?? [],
     env: file.env ?? { include: [], allow_secret: [] },
     mcp: {
@@ -209,6 +214,18 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
     throw new ConfigError(`${path}: ${where ? `${where}: ` : ""}${issue.message}`);
   }
   return parsed.output;
+}
+
+/** The stream timeout from the environment (seconds) or the file, else 120 s. */
+function streamTimeoutMs(fromEnv: string | undefined, fromFile: number | undefined): number {
+  if (fromEnv === undefined) return (fromFile ?? 120) * 1000;
+  const value = Number(fromEnv);
+  if (!Number.isFinite(value) || value < 0.1 || value > 86_400) {
+    throw new ConfigError(
+      `DSH_STREAM_TIMEOUT must be a number of seconds from 0.1 to 86400, not "${fromEnv}"`,
+    );
+  }
+  return value * 1000;
 }
 
 function logDestination(value: string): string {

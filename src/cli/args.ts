@@ -153,6 +153,7 @@ Environment:
   DSH_CONFIG            config file (default $XDG_CONFIG_HOME/dsh/config.toml)
   DSH_LOG               log destination: stderr or a file path (default stderr)
   DSH_LOG_LEVEL         debug | info | warn | error (default warn on stderr, info in a file)
+  DSH_STREAM_TIMEOUT    seconds to wait on a silent model endpoint before a step fails (default 120)
 
 Precedence: flags > environment > config file > defaults.
 `;

@@ -5,6 +5,7 @@ import { LOCAL_SERVERS, findLocalServers } from "../app/local-servers.ts";
 import { errorMessage } from "../errors.ts";
 import { createCommandRunner } from "../exec/runner.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
+import { describeFetchFailure } from "../llm/http-errors.ts";
 import { silentLogger } from "../log.ts";
 import { mcpServerChecks } from "./doctor-mcp.ts";
 import type { CliIo } from "./io.ts";
@@ -86,7 +87,7 @@ async function endpointCheck(config: Config): Promise<Check> {
     return {
       name: "endpoint",
       ok: false,
-      detail: `${config.baseUrl} unreachable: ${errorMessage(error)}`,
+      detail: `${config.baseUrl} unreachable: ${describeFetchFailure(error)}`,
     };
   }
 }

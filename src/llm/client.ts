@@ -4,13 +4,13 @@
  * the step has been yielded. Iteration never throws: every path ends with `finish` or `error`.
  * The API key goes into the `Authorization` header and nowhere else.
  */
-import { errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { httpError, parseRetryAfter } from "./http-errors.ts";
+import { describeFetchFailure, failureSummary, httpError, parseRetryAfter } from "./http-errors.ts";
 import { buildRequestBody } from "./request.ts";
 import { backoffMs, DEFAULT_RETRY, isRetryable, type RetryPolicy, sleep } from "./retry.ts";
 import { needsApiKey } from "./local-endpoint.ts";
 import { createSseDecoder } from "./sse.ts";
+import { DEFAULT_STREAM_TIMEOUT_MS, createStallWatch, seconds } from "./stall.ts";
 import { createStepNormaliser } from "./stream.ts";
 import { type ChatRequest, LlmError, type LlmEvent, type ModelClient } from "./types.ts";
 
@@ -25,11 +25,12 @@ export interface ModelClientDeps {
   readonly logger: Logger;
   readonly fetch?: typeof fetch;
   readonly retry?: Partial<RetryPolicy>;
-  /** No byte (keep-alive comments count) for this long ends the try as a `network` error. */
-  readonly idleTimeoutMs?: number;
+  /**
+   * The stream timeout: no byte (headers, data, keep-alive comments) for this long ends the step
+   * with a `network` error, without a retry, so it bounds the whole wait on a silent endpoint.
+   */
+  readonly streamTimeoutMs?: number;
 }
-
-const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 /** How one try ended when it did not end with `finish`. */
 interface Failure {
@@ -41,7 +42,7 @@ interface Failure {
 /** Creates a client; it holds no connection of its own, so it needs no disposal. */
 export function createModelClient(deps: ModelClientDeps): ModelClient {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...deps.retry };
-  const idleTimeoutMs = deps.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const streamTimeoutMs = deps.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
   const fetchImpl = deps.fetch ?? fetch;
   const { logger } = deps;
   // Read per request: `dsh login` may store a key while `dsh acp` runs.
@@ -64,37 +65,46 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
     const linked = AbortSignal.any([signal, local.signal]);
     let idleFired = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const stall = createStallWatch(host, streamTimeoutMs);
     const touch = () => {
+      stall.touch();
       clearTimeout(timer);
       timer = setTimeout(() => {
         idleFired = true;
         local.abort();
-      }, idleTimeoutMs);
+      }, streamTimeoutMs);
     };
     let yielded = false;
     const failed = (error: LlmError, retryAfterMs?: number): Failure => {
       if (signal.aborted) return { error: abortedError(), retryable: false };
-      return { error, retryable: !yielded && isRetryable(error.code), retryAfterMs };
+      // A stall has used the whole stream timeout already: another try would wait as long again.
+      const retryable = !yielded && !idleFired && isRetryable(error.code);
+      return { error, retryable, retryAfterMs };
     };
     const transport = (cause: unknown, what: string) =>
       idleFired
-        ? new LlmError("network", `no data from ${host} for ${duration(idleTimeoutMs)}`)
-        : new LlmError("network", `${what} ${host}: ${errorMessage(cause)}`, { cause });
+        ? new LlmError(
+            "network",
+            `no data from ${host} for ${seconds(streamTimeoutMs)}; gave up (DSH_STREAM_TIMEOUT)`,
+          )
+        : new LlmError("network", `${what} ${host}: ${describeFetchFailure(cause)}`, { cause });
 
     try {
       touch();
       let response: Response;
       try {
-        response = await fetchImpl(url, {
-          method: "POST",
-          headers: {
-            ...(apiKey() ? { authorization: `Bearer ${apiKey()}` } : {}),
-            "content-type": "application/json",
-            accept: "text/event-stream",
-          },
-          body: JSON.stringify(buildRequestBody(request)),
-          signal: linked,
-        });
+        response = yield* stall.wait(
+          fetchImpl(url, {
+            method: "POST",
+            headers: {
+              ...(apiKey() ? { authorization: `Bearer ${apiKey()}` } : {}),
+              "content-type": "application/json",
+              accept: "text/event-stream",
+            },
+            body: JSON.stringify(buildRequestBody(request)),
+            signal: linked,
+          }),
+        );
       } catch (cause) {
         return failed(transport(cause, "cannot reach"));
       }
@@ -123,7 +133,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
       for (;;) {
         let read: { done: true; value?: undefined } | { done: false; value: Uint8Array };
         try {
-          read = await reader.read();
+          read = yield* stall.wait(reader.read());
         } catch (error) {
           if (signal.aborted || idleFired)
             return failed(transport(error, "lost the connection to"));
@@ -156,7 +166,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
             ? event.error
             : new LlmError(
                 "premature_eof",
-                `the connection to ${host} broke mid-stream: ${errorMessage(cause)}`,
+                `the connection to ${host} broke mid-stream: ${describeFetchFailure(cause)}`,
                 {
                   cause,
                 },
@@ -166,7 +176,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
       return undefined;
     } catch (error) {
       if (signal.aborted) return failed(abortedError());
-      const message = `model stream failed: ${errorMessage(error)}`;
+      const message = `model stream failed: ${describeFetchFailure(error)}`;
       return failed(new LlmError("protocol", message, { cause: error }));
     } finally {
       clearTimeout(timer);
@@ -205,6 +215,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
       const waitMs = backoffMs(policy, tries, failure.retryAfterMs);
       const { code, status } = failure.error;
       logger.warn("model request failed; retrying", { code, status, try: tries, waitMs });
+      yield retryNotice(scrub(failure.error), host, waitMs, tries + 1, policy.attempts);
       if (!(await sleep(waitMs, signal))) {
         yield { type: "error", error: abortedError() };
         return;
@@ -219,8 +230,20 @@ function abortedError(): LlmError {
   return new LlmError("aborted", "the model request was cancelled");
 }
 
-function duration(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+/** What the user sees while a failed try waits for the next one. */
+function retryNotice(
+  error: LlmError,
+  host: string,
+  waitMs: number,
+  next: number,
+  attempts: number,
+): LlmEvent {
+  return {
+    type: "notice",
+    severity: "warning",
+    title: `${failureSummary(error, host)}, retrying in ${seconds(waitMs)} (try ${next} of ${attempts})`,
+    description: error.message,
+  };
 }
 
 function isJson(response: Response): boolean {

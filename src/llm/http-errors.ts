@@ -118,3 +118,55 @@ export function parseRetryAfter(header: string | null, now: number): number | un
   if (Number.isNaN(ms)) return undefined;
   return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
 }
+
+/** What a failed connection means, by the error's code, in words a user can act on. */
+const CONNECTION_FAILURES: Readonly<Record<string, string>> = {
+  ECONNRESET: "the connection was reset by the server or the network",
+  ECONNREFUSED: "the connection was refused (is the server running, and is the URL right?)",
+  ENOTFOUND: "the host name was not found (check the URL and your DNS)",
+  EAI_AGAIN: "the host name could not be resolved right now (check your network)",
+  ETIMEDOUT: "the connection timed out",
+  EHOSTUNREACH: "the host is unreachable from this network",
+  ENETUNREACH: "the network is unreachable",
+  EPIPE: "the connection was closed while the request was being sent",
+  ConnectionClosed: "the server closed the connection unexpectedly",
+  ConnectionRefused: "the connection was refused (is the server running, and is the URL right?)",
+  FailedToOpenSocket: "a connection could not be opened",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's TLS certificate could not be verified",
+  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate does not match its host name",
+};
+
+/**
+ * A transport failure of `fetch` in the user's terms: what went wrong with the connection,
+ * never the runtime's advice to its own developers.
+ */
+export function describeFetchFailure(cause: unknown): string {
+  const code =
+    typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
+  const known = CONNECTION_FAILURES[code];
+  if (known !== undefined) return known;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  // Bun's fetch errors end with a hint for developers ("pass `verbose: true` ..."); drop it.
+  const plain = message.replace(/\.?\s*For more information, pass `verbose: true`.*$/s, "").trim();
+  return plain === "" ? "the connection failed" : plain;
+}
+
+/** A failed try in a few words, for a status line ("rate limited by api.deepseek.com"). */
+export function failureSummary(error: LlmError, host: string): string {
+  switch (error.code) {
+    case "rate_limit":
+      return `Rate limited by ${host}`;
+    case "overloaded":
+      return `${host} is overloaded`;
+    case "server":
+      return `${host} failed${error.status === undefined ? "" : ` (HTTP ${error.status})`}`;
+    case "network":
+      return `Cannot reach ${host}`;
+    case "premature_eof":
+      return `The stream from ${host} broke off`;
+    default:
+      return `The request to ${host} failed`;
+  }
+}

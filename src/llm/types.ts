@@ -106,7 +106,14 @@ export type LlmEvent =
       readonly reason: FinishReason;
       readonly toolCalls: readonly ChatToolCall[];
     }
-  | { readonly type: "error"; readonly error: LlmError };
+  | { readonly type: "error"; readonly error: LlmError }
+  /** For the user while the step waits (a stall, a retry); not part of the answer. */
+  | {
+      readonly type: "notice";
+      readonly severity: "info" | "warning";
+      readonly title: string;
+      readonly description?: string;
+    };
 
 export type LlmErrorCode =
   | "missing_api_key"

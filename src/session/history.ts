@@ -21,6 +21,7 @@ type UserText = string | readonly ChatContentPart[];
 
 type Item =
   | { readonly kind: "user"; readonly content: UserText }
+  | { readonly kind: "note"; readonly content: string }
   | { readonly kind: "step"; readonly step: Step };
 
 /**
@@ -45,19 +46,42 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
     return step;
   };
 
+  // The turn being read: whether the user asked something in it and the model answered. Only
+  // a logged turn counts; a user message standing in for a summary has none.
+  let turn: { turnId: string; asked: boolean; answered: boolean } | undefined;
+  const endTurn = (reason: string, error?: { message: string }) => {
+    if (turn?.asked === true && !turn.answered)
+      items.push({ kind: "note", content: unansweredNote(reason, error) });
+    turn = undefined;
+  };
+  const answer = (said: boolean) => {
+    if (turn !== undefined && said) turn.answered = true;
+  };
+
   for (const event of events) {
     switch (event.type) {
+      case "turn_start":
+        endTurn("interrupted");
+        turn = { turnId: event.turnId, asked: false, answered: false };
+        break;
       case "user_message":
+        if (turn?.turnId === event.turnId) turn.asked = true;
         items.push({ kind: "user", content: renderUserContent(event.content) });
         break;
       case "reasoning":
         stepOf(event).reasoning += event.text;
+        answer(event.text !== "");
         break;
       case "assistant_text":
         stepOf(event).text += event.text;
+        answer(event.text !== "");
         break;
       case "tool_call":
         addCall(stepOf(event), event, unanswered);
+        answer(true);
+        break;
+      case "turn_end":
+        if (turn?.turnId === event.turnId) endTurn(event.reason, event.error);
         break;
       case "tool_result": {
         const waiting = unanswered.get(callKey(event));
@@ -66,11 +90,9 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
         if (call !== undefined) call.step.outputs.set(call.index, event.output);
         break;
       }
-      case "turn_start":
       case "prompt_submit":
       case "usage":
       case "compaction":
-      case "turn_end":
       case "sandbox_mode":
       case "approval_policy":
       case "model":
@@ -86,8 +108,20 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
 }
 
 /**
- * Joins consecutive user messages (a turn cancelled before the model said anything leaves
- * one), since some providers reject two user messages in a row.
+ * What the model reads in place of an answer a turn never got, so it knows that prompt was not
+ * answered and does not answer it with the next one.
+ */
+function unansweredNote(reason: string, error?: { message: string }): string {
+  if (reason === "cancelled") return "(No answer: the user cancelled this turn before any reply.)";
+  if (reason === "error")
+    return `(No answer: this turn failed before any reply${error ? `: ${error.message}` : ""}.)`;
+  return "(No answer: this turn ended before any reply.)";
+}
+
+/**
+ * Joins consecutive user messages, since some providers reject two user messages in a row (an
+ * unanswered turn gets a note of its own instead, so this only joins what the log itself holds
+ * twice).
  */
 function mergeUserRuns(messages: ChatMessage[]): ChatMessage[] {
   const merged: ChatMessage[] = [];
@@ -183,6 +217,8 @@ function callKey(event: { turnId: string; callId: string }): string {
 
 function toMessages(item: Item): ChatMessage[] {
   if (item.kind === "user") return [{ role: "user", content: item.content }];
+  if (item.kind === "note")
+    return [{ role: "assistant", content: item.content, reasoning: "", toolCalls: [] }];
   const { step } = item;
   if (step.text === "" && step.reasoning === "" && step.calls.length === 0) return [];
   const assistant: ChatMessage = {

@@ -1,8 +1,29 @@
 /**
- * The writer of one session log: a Bun FileSink on a file opened for append. Lines are
- * validated before they are written, so the file only ever holds what a reader accepts.
+ * The writer of one session log. Lines are validated before they are written, so the file only
+ * ever holds what a reader accepts, and each append reaches the file before it counts: an
+ * event is in `events` only once its whole line was written. The writer knows the byte length of
+ * its good lines and checks the file before each write and flush, so nothing that happens to the
+ * file behind its back is silent:
+ * - a failed write (ENOSPC, EFBIG) is cut back to the last good line and throws; the next
+ *   append tries again, so the log works again once space returns;
+ * - a file deleted or cut short while live is written anew from the events held in memory;
+ * - a file replaced by another one is never written over: appends throw until the session is
+ *   reopened.
  */
-import { closeSync, fsync, ftruncateSync, openSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  fsync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { dirname } from "node:path";
 import * as v from "valibot";
 import { ConflictError, InvalidInputError, errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -28,41 +49,84 @@ export interface OpenSessionLogOptions {
  */
 export function openSessionLog(options: OpenSessionLogOptions): SessionLog {
   const { path, header, events, logger } = options;
-  const fd = openSync(path, "a");
-  const sink = Bun.file(fd).writer();
-  let truncateTo = options.truncateTo;
-  let failure: ConflictError | undefined;
+  let fd = openSync(path, "a");
+  let identity = fileIdentity(fstatSync(fd));
+  // Bytes of the header and the good events; anything past it is a torn line to cut away.
+  let length = options.truncateTo ?? fstatSync(fd).size;
   let closing: Promise<void> | undefined;
   let flushes: Promise<void> = Promise.resolve();
 
-  const failed = (error: unknown): ConflictError => {
-    const reason = errorMessage(error);
-    failure ??= new ConflictError(`session log ${path} cannot be written: ${reason}`, { path });
-    return failure;
+  const cannotWrite = (error: unknown) =>
+    new ConflictError(`session log ${path} cannot be written: ${errorMessage(error)}`, { path });
+
+  /** Writes the whole log from memory to a new file and puts it in place of the old one. */
+  const rewrite = (why: string) => {
+    logger.warn("writing the session log anew from memory", { path, why });
+    const text = [header, ...events].map((line) => `${JSON.stringify(line)}\n`).join("");
+    const temp = `${path}.${process.pid}.${crypto.randomUUID()}.tmp`;
+    const bytes = Buffer.from(text);
+    let tempFd: number | undefined;
+    try {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      tempFd = openSync(temp, "wx", 0o600);
+      writeFully(tempFd, bytes);
+      fsyncSync(tempFd);
+      closeSync(tempFd);
+      tempFd = undefined;
+      renameSync(temp, path);
+    } catch (error) {
+      if (tempFd !== undefined) closeSync(tempFd);
+      try {
+        unlinkSync(temp);
+      } catch {
+        // Never created, or already renamed.
+      }
+      throw cannotWrite(error);
+    }
+    closeSync(fd);
+    fd = openSync(path, "a");
+    identity = fileIdentity(fstatSync(fd));
+    length = bytes.byteLength;
+  };
+
+  /** Makes the file hold exactly the good lines before anything is added or synced. */
+  const reconcile = () => {
+    const onPath = pathIdentity(path);
+    if (onPath !== undefined && onPath !== identity) {
+      throw new ConflictError(
+        `session log ${path} was replaced by another file; reopen the session to use it`,
+        { path },
+      );
+    }
+    const stat = fstatSync(fd);
+    if (onPath === undefined || stat.nlink === 0) return rewrite("the file was deleted");
+    if (stat.size < length) return rewrite("the file was cut short");
+    if (stat.size > length) ftruncateSync(fd, length);
   };
 
   const writeLine = (line: string) => {
     try {
-      if (truncateTo !== undefined) {
-        ftruncateSync(fd, truncateTo);
-        truncateTo = undefined;
-      }
-      const written = sink.write(line);
-      if (written instanceof Promise) written.catch((error: unknown) => failed(error));
+      reconcile();
+      writeFully(fd, Buffer.from(line));
     } catch (error) {
-      // Part of the line may be on disk; another append would bury it mid-file. A torn last
-      // line is dropped on the next open, so stop here and leave it last.
-      throw failed(error);
+      // Part of the line may be on disk: cut it off now, so the file ends at a good line (the
+      // next append retries this if it fails too).
+      try {
+        ftruncateSync(fd, length);
+      } catch {
+        // The file is reconciled again before the next write.
+      }
+      throw error instanceof ConflictError ? error : cannotWrite(error);
     }
+    length += Buffer.byteLength(line);
   };
 
   const flushNow = async () => {
-    if (failure) throw failure;
     try {
-      await sink.flush();
+      reconcile();
       await fsyncFd(fd);
     } catch (error) {
-      throw failed(error);
+      throw error instanceof ConflictError ? error : cannotWrite(error);
     }
   };
 
@@ -71,7 +135,6 @@ export function openSessionLog(options: OpenSessionLogOptions): SessionLog {
     events,
     append(event: NewSessionEvent): SessionEvent {
       if (closing) throw new ConflictError(`session log ${path} is closed`, { path });
-      if (failure) throw failure;
       const last = events.at(-1);
       const candidate = { ...event, seq: (last?.seq ?? 0) + 1, at: new Date().toISOString() };
       const result = v.safeParse(SessionEvent, candidate);
@@ -98,11 +161,6 @@ export function openSessionLog(options: OpenSessionLogOptions): SessionLog {
         } catch (error) {
           logger.error("session log not flushed on close", { path, error: errorMessage(error) });
         } finally {
-          try {
-            await sink.end();
-          } catch {
-            // Already reported above; the fd is closed below either way.
-          }
           closeSync(fd);
           options.onClose?.();
         }
@@ -110,6 +168,28 @@ export function openSessionLog(options: OpenSessionLogOptions): SessionLog {
       return closing;
     },
   };
+}
+
+/** Writes all of `bytes`, continuing after short writes; throws what the write throws. */
+function writeFully(fd: number, bytes: Uint8Array): void {
+  for (let offset = 0; offset < bytes.byteLength; ) {
+    offset += writeSync(fd, bytes, offset, bytes.byteLength - offset);
+  }
+}
+
+function fileIdentity(stat: { dev: number; ino: number }): string {
+  return `${stat.dev}:${stat.ino}`;
+}
+
+/** The identity of the file at `path`, or `undefined` when there is none. */
+function pathIdentity(path: string): string | undefined {
+  try {
+    return fileIdentity(statSync(path));
+  } catch (error) {
+    if (typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT")
+      return undefined;
+    throw error;
+  }
 }
 
 function fsyncFd(fd: number): Promise<void> {

@@ -240,9 +240,12 @@ describe("automatic compaction", () => {
       "The firs",
       expect.any(String),
     ]);
+    // The cancelled prompt stays its own turn, marked unanswered, before the next one.
     expect(messagesOf(server.requests[3]).map((m) => m.content)).toEqual([
       expect.any(String),
-      `${summaryMessageText("SUMMARY: one.")}\n\ntask two\n\ntask three`,
+      `${summaryMessageText("SUMMARY: one.")}\n\ntask two`,
+      "(No answer: the user cancelled this turn before any reply.)",
+      "task three",
     ]);
   });
 

@@ -83,6 +83,15 @@ describe.concurrent("dsh acp against a troubled model endpoint", () => {
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
   });
 
+  test("a connection reset on every try: the error says what failed, with none of the runtime's advice", async () => {
+    const reset: ScriptedTurn = { respond: { stream: [{ disconnect: true }] } };
+    const run = await failingTurn([reset, reset, reset, reset]);
+    expect({ message: host(run.error?.message), requests: run.requests }).toEqual({
+      message: "cannot reach HOST: the connection was reset by the server or the network",
+      requests: 4,
+    });
+  });
+
   test("a connection reset mid-stream is not retried (the text was shown): an error, the partial text kept", async () => {
     const shown = Promise.withResolvers<void>();
     const run = await failingTurn(

@@ -42,6 +42,8 @@ export interface RawAcpOptions {
    * it unanswered (the test can answer later with `send`). Unanswered by default.
    */
   readonly answer?: (request: AgentRequest) => unknown;
+  /** The command line around `dsh acp` (a private mount namespace, a resource limit). */
+  readonly wrap?: (argv: readonly string[]) => string[];
 }
 
 export interface RawAcp extends AsyncDisposable {
@@ -90,7 +92,8 @@ export async function spawnRawAcp(
   options: RawAcpOptions = {},
 ): Promise<RawAcp> {
   const binary = await ensureBinary();
-  const proc = Bun.spawn([binary, "acp"], {
+  const argv = [binary, "acp"];
+  const proc = Bun.spawn(options.wrap?.(argv) ?? argv, {
     cwd: project.cwd,
     env: { ...project.env(options.baseUrl ?? "http://127.0.0.1:9"), ...options.env },
     stdin: "pipe",

@@ -15,18 +15,25 @@ export interface SessionRig extends AsyncDisposable {
 
 /** Starts everything; dispose it with `await using` (dsh, then the server, then the files). */
 export async function startSession(
-  options: Pick<RawAcpOptions, "answer"> = {},
+  options: Pick<RawAcpOptions, "answer" | "wrap" | "env"> & {
+    /** Runs on the fresh project before dsh starts. */
+    readonly prepare?: (project: HostileProject) => void;
+    /** Replaces the rig's `initialize` (to advertise other client capabilities). */
+    readonly initialize?: (dsh: RawAcp) => Promise<void>;
+  } = {},
 ): Promise<SessionRig> {
   const project = createProject();
   const model = await startModelServer();
-  const dsh = await spawnRawAcp(project, { baseUrl: model.url, answer: options.answer });
+  options.prepare?.(project);
+  const dsh = await spawnRawAcp(project, { ...options, baseUrl: model.url });
   const dispose = async () => {
     await dsh[Symbol.asyncDispose]();
     await model[Symbol.asyncDispose]();
     project[Symbol.dispose]();
   };
   try {
-    await dsh.initialize();
+    if (options.initialize === undefined) await dsh.initialize();
+    else await options.initialize(dsh);
     const sessionId = await dsh.newSession();
     return { project, model, dsh, sessionId, [Symbol.asyncDispose]: dispose };
   } catch (error) {

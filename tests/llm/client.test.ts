@@ -259,7 +259,7 @@ describe("cancellation and liveness", () => {
     expect(server.requests[0]?.aborted).toBe(true);
   });
 
-  test.concurrent("keep-alive comments count as liveness; silence past the idle limit is a network error", async () => {
+  test.concurrent("keep-alive comments count as liveness; silence past the stream timeout ends the step with no retry, after a stall notice", async () => {
     await using server = await startModelServer();
     const beats = Array.from({ length: 8 }, () => Promise.withResolvers<void>());
     server.script(
@@ -276,7 +276,7 @@ describe("cancellation and liveness", () => {
       { respond: { hang: true } },
     );
     const client = clientFor(server, {
-      idleTimeoutMs: 250,
+      streamTimeoutMs: 250,
       retry: { attempts: 2, baseDelayMs: 1 },
     });
     // Each keep-alive is released 50 ms after the previous one: 400 ms in all, well over the limit.
@@ -289,10 +289,22 @@ describe("cancellation and liveness", () => {
     const first = await collect(client.stream(chatRequest(), live()));
     await pacer;
     const second = await collect(client.stream(chatRequest(), live()));
+    const host = new URL(server.url).host;
     expect([digest(first).text, digest(second).end]).toEqual([
       "alive",
-      { error: "network", message: `no data from ${new URL(server.url).host} for 250 ms` },
+      {
+        error: "network",
+        message: `no data from ${host} for 250 ms; gave up (DSH_STREAM_TIMEOUT)`,
+      },
     ]);
-    expect(server.requests.length).toBe(3);
+    expect(second.find((event) => event.type === "notice")).toMatchObject({
+      type: "notice",
+      severity: "warning",
+      title: expect.stringMatching(
+        new RegExp(`^Waiting for ${host}: nothing received for \\d+ ms$`),
+      ),
+      description: "dsh gives up after 250 ms of silence (DSH_STREAM_TIMEOUT).",
+    });
+    expect(server.requests.length).toBe(2);
   });
 });

@@ -59,7 +59,8 @@ export function digest(events: readonly LlmEvent[]) {
     else if (event.type === "tool_call_delta") tools.push(`delta ${event.index} ${event.fragment}`);
     else if (event.type === "usage") usage = event.usage;
     else if (event.type === "finish") end = { finish: event.reason, toolCalls: event.toolCalls };
-    else end = { error: event.error.code, message: event.error.message };
+    else if (event.type === "error")
+      end = { error: event.error.code, message: event.error.message };
   }
   return { reasoning, text, tools, usage, end };
 }

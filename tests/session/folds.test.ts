@@ -140,17 +140,53 @@ describe("foldSettings", () => {
 });
 
 describe("foldHistory", () => {
-  test("joins the user messages of a turn cancelled before the model answered", () => {
+  test.each([
+    [
+      "cancelled",
+      { reason: "cancelled" as const },
+      "(No answer: the user cancelled this turn before any reply.)",
+    ],
+    [
+      "failed",
+      { reason: "error" as const, error: { code: "network", message: "cannot reach example.com" } },
+      "(No answer: this turn failed before any reply: cannot reach example.com.)",
+    ],
+    ["interrupted", undefined, "(No answer: this turn ended before any reply.)"],
+  ])(
+    "a turn %s before the model answered stays its own turn, marked unanswered",
+    (_name, end, note) => {
+      const events = logOf([
+        { type: "turn_start", turnId: "t1" },
+        text("t1", "first"),
+        { type: "prompt_submit", turnId: "t1" },
+        ...(end === undefined ? [] : [{ type: "turn_end" as const, turnId: "t1", ...end }]),
+        { type: "turn_start", turnId: "t2" },
+        text("t2", "second"),
+        { type: "prompt_submit", turnId: "t2" },
+      ]);
+      expect(foldHistory(events)).toEqual([
+        { role: "user", content: "first" },
+        { role: "assistant", content: note, reasoning: "", toolCalls: [] },
+        { role: "user", content: "second" },
+      ]);
+    },
+  );
+
+  test("a turn cancelled after the model said something keeps what it said, with no note", () => {
     const events = logOf([
       { type: "turn_start", turnId: "t1" },
       text("t1", "first"),
       { type: "prompt_submit", turnId: "t1" },
+      { type: "assistant_text", turnId: "t1", step: 1, text: "partial" },
       { type: "turn_end", turnId: "t1", reason: "cancelled" },
       { type: "turn_start", turnId: "t2" },
       text("t2", "second"),
-      { type: "prompt_submit", turnId: "t2" },
     ]);
-    expect(foldHistory(events)).toEqual([{ role: "user", content: "first\n\nsecond" }]);
+    expect(foldHistory(events)).toEqual([
+      { role: "user", content: "first" },
+      { role: "assistant", content: "partial", reasoning: "", toolCalls: [] },
+      { role: "user", content: "second" },
+    ]);
   });
 
   test("folds steps into assistant messages and answers every call, synthesising the missing", () => {
