@@ -10,9 +10,8 @@
  * and `bunfig.toml`: dsh runs inside projects it does not trust.
  */
 import { version } from "./package.json";
-import { HELP, UsageError, parseArgs } from "./src/cli/args.ts";
+import { HELP, UsageError, parseArgs } from "./src/app/args.ts";
 import { processIo } from "./src/app/process-io.ts";
-import { printError } from "./src/cli/io.ts";
 import { DshError, errorMessage } from "./src/errors.ts";
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -29,13 +28,13 @@ async function main(argv: readonly string[]): Promise<number> {
       case "acp":
         return await (await import("./src/app/acp.ts")).runAcp(io.env, version);
       case "exec":
-        return await (await import("./src/cli/exec.ts")).runExec(io, args, () => Bun.stdin.text());
+        return await (await import("./src/app/exec.ts")).runExecCommand(io, args);
       case "chat":
-        return await (await import("./src/cli/chat.ts")).runChat(io, args);
+        return await (await import("./src/app/chat.ts")).runChatCommand(io, args);
       case "sessions":
-        return await (await import("./src/cli/sessions.ts")).runSessions(io);
+        return await (await import("./src/app/sessions.ts")).runSessionsCommand(io);
       case "doctor":
-        return await (await import("./src/cli/doctor.ts")).runDoctor(io);
+        return await (await import("./src/app/doctor.ts")).runDoctor(io);
       default: {
         const unhandled: never = args.command;
         throw new UsageError(`unknown command ${String(unhandled)}`);
@@ -43,10 +42,10 @@ async function main(argv: readonly string[]): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      printError(io, `${error.message}\nRun 'dsh --help' for usage.`);
+      io.stderr.write(`dsh: ${error.message}\nRun 'dsh --help' for usage.\n`);
       return 2;
     }
-    printError(io, error instanceof DshError ? error.message : errorMessage(error));
+    io.stderr.write(`dsh: ${error instanceof DshError ? error.message : errorMessage(error)}\n`);
     return 1;
   }
 }

@@ -8,21 +8,20 @@ import type { AgentHandle, SessionSettings } from "../agent/types.ts";
 import { errorMessage } from "../errors.ts";
 import { presetOf } from "../permission/knobs.ts";
 import { createPermissionService } from "../permission/service.ts";
-import type { ParsedArgs } from "./args.ts";
 import { type CliIo, printError } from "./io.ts";
 import { type LineQueue, createLineQueue } from "./line-queue.ts";
 import { describeOutcome } from "./outcome.ts";
 import { createQuestionPrompt } from "./question-prompt.ts";
 import { createLiveRenderer } from "./render.ts";
-import { openTerminalSession } from "./session.ts";
 import { createTerminalAnswerer } from "./terminal-answerer.ts";
+import type { OpenSession } from "./types.ts";
 
-export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
+export async function runChat(io: CliIo, open: OpenSession): Promise<number> {
   let lines: LineQueue | undefined;
   const answerer = createTerminalAnswerer({ lines: () => lines, out: io.stdout });
   const questioner = createQuestionPrompt({ lines: () => lines, out: io.stdout });
-  await using session = await openTerminalSession(io, args.flags, [answerer], [questioner]);
-  const { handle, composition } = session;
+  await using session = await open({ answerers: [answerer], questioners: [questioner] });
+  const { handle } = session;
 
   const rl = createInterface({
     input: process.stdin,
@@ -72,9 +71,7 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
       const text = line.trim();
       if (text === "") continue;
       if (text.startsWith("/")) {
-        if (
-          runSlashCommand(io, handle, text, () => composition.models().map((m) => m.id)) === "exit"
-        )
+        if (runSlashCommand(io, handle, text, () => session.models().map((m) => m.id)) === "exit")
           break;
         continue;
       }

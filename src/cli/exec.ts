@@ -1,24 +1,26 @@
 /** `dsh exec "PROMPT"`: one turn, the answer on stdout, everything else on stderr. */
 import type { TurnOutcome } from "../agent/types.ts";
-import type { ParsedArgs } from "./args.ts";
 import { type CliIo, printError } from "./io.ts";
-import { createLiveRenderer } from "./render.ts";
-import { openTerminalSession } from "./session.ts";
 import { describeOutcome } from "./outcome.ts";
+import { createLiveRenderer } from "./render.ts";
+import type { OpenSession } from "./types.ts";
+
+export interface ExecRequest {
+  /** The prompt words joined; `-` means read standard input. */
+  readonly prompt: string;
+  readonly open: OpenSession;
+  readonly readStdin: () => Promise<string>;
+}
 
 /** Runs the command and returns the exit code: 0 for a finished answer, 1 otherwise, 130 on Ctrl-C. */
-export async function runExec(
-  io: CliIo,
-  args: ParsedArgs,
-  readStdin: () => Promise<string>,
-): Promise<number> {
-  const prompt = args.prompt === "-" ? await readStdin() : (args.prompt ?? "");
+export async function runExec(io: CliIo, request: ExecRequest): Promise<number> {
+  const prompt = request.prompt === "-" ? await request.readStdin() : request.prompt;
   if (prompt.trim() === "") {
     printError(io, "the prompt is empty");
     return 2;
   }
   // No answerers: nobody can approve anything in a one-shot run, so every approval is denied.
-  await using session = await openTerminalSession(io, args.flags, []);
+  await using session = await request.open({ answerers: [], questioners: [] });
   const { handle } = session;
   const renderer = createLiveRenderer({
     answer: io.stdout,

@@ -5,7 +5,7 @@
  */
 import type { InteractionProvider, Question, QuestionAnswer } from "../interaction/types.ts";
 import { type LineQueue, afterQueuedOutput } from "./line-queue.ts";
-import type { TextSink } from "./render.ts";
+import type { TextSink } from "./types.ts";
 
 export interface QuestionPromptDeps {
   /** The chat's shared input; undefined while there is none (then nobody can be asked). */

@@ -4,10 +4,9 @@
  */
 import type { LiveEvent } from "../agent/types.ts";
 import type { RenderIntent } from "../tools/intent.ts";
+import type { TextSink } from "./types.ts";
 
-export interface TextSink {
-  write(text: string): void;
-}
+export type { TextSink };
 
 export interface RenderOptions {
   readonly answer: TextSink;

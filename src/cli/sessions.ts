@@ -1,13 +1,9 @@
 /** `dsh sessions`: the saved sessions, most recent first. */
-import { loadConfig } from "../app/config.ts";
-import { silentLogger } from "../log.ts";
-import { createSessionStore } from "../session/store.ts";
+import type { SessionSummary } from "../session/types.ts";
 import type { CliIo } from "./io.ts";
 
-export async function runSessions(io: CliIo): Promise<number> {
-  const config = loadConfig(io.env);
-  const store = createSessionStore({ home: config.home, logger: silentLogger });
-  const sessions = await store.list();
+/** Prints the listing; the caller has read it from the store. */
+export function printSessions(io: CliIo, sessions: readonly SessionSummary[]): number {
   if (sessions.length === 0) {
     io.stdout.write("no saved sessions\n");
     return 0;

@@ -3,7 +3,7 @@ import type { ApprovalAnswerer } from "../approval/types.ts";
 import type { RenderIntent } from "../tools/intent.ts";
 import { changedLines } from "./changed-lines.ts";
 import { type LineQueue, afterQueuedOutput } from "./line-queue.ts";
-import type { TextSink } from "./render.ts";
+import type { TextSink } from "./types.ts";
 
 export interface TerminalAnswererDeps {
   readonly lines: () => LineQueue | undefined;

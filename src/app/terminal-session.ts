@@ -1,34 +1,43 @@
-/** Shared set-up of the terminal surfaces: config, composition and the session to talk in. */
+/**
+ * Composition for the terminal surfaces (`dsh chat`, `dsh exec`): config with the flags applied,
+ * one composition, and the session to talk in, created or resumed.
+ */
 import { resolve } from "node:path";
-import type { AgentHandle } from "../agent/types.ts";
-import { compose, type Composition } from "../app/compose.ts";
-import { loadConfig } from "../app/config.ts";
-import type { ApprovalAnswerer } from "../approval/types.ts";
-import type { InteractionProvider } from "../interaction/types.ts";
+import type { SessionSeams, TerminalSession } from "../cli/types.ts";
 import { createLogger } from "../log.ts";
 import type { Flags } from "./args.ts";
-import type { CliIo } from "./io.ts";
+import { compose } from "./compose.ts";
+import { loadConfig } from "./config.ts";
 
-export interface TerminalSession extends AsyncDisposable {
-  readonly composition: Composition;
-  readonly handle: AgentHandle;
+export interface TerminalSurroundings {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
 }
 
-/** Loads the config (flags win), composes, and creates or resumes the session. */
+/**
+ * Loads the config (flags win), composes, and creates or resumes the session.
+ * @throws ConfigError for a bad config; the service's errors for a bad `--resume` or `--cwd`
+ */
 export async function openTerminalSession(
-  io: CliIo,
+  surroundings: TerminalSurroundings,
   flags: Flags,
-  answerers: readonly ApprovalAnswerer[],
-  questioners: readonly InteractionProvider[] = [],
+  seams: SessionSeams,
 ): Promise<TerminalSession> {
-  const config = loadConfig(io.env, { model: flags.model, permission: flags.permission });
+  const { env } = surroundings;
+  const config = loadConfig(env, { model: flags.model, permission: flags.permission });
   // In the terminal only warnings and errors go to stderr, to keep the chat readable.
   const logger = createLogger({
     destination: config.log,
     level: config.log === "stderr" ? "warn" : "info",
   });
-  const composition = compose({ config, env: io.env, logger, answerers, questioners });
-  const cwd = resolve(io.cwd, flags.cwd ?? ".");
+  const composition = compose({
+    config,
+    env,
+    logger,
+    answerers: seams.answerers,
+    questioners: seams.questioners,
+  });
+  const cwd = resolve(surroundings.cwd, flags.cwd ?? ".");
   try {
     const handle = flags.resume
       ? await composition.service.resume(flags.resume, { cwd })
@@ -41,8 +50,9 @@ export async function openTerminalSession(
       });
     }
     return {
-      composition,
       handle,
+      models: composition.models,
+      defaults: composition.defaults,
       async [Symbol.asyncDispose]() {
         await handle[Symbol.asyncDispose]();
         await composition[Symbol.asyncDispose]();

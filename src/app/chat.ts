@@ -1,0 +1,10 @@
+/** `dsh` / `dsh chat`: the chat surface over the terminal session composition. */
+import { runChat } from "../cli/chat.ts";
+import type { ParsedArgs } from "./args.ts";
+import type { ProcessIo } from "./process-io.ts";
+import { openTerminalSession } from "./terminal-session.ts";
+
+/** Runs the chat until the user leaves; resolves with the exit code. */
+export function runChatCommand(io: ProcessIo, args: ParsedArgs): Promise<number> {
+  return runChat(io, (seams) => openTerminalSession(io, args.flags, seams));
+}

@@ -1,0 +1,13 @@
+/** `dsh sessions`: the saved sessions, read through the composed store. */
+import { printSessions } from "../cli/sessions.ts";
+import { silentLogger } from "../log.ts";
+import { compose } from "./compose.ts";
+import { loadConfig } from "./config.ts";
+import type { ProcessIo } from "./process-io.ts";
+
+/** Prints the listing; resolves with the exit code. */
+export async function runSessionsCommand(io: ProcessIo): Promise<number> {
+  const config = loadConfig(io.env);
+  await using composition = compose({ config, env: io.env, logger: silentLogger, answerers: [] });
+  return printSessions(io, await composition.store.list());
+}
