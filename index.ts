@@ -11,11 +11,10 @@
  */
 import { version } from "./package.json";
 import { HELP, UsageError, parseArgs } from "./src/app/args.ts";
-import { processIo } from "./src/app/process-io.ts";
+import { type ProcessIo, processIo } from "./src/app/process-io.ts";
 import { DshError, errorMessage } from "./src/errors.ts";
 
-async function main(argv: readonly string[]): Promise<number> {
-  const io = processIo();
+async function main(io: ProcessIo, argv: readonly string[]): Promise<number> {
   try {
     const args = parseArgs(argv);
     switch (args.command) {
@@ -50,4 +49,8 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-process.exit(await main(Bun.argv.slice(2)));
+const io = processIo();
+const code = await main(io, Bun.argv.slice(2));
+// Everything the command wrote reaches its reader before the process ends.
+await io.flush();
+process.exit(code);

@@ -72,7 +72,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
   };
 
   const dispatch = async (event: LiveEvent) => {
-    if (turns.released(event.turnId)) {
+    if (event.turnId !== undefined && turns.released(event.turnId)) {
       logger.debug("dropped a live event after its turn ended", { sessionId, type: event.type });
       return;
     }

@@ -122,6 +122,8 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
               size: tokenCount(event.contextWindow),
             },
           ];
+        case "notice":
+          return [];
         case "turn_end":
           return [...open]
             .filter(([, call]) => call.turnId === event.turnId)

@@ -59,6 +59,14 @@ export type LiveEvent =
       readonly usage: Usage;
       readonly contextWindow: number;
     }
+  /** Something the user should know now that is not part of the answer: a retry, a stall, a tool server that failed. */
+  | {
+      readonly type: "notice";
+      readonly turnId?: string;
+      readonly severity: "info" | "warning" | "error";
+      readonly title: string;
+      readonly description?: string;
+    }
   | ({ readonly type: "turn_end" } & TurnOutcome);
 
 /** The per-session settings a surface can show and change. */

@@ -1,5 +1,7 @@
-/** Command-line parsing: argv to one command plus the common flags. Unknown input is a usage error. */
+/** Command-line parsing: argv to one command plus its flags. Unknown input is a usage error (exit 2). */
 import { DshError } from "../errors.ts";
+import { PresetId } from "../permission/knobs.ts";
+import * as v from "valibot";
 
 export type CommandName = "acp" | "chat" | "exec" | "sessions" | "doctor" | "help" | "version";
 
@@ -8,12 +10,23 @@ export interface Flags {
   readonly permission?: string;
   readonly cwd?: string;
   readonly resume?: string;
+  /** `-c` / `--continue`: the newest session of the directory. */
+  readonly continue?: boolean;
+  /** `dsh exec --json`. */
+  readonly json?: boolean;
+  /** `dsh exec -o FILE`. */
+  readonly outputLastMessage?: string;
+  /** `dsh sessions --all`. */
+  readonly all?: boolean;
 }
 
 export interface ParsedArgs {
   readonly command: CommandName;
   readonly flags: Flags;
-  /** `dsh exec` prompt words, joined with spaces; `-` means read standard input. */
+  /**
+   * The prompt words, joined with spaces: `dsh exec`'s prompt (`-` means read standard input),
+   * or the first message of `dsh chat`.
+   */
   readonly prompt?: string;
 }
 
@@ -26,14 +39,31 @@ export class UsageError extends DshError<"usage"> {
 
 const VALUE_FLAGS = {
   "--model": "model",
+  "-m": "model",
   "--permission": "permission",
   "--cwd": "cwd",
+  "-C": "cwd",
   "--resume": "resume",
+  "--output-last-message": "outputLastMessage",
+  "-o": "outputLastMessage",
 } as const;
-const COMMANDS = new Set<string>(["acp", "chat", "exec", "sessions", "doctor"]);
+const SWITCHES = {
+  "--continue": "continue",
+  "-c": "continue",
+  "--json": "json",
+  "--all": "all",
+} as const;
+/** Which command takes which flags, beyond the common ones. */
+const ONLY_FOR: Record<string, readonly CommandName[]> = {
+  json: ["exec"],
+  outputLastMessage: ["exec"],
+  all: ["sessions"],
+};
+const SESSION_FLAGS = ["model", "permission", "cwd", "resume", "continue"];
+const COMMANDS = new Set<string>(["acp", "chat", "exec", "sessions", "doctor", "help"]);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
-  const flags: Record<string, string> = {};
+  const flags: Record<string, string | boolean> = {};
   const positional: string[] = [];
   let command: CommandName | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -51,23 +81,56 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       flags[VALUE_FLAGS[name as keyof typeof VALUE_FLAGS]] = value;
       continue;
     }
+    if (name in SWITCHES) {
+      if (inline !== undefined) throw new UsageError(`${name} takes no value`);
+      flags[SWITCHES[name as keyof typeof SWITCHES]] = true;
+      continue;
+    }
     if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown flag: ${arg}`);
     if (command === undefined && positional.length === 0 && COMMANDS.has(arg))
       command = arg as CommandName;
     else positional.push(arg);
   }
   const resolved = command ?? "chat";
+  checkFlags(resolved, flags);
+  if (resolved === "help") return { command: resolved, flags: {} };
   if (resolved === "exec") {
     if (positional.length === 0)
       throw new UsageError('dsh exec needs a prompt: dsh exec "fix the failing test"');
     return { command: resolved, flags, prompt: positional.join(" ") };
   }
-  if (positional.length > 0) {
-    const hint =
-      command === undefined ? ` (did you mean: dsh exec "${positional.join(" ")}"?)` : "";
-    throw new UsageError(`unexpected argument: ${positional[0]}${hint}`);
-  }
+  if (resolved === "chat" && positional.length > 0)
+    return { command: resolved, flags, prompt: positional.join(" ") };
+  if (positional.length > 0) throw new UsageError(`unexpected argument: ${positional[0]}`);
   return { command: resolved, flags };
+}
+
+/** Flag values checked up front, so a bad one is a usage error before anything starts. */
+function checkFlags(command: CommandName, flags: Record<string, string | boolean>): void {
+  for (const [flag, commands] of Object.entries(ONLY_FOR)) {
+    if (flags[flag] !== undefined && !commands.includes(command))
+      throw new UsageError(`${flagName(flag)} is only for dsh ${commands.join(", dsh ")}`);
+  }
+  if (command !== "chat" && command !== "exec") {
+    const misplaced = SESSION_FLAGS.find((flag) => flags[flag] !== undefined);
+    if (misplaced !== undefined)
+      throw new UsageError(`${flagName(misplaced)} is only for dsh chat and dsh exec`);
+  }
+  if (flags.resume !== undefined && flags.continue !== undefined)
+    throw new UsageError("--resume and --continue both name a session: give one");
+  const permission = flags.permission;
+  if (typeof permission === "string" && !v.is(PresetId, permission)) {
+    throw new UsageError(
+      `unknown permission preset "${permission}" (${PresetId.options.join(", ")})`,
+    );
+  }
+}
+
+function flagName(key: string): string {
+  const entry = [...Object.entries(VALUE_FLAGS), ...Object.entries(SWITCHES)].find(
+    ([name, value]) => value === key && name.startsWith("--"),
+  );
+  return entry?.[0] ?? key;
 }
 
 function splitFlag(arg: string): [string, string | undefined] {
@@ -79,19 +142,30 @@ function splitFlag(arg: string): [string, string | undefined] {
 export const HELP = `dsh: a coding agent for your editor (ACP) and your terminal
 
 Usage:
-  dsh [chat]            interactive chat in the current directory
-  dsh exec "PROMPT"     one-shot run: the answer on stdout, activity on stderr
-                        (PROMPT "-" reads the prompt from standard input)
-  dsh acp               Agent Client Protocol agent on stdin/stdout (for editors)
-  dsh sessions          list saved sessions
-  dsh doctor            check the setup and say how to fix each problem
-  dsh --version | --help
+  dsh [chat] ["PROMPT"]   interactive chat in the current directory (PROMPT: the first message)
+  dsh exec "PROMPT"       one-shot run: the answer on stdout, activity on stderr
+                          (PROMPT "-" reads the prompt from standard input; piped input
+                          is appended to a PROMPT given as words)
+  dsh acp                 Agent Client Protocol agent on stdin/stdout (for editors)
+  dsh sessions [--all]    saved sessions of this directory (--all: of every directory)
+  dsh doctor              check the setup and say how to fix each problem
+  dsh help | --help | --version
 
 Flags (chat and exec):
-  --model ID            model id (default: the catalog's default, deepseek-flash)
-  --permission PRESET   read-only | workspace-write | danger-full-access
-  --cwd DIR             working directory (default: the current directory)
-  --resume ID           continue a saved session
+  -m, --model ID          model id (default: the catalog's default, deepseek-flash)
+  --permission PRESET     read-only | workspace-write | danger-full-access
+  -C, --cwd DIR           working directory (default: the current directory)
+  --resume ID             continue a saved session
+  -c, --continue          continue the newest session of the directory
+
+Flags (exec):
+  --json                  one JSON event per line on stdout, nothing else
+  -o, --output-last-message FILE
+                          also write the last message to FILE
+
+Chat keys: Enter sends; Alt-Enter, or a line ending in \\, adds a line; a paste is one
+message; Up/Down recall earlier messages; Ctrl-C clears the line, cancels a running turn, or
+(twice at an empty prompt) exits; Ctrl-D exits. /help lists the slash commands.
 
 Environment:
   DSH_API_KEY           API key (falls back to DEEPSEEK_API_KEY)
@@ -102,6 +176,8 @@ Environment:
   DSH_HOME              state directory (default $XDG_DATA_HOME/dsh or ~/.local/share/dsh)
   DSH_CONFIG            config file (default $XDG_CONFIG_HOME/dsh/config.toml)
   DSH_LOG               log destination: stderr or a file path (default stderr)
+  NO_COLOR              plain output, no styling
 
 Precedence: flags > environment > config file > defaults.
+Exit codes: 0 done, 1 failed, 2 bad command line, 130 cancelled.
 `;

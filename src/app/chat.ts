@@ -6,5 +6,9 @@ import { openTerminalSession } from "./terminal-session.ts";
 
 /** Runs the chat until the user leaves; resolves with the exit code. */
 export function runChatCommand(io: ProcessIo, args: ParsedArgs): Promise<number> {
-  return runChat(io, (seams) => openTerminalSession(io, args.flags, seams));
+  return runChat(io, {
+    open: (seams) => openTerminalSession(io, args.flags, seams),
+    ...(args.prompt === undefined ? {} : { firstPrompt: args.prompt }),
+    stdin: process.stdin,
+  });
 }

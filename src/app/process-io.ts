@@ -1,4 +1,8 @@
-/** The real process streams and environment, as the terminal surfaces see them. */
+/**
+ * The real process streams and environment, as the terminal surfaces see them. Writes to
+ * stdout and stderr are counted until the OS has taken them, so `flush()` can hold the exit
+ * until a slow reader has every byte (Bun's `process.exit()` drops what is still queued).
+ */
 
 /** Somewhere text goes. */
 export interface ProcessSink {
@@ -14,12 +18,18 @@ export interface ProcessIo {
   readonly stderrIsTTY: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
+  /** The terminal's width (80 when unknown). */
+  columns(): number;
+  /** Resolves once everything written so far is out (or its reader is gone). */
+  flush(): Promise<void>;
 }
 
 export function processIo(): ProcessIo {
+  const stdout = trackedSink(process.stdout); // stdout-ok: terminal surfaces only
+  const stderr = trackedSink(process.stderr);
   return {
-    stdout: { write: (text) => void process.stdout.write(text) }, // stdout-ok: terminal surfaces only
-    stderr: { write: (text) => void process.stderr.write(text) },
+    stdout,
+    stderr,
     // Read on demand: touching process.stdin sets up its stream, which `dsh acp` does not need.
     get stdinIsTTY() {
       return process.stdin.isTTY === true;
@@ -32,5 +42,44 @@ export function processIo(): ProcessIo {
     },
     env: process.env,
     cwd: process.cwd(),
+    columns: () => process.stdout.columns || process.stderr.columns || 80,
+    flush: async () => {
+      await Promise.all([stdout.flush(), stderr.flush()]);
+    },
+  };
+}
+
+interface TrackedSink extends ProcessSink {
+  flush(): Promise<void>;
+}
+
+/**
+ * A sink over a Node stream that knows how many writes the OS has not taken yet. A reader that
+ * went away (EPIPE) ends the stream: later writes are dropped, and flushing never waits on it.
+ */
+function trackedSink(stream: NodeJS.WriteStream): TrackedSink {
+  let pending = 0;
+  let broken = false;
+  let drained: PromiseWithResolvers<void> | undefined;
+  const settle = () => {
+    pending -= 1;
+    if (pending > 0 || drained === undefined) return;
+    drained.resolve();
+    drained = undefined;
+  };
+  stream.on("error", () => {
+    broken = true;
+  });
+  return {
+    write(text) {
+      if (broken || text === "") return;
+      pending += 1;
+      stream.write(text, settle);
+    },
+    flush() {
+      if (pending === 0) return Promise.resolve();
+      drained ??= Promise.withResolvers();
+      return drained.promise;
+    },
   };
 }

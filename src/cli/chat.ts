@@ -1,72 +1,110 @@
 /**
- * `dsh` / `dsh chat`: a readline conversation. Ctrl-C cancels the running turn (or exits when
- * idle), Ctrl-D exits, approvals are y/n questions, the model's questions are numbered choices,
- * `/model` and `/permission` change settings.
+ * `dsh` / `dsh chat`: a conversation at the terminal. At a terminal the input is the raw-mode
+ * line editor (multi-line, paste, history, Ctrl-C that clears first); piped input is read line
+ * by line. Ctrl-C during a turn, at an approval or at a question cancels the turn; Ctrl-D
+ * exits. Approvals are y/n questions, the model's questions numbered choices.
  */
 import { createInterface } from "node:readline";
 import type { AgentHandle, SessionSettings } from "../agent/types.ts";
 import { errorMessage } from "../errors.ts";
 import { presetOf } from "../permission/knobs.ts";
 import { createPermissionService } from "../permission/service.ts";
-import { type CliIo, printError } from "./io.ts";
+import { adviceFor } from "./advice.ts";
+import { openHistory } from "./history.ts";
+import { printError } from "./io.ts";
+import { type TerminalInput, createTerminalInput } from "./line-editor.ts";
 import { type LineQueue, createLineQueue } from "./line-queue.ts";
 import { describeOutcome } from "./outcome.ts";
 import { createQuestionPrompt } from "./question-prompt.ts";
-import { createLiveRenderer } from "./render.ts";
+import { recentExchanges } from "./recent.ts";
+import { isDumbTerminal } from "./style.ts";
 import { createTerminalAnswerer } from "./terminal-answerer.ts";
-import type { OpenSession } from "./types.ts";
+import type { CliIo, OpenSession } from "./types.ts";
+import { createTerminalView } from "./view.ts";
 
-export async function runChat(io: CliIo, open: OpenSession): Promise<number> {
+export interface ChatOptions {
+  readonly open: OpenSession;
+  /** `dsh chat "PROMPT"`: sent as the first message. */
+  readonly firstPrompt?: string;
+  /** The terminal's input stream (raw mode is used when it is a terminal). */
+  readonly stdin: NodeJS.ReadStream;
+}
+
+export async function runChat(io: CliIo, options: ChatOptions): Promise<number> {
+  const view = createTerminalView(io, { activity: "stdout", showReasoning: true });
+  const { screen, style } = view;
   let lines: LineQueue | undefined;
-  const answerer = createTerminalAnswerer({ lines: () => lines, out: io.stdout });
-  const questioner = createQuestionPrompt({ lines: () => lines, out: io.stdout });
-  await using session = await open({ answerers: [answerer], questioners: [questioner] });
+  const answerer = createTerminalAnswerer({ lines: () => lines, out: screen.activity });
+  const questioner = createQuestionPrompt({ lines: () => lines, out: screen.activity });
+  await using session = await options.open({ answerers: [answerer], questioners: [questioner] });
   const { handle } = session;
 
-  const rl = createInterface({
-    input: process.stdin,
-    output: process.stdout,
-    terminal: io.stdinIsTTY,
-  });
-  lines = createLineQueue(rl, { terminal: io.stdinIsTTY, write: (text) => io.stdout.write(text) });
-  // One stream for everything: activity and questions then appear in the order they happen.
-  const renderer = createLiveRenderer({
-    answer: io.stdout,
-    activity: io.stdout,
-    color: io.stdinIsTTY,
-  });
-  void (async () => {
-    for await (const event of handle.events()) renderer.render(event);
-  })();
-
   let turnRunning = false;
-  /** The chat itself waits for the next prompt (not a question inside a turn). */
-  let atPrompt = false;
-  const onInterrupt = () => {
-    if (atPrompt) {
-      rl.close();
-      return;
-    }
-    if (lines?.interrupt()) return;
+  const cancelTurn = () => {
     if (turnRunning) handle.cancel();
   };
-  rl.on("SIGINT", onInterrupt);
-  process.on("SIGINT", onInterrupt);
+  const editing = io.stdinIsTTY && io.stdoutIsTTY && !isDumbTerminal(io.env);
+  let editor: TerminalInput | undefined;
+  let rl: ReturnType<typeof createInterface> | undefined;
+  /** Piped input: a line read at the chat prompt, else undefined. */
+  let atPrompt = false;
+  if (editing) {
+    editor = createTerminalInput({
+      input: options.stdin,
+      output: io.stdout,
+      columns: () => io.columns(),
+      history: openHistory(session.historyFile),
+      onInterrupt: cancelTurn,
+      onReading: (reading) => (reading ? screen.suspend() : screen.resume()),
+    });
+    lines = editor;
+  } else {
+    rl = createInterface({ input: options.stdin, terminal: false });
+    lines = createLineQueue(rl, { terminal: false, write: (text) => io.stdout.write(text) });
+  }
+  // Piped input (or a signal sent from outside): Ctrl-C arrives as SIGINT.
+  const onSigint = () => {
+    if (turnRunning) {
+      lines?.interrupt();
+      cancelTurn();
+    } else if (atPrompt || editor !== undefined) {
+      editor?.close();
+      rl?.close();
+    }
+  };
+  process.on("SIGINT", onSigint);
+
+  void (async () => {
+    for await (const event of handle.events()) view.renderer.render(event);
+  })();
 
   const settingsLine = (s: SessionSettings) => `model ${s.model} · permission ${presetOf(s.knobs)}`;
-  io.stdout.write(
-    `dsh · ${handle.cwd} · ${settingsLine(handle.settings())}\n/help for commands, Ctrl-D to exit\n`,
-  );
+  io.stdout.write(`${style.bold("dsh")} · ${handle.cwd} · ${settingsLine(handle.settings())}\n`);
+  const recent = recentExchanges(handle.history(), style);
+  if (recent !== "") io.stdout.write(`\n${recent}`);
+  io.stdout.write(style.dim("/help for commands, Ctrl-D to exit\n"));
+
+  const nextLine = async (): Promise<string | undefined> => {
+    if (editor !== undefined) {
+      io.stdout.write("\n");
+      return editor.chatLine("› ");
+    }
+    atPrompt = true;
+    try {
+      return await lines?.next();
+    } finally {
+      atPrompt = false;
+    }
+  };
+
+  let first = options.firstPrompt;
   try {
     for (;;) {
-      if (io.stdinIsTTY) {
-        io.stdout.write("\n");
-        lines.prompt("› ");
+      const line = first ?? (await nextLine());
+      if (first !== undefined) {
+        io.stdout.write(`› ${first}\n`);
+        first = undefined;
       }
-      atPrompt = true;
-      const line = await lines.next().finally(() => {
-        atPrompt = false;
-      });
       if (line === undefined) break;
       const text = line.trim();
       if (text === "") continue;
@@ -77,8 +115,11 @@ export async function runChat(io: CliIo, open: OpenSession): Promise<number> {
       }
       turnRunning = true;
       try {
-        const outcome = await handle.prompt([{ type: "text", text }]);
-        if (outcome.reason !== "end_turn") printError(io, describeOutcome(outcome));
+        const outcome = await handle.prompt([{ type: "text", text: line }]);
+        if (outcome.reason === "error" && outcome.error !== undefined) {
+          const model = handle.settings().model;
+          printError(io, adviceFor(outcome.error, { model, baseUrl: session.baseUrl(model) }));
+        } else if (outcome.reason !== "end_turn") printError(io, describeOutcome(outcome));
       } catch (error) {
         printError(io, errorMessage(error));
       } finally {
@@ -86,11 +127,18 @@ export async function runChat(io: CliIo, open: OpenSession): Promise<number> {
       }
     }
   } finally {
-    process.off("SIGINT", onInterrupt);
-    rl.close();
+    process.off("SIGINT", onSigint);
+    editor?.close();
+    rl?.close();
+    screen.close();
   }
-  io.stderr.write(`${io.stdinIsTTY ? "\n" : ""}session ${handle.sessionId}\n`);
+  io.stderr.write(`session ${handle.sessionId} (resume: dsh --resume ${handle.sessionId})\n`);
   return 0;
+}
+
+const EFFORTS = ["off", "low", "high", "max"] as const;
+function isEffort(value: string): value is (typeof EFFORTS)[number] {
+  return (EFFORTS as readonly string[]).includes(value);
 }
 
 function runSlashCommand(
@@ -109,6 +157,14 @@ function runSlashCommand(
         if (value) handle.configure({ model: value });
         io.stdout.write(`model: ${handle.settings().model} (available: ${models().join(", ")})\n`);
         return "ok";
+      case "/effort":
+        if (value) {
+          if (!isEffort(value))
+            throw new Error(`unknown effort "${value}" (${EFFORTS.join(", ")})`);
+          handle.configure({ effort: value });
+        }
+        io.stdout.write(`effort: ${handle.settings().effort} (off, low, high, max)\n`);
+        return "ok";
       case "/permission": {
         const permission = createPermissionService(handle);
         if (value) permission.set(value);
@@ -119,7 +175,7 @@ function runSlashCommand(
       }
       case "/help":
         io.stdout.write(
-          "/model [ID]           show or switch the model\n/permission [PRESET]  show or switch the permission preset\n/exit                 leave (or Ctrl-D)\n",
+          "/model [ID]           show or switch the model\n/effort [LEVEL]       show or switch the reasoning effort\n/permission [PRESET]  show or switch the permission preset\n/exit                 leave (or Ctrl-D)\n",
         );
         return "ok";
       default:

@@ -21,6 +21,8 @@ export interface CliIo {
   readonly stderrIsTTY: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
+  /** The terminal's width (80 when unknown). */
+  columns(): number;
 }
 
 /** The session a terminal surface talks in, with the parts of its composition it shows. */
@@ -30,6 +32,10 @@ export interface TerminalSession extends AsyncDisposable {
   readonly models: () => readonly ModelInfo[];
   /** The settings new sessions get (config file, environment and flags applied). */
   readonly defaults: SessionSettings;
+  /** Where the chat keeps its input history (in dsh's state directory). */
+  readonly historyFile: string;
+  /** The model endpoint the session's model is reached at. */
+  readonly baseUrl: (model: string) => string;
 }
 
 /** Who answers the session's questions: the surface's own answerers, in order. */

@@ -1,0 +1,320 @@
+/**
+ * The chat's input at a terminal: a raw-mode line editor. Enter sends; Alt-Enter, or Enter
+ * after a trailing `\`, adds a line; a bracketed paste is inserted whole, newlines and all,
+ * so a pasted block is one message; Up/Down walk the history. Ctrl-C clears typed text first,
+ * and at an empty chat prompt a second Ctrl-C leaves; while no line is being read (a turn
+ * runs), or while a question of the turn is open, Ctrl-C goes to the interrupt handler.
+ * Ctrl-D at an empty line ends input. Keys typed while no line is read are kept for the next
+ * chat prompt and dropped before a question, so a stray "y" never approves anything.
+ */
+import type { History } from "./history.ts";
+import { type Key, createKeyReader } from "./keys.ts";
+import type { LineQueue } from "./line-queue.ts";
+
+export interface TerminalInputDeps {
+  readonly input: NodeJS.ReadStream;
+  readonly output: { write(text: string): void };
+  readonly columns: () => number;
+  readonly history: History;
+  /** Ctrl-C while no line is read, or at a question: the chat cancels the running turn. */
+  readonly onInterrupt: () => void;
+  /** A line starts or stops being read (the status line hides meanwhile). */
+  readonly onReading: (reading: boolean) => void;
+}
+
+export interface TerminalInput extends LineQueue {
+  /** Reads one line at the chat prompt: Ctrl-C twice at an empty line, or Ctrl-D, ends it. */
+  chatLine(prompt: string): Promise<string | undefined>;
+  /** Restores the terminal. Idempotent. */
+  close(): void;
+}
+
+const CONTINUATION = "· ";
+const BRACKETED_PASTE_ON = "\u001b[?2004h";
+const BRACKETED_PASTE_OFF = "\u001b[?2004l";
+
+interface Reading {
+  readonly prompt: string;
+  readonly chat: boolean;
+  readonly done: (line: string | undefined) => void;
+}
+
+export function createTerminalInput(deps: TerminalInputDeps): TerminalInput {
+  const keys = createKeyReader();
+  let text = "";
+  let cursor = 0;
+  let reading: Reading | undefined;
+  let pendingPrompt: string | undefined;
+  /** Rows between the first row of the drawn input and the cursor. */
+  let cursorRow = 0;
+  let armedExit = false;
+  let closed = false;
+  let browsing: { index: number; draft: string } | undefined;
+
+  const write = (out: string) => deps.output.write(out);
+
+  const layout = (upTo: number) => {
+    const columns = Math.max(1, deps.columns());
+    const lines = text.slice(0, upTo).split("\n");
+    let row = 0;
+    let col = 0;
+    lines.forEach((line, i) => {
+      const prefix = i === 0 ? (reading?.prompt ?? "") : CONTINUATION;
+      const width = Bun.stringWidth(prefix + line);
+      if (i < lines.length - 1) row += Math.max(1, Math.ceil(width / columns));
+      else {
+        row += Math.floor(width / columns);
+        col = width % columns;
+      }
+    });
+    return { row, col };
+  };
+
+  const draw = (hint = "") => {
+    if (reading === undefined) return;
+    const shown = text
+      .split("\n")
+      .map((line, i) => (i === 0 ? reading!.prompt : CONTINUATION) + line);
+    let out = cursorRow > 0 ? `\u001b[${cursorRow}A` : "";
+    out += `\r\u001b[J${shown.join("\n")}${hint}`;
+    const end = layout(text.length);
+    const hintWidth = Bun.stringWidth(hint);
+    const endCol = (end.col + hintWidth) % Math.max(1, deps.columns());
+    const endRow = end.row + Math.floor((end.col + hintWidth) / Math.max(1, deps.columns()));
+    // A line that ends exactly at the edge leaves the cursor waiting to wrap: make it wrap.
+    if (endCol === 0 && text.length + hint.length > 0) out += " \r\u001b[K";
+    const at = layout(cursor);
+    const up = endRow - at.row;
+    if (up > 0) out += `\u001b[${up}A`;
+    out += `\r${at.col > 0 ? `\u001b[${at.col}C` : ""}`;
+    cursorRow = at.row;
+    write(out);
+  };
+
+  const finish = (line: string | undefined) => {
+    const current = reading;
+    if (current === undefined) return;
+    // Leave the whole input on screen and move below it.
+    const end = layout(text.length);
+    const down = end.row - cursorRow;
+    write(`${down > 0 ? `\u001b[${down}B` : ""}\r\n`);
+    reading = undefined;
+    cursorRow = 0;
+    text = "";
+    cursor = 0;
+    browsing = undefined;
+    deps.onReading(false);
+    current.done(line);
+  };
+
+  const insert = (piece: string) => {
+    text = text.slice(0, cursor) + piece + text.slice(cursor);
+    cursor += piece.length;
+  };
+
+  const recall = (step: -1 | 1) => {
+    const entries = deps.history.entries();
+    if (entries.length === 0) return;
+    if (browsing === undefined) {
+      if (step === 1) return;
+      browsing = { index: entries.length, draft: text };
+    }
+    const index = browsing.index + step;
+    if (index < 0) return;
+    if (index >= entries.length) {
+      text = browsing.draft;
+      browsing = undefined;
+    } else {
+      browsing.index = index;
+      text = entries[index] ?? "";
+    }
+    cursor = text.length;
+  };
+
+  const wordStart = () => {
+    let i = cursor;
+    while (i > 0 && /\s/.test(text[i - 1] ?? "")) i--;
+    while (i > 0 && !/\s/.test(text[i - 1] ?? "")) i--;
+    return i;
+  };
+  const wordEnd = () => {
+    let i = cursor;
+    while (i < text.length && /\s/.test(text[i] ?? "")) i++;
+    while (i < text.length && !/\s/.test(text[i] ?? "")) i++;
+    return i;
+  };
+  const lineStart = () => text.lastIndexOf("\n", cursor - 1) + 1;
+  const lineEnd = () => {
+    const next = text.indexOf("\n", cursor);
+    return next === -1 ? text.length : next;
+  };
+
+  /** A key while a line is read. */
+  const edit = (key: Key, current: Reading) => {
+    if (key.type === "text" || key.type === "paste") {
+      armedExit = false;
+      insert(key.text);
+      return draw();
+    }
+    if (key.name !== "interrupt") armedExit = false;
+    switch (key.name) {
+      case "enter":
+        if (text.slice(0, cursor).endsWith("\\") && cursor === text.length) {
+          text = `${text.slice(0, -1)}\n`;
+          cursor = text.length;
+          return draw();
+        }
+        if (current.chat && text.trim() !== "") deps.history.add(text);
+        return finish(text);
+      case "newline":
+        insert("\n");
+        return draw();
+      case "backspace":
+        if (cursor === 0) return;
+        text = text.slice(0, cursor - 1) + text.slice(cursor);
+        cursor -= 1;
+        return draw();
+      case "delete":
+        text = text.slice(0, cursor) + text.slice(cursor + 1);
+        return draw();
+      case "left":
+        cursor = Math.max(0, cursor - 1);
+        return draw();
+      case "right":
+        cursor = Math.min(text.length, cursor + 1);
+        return draw();
+      case "home":
+        cursor = lineStart();
+        return draw();
+      case "end":
+        cursor = lineEnd();
+        return draw();
+      case "word-left":
+        cursor = wordStart();
+        return draw();
+      case "word-right":
+        cursor = wordEnd();
+        return draw();
+      case "up":
+      case "down":
+        if (!current.chat) return;
+        recall(key.name === "up" ? -1 : 1);
+        return draw();
+      case "kill-line-start": {
+        const start = lineStart();
+        text = text.slice(0, start) + text.slice(cursor);
+        cursor = start;
+        return draw();
+      }
+      case "kill-line-end":
+        text = text.slice(0, cursor) + text.slice(lineEnd());
+        return draw();
+      case "kill-word": {
+        const start = wordStart();
+        text = text.slice(0, start) + text.slice(cursor);
+        cursor = start;
+        return draw();
+      }
+      case "clear-screen":
+        write("\u001b[H\u001b[2J");
+        cursorRow = 0;
+        return draw();
+      case "eof":
+        if (text === "") return finish(undefined);
+        return;
+      case "interrupt":
+        if (text !== "") {
+          text = "";
+          cursor = 0;
+          browsing = undefined;
+          armedExit = false;
+          return draw();
+        }
+        if (!current.chat) {
+          deps.onInterrupt();
+          return;
+        }
+        if (armedExit) return finish(undefined);
+        armedExit = true;
+        return draw("  (Ctrl-C again to exit)");
+      default: {
+        const unhandled: never = key.name;
+        return unhandled;
+      }
+    }
+  };
+
+  /** A key while no line is read: Ctrl-C interrupts, the rest is kept as type-ahead. */
+  const typeahead = (key: Key) => {
+    if (key.type === "key" && key.name === "interrupt") return deps.onInterrupt();
+    if (key.type === "text" || key.type === "paste") insert(key.text);
+    else if (key.name === "backspace" && cursor > 0) {
+      text = text.slice(0, cursor - 1) + text.slice(cursor);
+      cursor -= 1;
+    }
+  };
+
+  const onData = (data: Buffer | string) => {
+    for (const key of keys.push(typeof data === "string" ? data : data.toString("utf8"))) {
+      if (reading === undefined) typeahead(key);
+      else edit(key, reading);
+    }
+  };
+
+  const restore = () => {
+    if (closed) return;
+    closed = true;
+    deps.input.off("data", onData);
+    try {
+      deps.input.setRawMode(false);
+    } catch {
+      // The terminal may already be gone.
+    }
+    deps.input.pause();
+    write(BRACKETED_PASTE_OFF);
+  };
+
+  deps.input.setRawMode(true);
+  deps.input.on("data", onData);
+  deps.input.resume();
+  write(BRACKETED_PASTE_ON);
+  process.once("exit", restore);
+
+  const read = (prompt: string, chat: boolean) =>
+    new Promise<string | undefined>((resolve) => {
+      if (closed) return resolve(undefined);
+      reading = { prompt, chat, done: resolve };
+      cursorRow = 0;
+      deps.onReading(true);
+      draw();
+    });
+
+  return {
+    chatLine: (prompt) => read(prompt, true),
+    next() {
+      return read(pendingPrompt ?? "", false).finally(() => {
+        pendingPrompt = undefined;
+      });
+    },
+    prompt(text) {
+      pendingPrompt = text;
+    },
+    dropTypeahead() {
+      text = "";
+      cursor = 0;
+    },
+    interrupt() {
+      if (reading === undefined || reading.chat) return false;
+      const current = reading;
+      text = "";
+      cursor = 0;
+      finish("");
+      void current;
+      return true;
+    },
+    close() {
+      if (reading !== undefined) finish(undefined);
+      restore();
+    },
+  };
+}
