@@ -13,6 +13,7 @@ import { version } from "./package.json";
 import { HELP, UsageError, parseArgs } from "./src/app/args.ts";
 import { type ProcessIo, processIo } from "./src/app/process-io.ts";
 import { DshError, errorMessage } from "./src/errors.ts";
+import { terminalText } from "./src/exec/sanitize.ts";
 
 async function main(io: ProcessIo, argv: readonly string[]): Promise<number> {
   try {
@@ -41,10 +42,11 @@ async function main(io: ProcessIo, argv: readonly string[]): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`dsh: ${error.message}\nRun 'dsh --help' for usage.\n`);
+      io.stderr.write(`dsh: ${terminalText(error.message)}\nRun 'dsh --help' for usage.\n`);
       return 2;
     }
-    io.stderr.write(`dsh: ${error instanceof DshError ? error.message : errorMessage(error)}\n`);
+    const message = error instanceof DshError ? error.message : errorMessage(error);
+    io.stderr.write(`dsh: ${terminalText(message)}\n`);
     return 1;
   }
 }

@@ -7,6 +7,7 @@
 import { createInterface } from "node:readline";
 import type { AgentHandle, SessionSettings } from "../agent/types.ts";
 import { errorMessage } from "../errors.ts";
+import { terminalText } from "../exec/sanitize.ts";
 import { presetOf } from "../permission/knobs.ts";
 import { createPermissionService } from "../permission/service.ts";
 import { adviceFor } from "./advice.ts";
@@ -79,7 +80,8 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
   })();
 
   const settingsLine = (s: SessionSettings) => `model ${s.model} · permission ${presetOf(s.knobs)}`;
-  io.stdout.write(`${style.bold("dsh")} · ${handle.cwd} · ${settingsLine(handle.settings())}\n`);
+  const banner = terminalText(`${handle.cwd} · ${settingsLine(handle.settings())}`);
+  io.stdout.write(`${style.bold("dsh")} · ${banner}\n`);
   const recent = recentExchanges(handle.history(), style);
   if (recent !== "") io.stdout.write(`\n${recent}`);
   io.stdout.write(style.dim("/help for commands, Ctrl-D to exit\n"));
@@ -155,7 +157,9 @@ function runSlashCommand(
         return "exit";
       case "/model":
         if (value) handle.configure({ model: value });
-        io.stdout.write(`model: ${handle.settings().model} (available: ${models().join(", ")})\n`);
+        io.stdout.write(
+          terminalText(`model: ${handle.settings().model} (available: ${models().join(", ")})\n`),
+        );
         return "ok";
       case "/effort":
         if (value) {

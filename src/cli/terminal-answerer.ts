@@ -1,5 +1,6 @@
 /** Approval questions answered with y/n at the terminal. Anything but yes is a deny. */
 import type { ApprovalAnswerer } from "../approval/types.ts";
+import { terminalText } from "../exec/sanitize.ts";
 import type { RenderIntent } from "../tools/intent.ts";
 import { changedLines } from "./changed-lines.ts";
 import { type LineQueue, afterQueuedOutput } from "./line-queue.ts";
@@ -18,7 +19,9 @@ export function createTerminalAnswerer(deps: TerminalAnswererDeps): ApprovalAnsw
       await afterQueuedOutput();
       if (signal.aborted) return "deny";
       lines.dropTypeahead();
-      deps.out.write(`\n? ${request.title}\n${detailOf(request.intent)}  ${request.reason}\n`);
+      const title = terminalText(request.title);
+      const reason = terminalText(request.reason);
+      deps.out.write(`\n? ${title}\n${terminalText(detailOf(request.intent))}  ${reason}\n`);
       lines.prompt("  Allow? [y/N] ");
       const onAbort = () => lines.interrupt();
       signal.addEventListener("abort", onAbort, { once: true });
