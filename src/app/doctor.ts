@@ -1,16 +1,20 @@
 /**
- * `dsh doctor`: runs each check of the setup against the composed parts (the same runner, store
- * and catalog the other commands use) and prints them. Exit 1 if any check fails.
+ * `dsh doctor`: runs each check of the setup against the composed parts (the same runner,
+ * store and catalog the other commands use, and the real endpoint) and prints them, each
+ * failure with its fix. Exit 1 if any check fails. A new check is one more entry of `checks`.
  */
 import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
 import { type Check, printChecks } from "../cli/doctor.ts";
 import { errorMessage } from "../errors.ts";
 import type { CommandRunner } from "../exec/types.ts";
-import { createModelCatalog } from "../llm/catalog.ts";
+import { type EndpointFinding, probeEndpoint } from "../llm/endpoint-probe.ts";
 import { silentLogger } from "../log.ts";
 import { compose } from "./compose.ts";
-import { type Config, loadConfig } from "./config.ts";
+import { type Config, DEFAULT_BASE_URL, loadConfig } from "./config.ts";
 import type { ProcessIo } from "./process-io.ts";
+
+/** How long the endpoint may take to answer each probe. */
+const PROBE_TIMEOUT_MS = 10_000;
 
 /** Prints every check; resolves with 0 when all pass, else 1. */
 export async function runDoctor(io: ProcessIo): Promise<number> {
@@ -27,6 +31,14 @@ export async function runDoctor(io: ProcessIo): Promise<number> {
     ]);
   }
   await using composition = compose({ config, env: io.env, logger: silentLogger, answerers: [] });
+  const model = composition.defaults.model;
+  const baseUrl = composition.models().find((info) => info.id === model)?.baseUrl ?? config.baseUrl;
+  const finding = await probeEndpoint({
+    baseUrl,
+    apiKey: config.apiKey,
+    model,
+    signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+  });
   const checks: Check[] = [
     {
       name: "config",
@@ -37,45 +49,72 @@ export async function runDoctor(io: ProcessIo): Promise<number> {
     },
     config.apiKey
       ? { name: "api key", ok: true, detail: "set" }
-      : { name: "api key", ok: false, detail: "missing: set DSH_API_KEY (or DEEPSEEK_API_KEY)" },
-    await endpointCheck(config),
-    modelCheck(config),
+      : {
+          name: "api key",
+          ok: false,
+          detail: "missing: run `dsh login`, or set DSH_API_KEY (or DEEPSEEK_API_KEY)",
+        },
+    endpointCheck(baseUrl, finding, config.apiKey !== undefined),
+    modelCheck(model, baseUrl, finding),
     await sandboxCheck(composition.runner),
     stateDirCheck(config),
   ];
   return printChecks(io, checks);
 }
 
-async function endpointCheck(config: Config): Promise<Check> {
-  const url = `${config.baseUrl.replace(/\/+$/, "")}/models`;
-  try {
-    const response = await fetch(url, {
-      headers: config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {},
-      signal: AbortSignal.timeout(5000),
-    });
-    if (response.status === 401)
-      return { name: "endpoint", ok: false, detail: `${url} rejected the API key (401)` };
-    return { name: "endpoint", ok: true, detail: `${config.baseUrl} answered ${response.status}` };
-  } catch (error) {
-    return {
-      name: "endpoint",
-      ok: false,
-      detail: `${config.baseUrl} unreachable: ${errorMessage(error)}`,
-    };
+function endpointCheck(baseUrl: string, finding: EndpointFinding, keySet: boolean): Check {
+  const name = "endpoint";
+  const urlFix = `DSH_BASE_URL should be the URL that /chat/completions hangs off (for DeepSeek ${DEFAULT_BASE_URL})`;
+  switch (finding.kind) {
+    case "ok":
+    case "unknown_model":
+      return { name, ok: true, detail: `${baseUrl} answers` };
+    case "unreachable":
+      return {
+        name,
+        ok: false,
+        detail: `${baseUrl} unreachable: ${finding.reason}; check DSH_BASE_URL and the network`,
+      };
+    case "key_rejected":
+      return keySet
+        ? {
+            name,
+            ok: false,
+            detail: `${baseUrl} rejected the API key (HTTP ${finding.status}${finding.detail ? `: ${finding.detail}` : ""}); run \`dsh login\` to store a new one, or set DSH_API_KEY`,
+          }
+        : { name, ok: false, detail: `${baseUrl} wants an API key (HTTP ${finding.status})` };
+    case "not_an_api":
+      return {
+        name,
+        ok: false,
+        detail: `${baseUrl} answered HTTP ${finding.status} with ${finding.what}: not an OpenAI-compatible API; ${urlFix}`,
+      };
+    case "failed":
+      return {
+        name,
+        ok: false,
+        detail: `${baseUrl} failed a one-token request (HTTP ${finding.status}${finding.detail ? `: ${finding.detail}` : ""})`,
+      };
+    default: {
+      const unhandled: never = finding;
+      return unhandled;
+    }
   }
 }
 
-function modelCheck(config: Config): Check {
-  const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
-  const known = createModelCatalog({ userModels: config.models })
-    .models()
-    .some((m) => m.id === catalog.default.id);
+function modelCheck(model: string, baseUrl: string, finding: EndpointFinding): Check {
+  const name = "model";
+  if (finding.kind === "ok") return { name, ok: true, detail: `${model} (served by ${baseUrl})` };
+  if (finding.kind !== "unknown_model")
+    return { name, ok: false, detail: `${model}: not checked, the endpoint did not answer` };
+  const listed =
+    finding.models === undefined || finding.models.length === 0
+      ? ""
+      : `; it lists ${finding.models.slice(0, 8).join(", ")}${finding.models.length > 8 ? ", …" : ""}`;
   return {
-    name: "model",
-    ok: true,
-    detail: known
-      ? catalog.default.id
-      : `${catalog.default.id} (not in the catalog; used as-is with ${config.baseUrl})`,
+    name,
+    ok: false,
+    detail: `${model}: the endpoint rejected it (${finding.detail})${listed}; pick one with DSH_MODEL or \`model\` in the config file`,
   };
 }
 

@@ -1,4 +1,5 @@
 /** How `dsh doctor` prints its checks: one line each, a fix where one is known. */
+import { terminalText } from "../exec/sanitize.ts";
 import type { CliIo } from "./io.ts";
 
 /** One checked part of the setup. */
@@ -12,6 +13,6 @@ export interface Check {
 /** Prints the checks; returns the exit code (1 when any failed). */
 export function printChecks(io: Pick<CliIo, "stdout">, checks: readonly Check[]): number {
   for (const check of checks)
-    io.stdout.write(`${check.ok ? "✓" : "✗"} ${check.name}: ${check.detail}\n`);
+    io.stdout.write(`${check.ok ? "✓" : "✗"} ${check.name}: ${terminalText(check.detail)}\n`);
   return checks.every((check) => check.ok) ? 0 : 1;
 }
