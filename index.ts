@@ -32,7 +32,7 @@ async function main(io: ProcessIo, argv: readonly string[]): Promise<number> {
       case "chat":
         return await (await import("./src/app/chat.ts")).runChatCommand(io, args);
       case "sessions":
-        return await (await import("./src/app/sessions.ts")).runSessionsCommand(io);
+        return await (await import("./src/app/sessions.ts")).runSessionsCommand(io, args);
       case "doctor":
         return await (await import("./src/app/doctor.ts")).runDoctor(io);
       default: {

@@ -70,8 +70,33 @@ describe("dsh exec", () => {
     );
     expect(roles).toEqual(["system", "user", "assistant", "user"]);
     const listed = await rig.run(["sessions"], project);
-    expect(listed.stdout).toContain(id);
-    expect(listed.stdout).toContain("one");
+    expect(listed.stdout).toMatch(new RegExp(`^${id}  just now +one\n$`));
+    const elsewhere = rig.project("resume-other");
+    const all = await rig.run(["sessions", "--all"], {
+      ...elsewhere,
+      env: { ...elsewhere.env, DSH_HOME: project.home },
+    });
+    expect(all.stdout).toContain(`${id}  just now  ${project.cwd}  one`);
+  });
+
+  test("a resume from another directory names the session's directory and the --cwd that resumes it", async () => {
+    const project = rig.project("resume-elsewhere");
+    rig.server.script(textTurn("first answer"));
+    const first = await rig.run(["exec", "one"], project);
+    const id = /session ([0-9a-f-]{36})/.exec(first.stderr)?.[1] ?? "";
+    const elsewhere = join(project.base, "user");
+    const proc = Bun.spawn([rig.binary, "exec", "--resume", id, "two"], {
+      cwd: elsewhere,
+      env: project.env,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `dsh: session ${id} belongs to ${project.cwd}; resume it there: dsh --resume ${id} --cwd ${project.cwd}\n`,
+    );
   });
 
   test("reads the prompt from stdin with -", async () => {
