@@ -305,11 +305,9 @@ export function createTerminalInput(deps: TerminalInputDeps): TerminalInput {
     },
     interrupt() {
       if (reading === undefined || reading.chat) return false;
-      const current = reading;
       text = "";
       cursor = 0;
       finish("");
-      void current;
       return true;
     },
     close() {

@@ -26,6 +26,8 @@ export interface RenderOptions {
    * activity stream, the last step's text to the answer stream (`dsh exec` into a pipe).
    */
   readonly finalAnswerOnly?: boolean;
+  /** The answer shares the screen with the activity: a blank line sets it apart. */
+  readonly spaced?: boolean;
   /** Show the model's reasoning (dimmed); otherwise only the status line says it thinks. */
   readonly showReasoning: boolean;
 }
@@ -83,6 +85,7 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
   };
   const answer = (chunk: string) => {
     if (last !== "answer") breakLine();
+    if (options.spaced && (last === "activity" || last === "reasoning")) write("answer", "\n");
     write("answer", chunk);
     last = "answer";
   };

@@ -26,8 +26,11 @@ export function isDumbTerminal(env: Readonly<Record<string, string | undefined>>
   return env.TERM === undefined || env.TERM === "" || env.TERM === "dumb";
 }
 
-const sgr = (open: number, close: number) => (text: string) =>
-  text === "" ? text : `\u001b[${open}m${text}\u001b[${close}m`;
+// Trailing newlines stay outside the styling, so a styled line still ends with its newline.
+const sgr = (open: number, close: number) => (text: string) => {
+  const body = text.replace(/\n+$/, "");
+  return body === "" ? text : `\u001b[${open}m${body}\u001b[${close}m${text.slice(body.length)}`;
+};
 const plain = (text: string) => text;
 
 /** The styling functions for one stream. */

@@ -108,3 +108,23 @@ test("SIGINT at the idle prompt exits", async () => {
   chat.proc.kill("SIGINT");
   expect(await chat.proc.exited).toBe(0);
 });
+
+test('dsh chat "PROMPT" sends it as the first message, then reads the rest', async () => {
+  const { cwd, env } = rig.project("first-prompt");
+  rig.server.script(textTurn("answered the first"), textTurn("answered the second"));
+  const before = rig.server.requests.length;
+  const proc = Bun.spawn([rig.binary, "chat", "explain", "this repo"], {
+    cwd,
+    env,
+    stdin: new Blob(["and then this\n"]),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stdout = watchOutput(proc.stdout);
+  expect(await proc.exited).toBe(0);
+  await stdout.ended;
+  expect(stdout.text()).toContain("answered the first");
+  expect(stdout.text()).toContain("answered the second");
+  const firstMessages = rig.server.requests[before]?.body.messages as { content: string }[];
+  expect(firstMessages.at(-1)?.content).toBe("explain this repo");
+});
