@@ -1,7 +1,5 @@
 /** Command-line parsing: argv to one command plus its flags. Unknown input is a usage error (exit 2). */
 import { DshError } from "../errors.ts";
-import { PresetId } from "../permission/knobs.ts";
-import * as v from "valibot";
 
 export type CommandName = "acp" | "chat" | "exec" | "sessions" | "doctor" | "help" | "version";
 
@@ -105,7 +103,10 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   return { command: resolved, flags };
 }
 
-/** Flag values checked up front, so a bad one is a usage error before anything starts. */
+/**
+ * Flags checked up front, so a misplaced one is a usage error before anything starts. Values
+ * that need the settings table (a preset id) are checked where the session is composed.
+ */
 function checkFlags(command: CommandName, flags: Record<string, string | boolean>): void {
   for (const [flag, commands] of Object.entries(ONLY_FOR)) {
     if (flags[flag] !== undefined && !commands.includes(command))
@@ -118,12 +119,6 @@ function checkFlags(command: CommandName, flags: Record<string, string | boolean
   }
   if (flags.resume !== undefined && flags.continue !== undefined)
     throw new UsageError("--resume and --continue both name a session: give one");
-  const permission = flags.permission;
-  if (typeof permission === "string" && !v.is(PresetId, permission)) {
-    throw new UsageError(
-      `unknown permission preset "${permission}" (${PresetId.options.join(", ")})`,
-    );
-  }
 }
 
 function flagName(key: string): string {

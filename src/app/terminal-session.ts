@@ -7,7 +7,9 @@ import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { SessionSeams, TerminalSession } from "../cli/types.ts";
 import { InvalidInputError, NotFoundError } from "../errors.ts";
+import * as v from "valibot";
 import { createLogger } from "../log.ts";
+import { PresetId } from "../permission/knobs.ts";
 import type { SessionStore } from "../session/types.ts";
 import { type Flags, UsageError } from "./args.ts";
 import { compose } from "./compose.ts";
@@ -33,6 +35,11 @@ export async function openTerminalSession(
   const { env } = surroundings;
   const cwd = resolve(surroundings.cwd, flags.cwd ?? ".");
   if (!isDirectory(cwd)) throw new UsageError(`--cwd ${flags.cwd}: not a directory`);
+  if (flags.permission !== undefined && !v.is(PresetId, flags.permission)) {
+    throw new UsageError(
+      `unknown permission preset "${flags.permission}" (${PresetId.options.join(", ")})`,
+    );
+  }
   const config = loadConfig(env, { model: flags.model, permission: flags.permission });
   // Into a file, everything; on the terminal, errors only, as one plain line each: retries and
   // stalls reach the user as notices on the status line instead.
