@@ -171,7 +171,12 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
             for (const line of errorLines(event.output)) activity(style.red(`  ✗ ${line}`));
           } else {
             for (const line of diffLines(event.intent, style)) activity(`  ${line}`);
-            activity(style.dim(`  ✓ ${resultSummary(event.intent)}`));
+            const summary = resultSummary(event.intent);
+            activity(
+              commandFailed(event.intent)
+                ? style.red(`  ✗ ${summary}`)
+                : style.dim(`  ✓ ${summary}`),
+            );
           }
           screen.status("waiting for the model");
           return;
@@ -238,6 +243,12 @@ function diffLines(intent: RenderIntent, style: Style): string[] {
     if (line.startsWith("- ")) return style.red(line);
     return style.dim(line);
   });
+}
+
+/** A command that ran and exited non-zero (or was killed): the tool worked, the command did not. */
+function commandFailed(intent: RenderIntent): boolean {
+  if (intent.type !== "terminal" || intent.exit === undefined) return false;
+  return intent.exit.signal !== null || (intent.exit.code ?? 0) !== 0;
 }
 
 function resultSummary(intent: RenderIntent): string {

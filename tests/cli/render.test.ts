@@ -209,3 +209,12 @@ describe("the live renderer", () => {
     expect(answer).not.toContain("`code`");
   });
 });
+
+test("a command that exits non-zero is marked failed", () => {
+  const failed = { ...terminal("boom\n"), exit: { code: 2, signal: null } };
+  const { activity } = render([
+    call("c", terminal("", false)),
+    { type: "tool_result", turnId, callId: "c", isError: false, output: "boom\n", intent: failed },
+  ]);
+  expect(activity).toBe("▸ ls\n  │ boom\n  ✗ exit 2\n");
+});
