@@ -8,7 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { LiveEvent, TurnOutcome } from "../agent/types.ts";
-import { errorMessage } from "../errors.ts";
+import { DshError, errorMessage } from "../errors.ts";
 import { adviceFor } from "./advice.ts";
 import { jsonEventsOf, jsonLine } from "./exec-json.ts";
 import { printError } from "./io.ts";
@@ -45,7 +45,7 @@ export async function runExec(io: CliIo, request: ExecRequest): Promise<number> 
     session = await request.open({ answerers: [], questioners: [] });
   } catch (error) {
     if (!request.json) throw error;
-    return fail(errorMessage(error), 1);
+    return fail(errorMessage(error), error instanceof DshError && error.code === "usage" ? 2 : 1);
   }
   await using _session = session;
   const { handle } = session;

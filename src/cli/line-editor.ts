@@ -169,19 +169,21 @@ export function createTerminalInput(deps: TerminalInputDeps): TerminalInput {
       case "newline":
         insert("\n");
         return draw();
-      case "backspace":
+      case "backspace": {
         if (cursor === 0) return;
-        text = text.slice(0, cursor - 1) + text.slice(cursor);
-        cursor -= 1;
+        const start = before(text, cursor);
+        text = text.slice(0, start) + text.slice(cursor);
+        cursor = start;
         return draw();
+      }
       case "delete":
-        text = text.slice(0, cursor) + text.slice(cursor + 1);
+        text = text.slice(0, cursor) + text.slice(after(text, cursor));
         return draw();
       case "left":
-        cursor = Math.max(0, cursor - 1);
+        cursor = before(text, cursor);
         return draw();
       case "right":
-        cursor = Math.min(text.length, cursor + 1);
+        cursor = after(text, cursor);
         return draw();
       case "home":
         cursor = lineStart();
@@ -249,8 +251,9 @@ export function createTerminalInput(deps: TerminalInputDeps): TerminalInput {
     if (key.type === "key" && key.name === "interrupt") return deps.onInterrupt();
     if (key.type === "text" || key.type === "paste") insert(key.text);
     else if (key.name === "backspace" && cursor > 0) {
-      text = text.slice(0, cursor - 1) + text.slice(cursor);
-      cursor -= 1;
+      const start = before(text, cursor);
+      text = text.slice(0, start) + text.slice(cursor);
+      cursor = start;
     }
   };
 
@@ -315,4 +318,18 @@ export function createTerminalInput(deps: TerminalInputDeps): TerminalInput {
       restore();
     },
   };
+}
+
+/** The index one character (code point) before `i`. */
+function before(text: string, i: number): number {
+  if (i <= 0) return 0;
+  const low = text.charCodeAt(i - 1);
+  return i >= 2 && low >= 0xdc00 && low <= 0xdfff ? i - 2 : i - 1;
+}
+
+/** The index one character (code point) after `i`. */
+function after(text: string, i: number): number {
+  if (i >= text.length) return text.length;
+  const high = text.charCodeAt(i);
+  return high >= 0xd800 && high <= 0xdbff && i + 1 < text.length ? i + 2 : i + 1;
 }
