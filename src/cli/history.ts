@@ -5,6 +5,7 @@
  */
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import * as v from "valibot";
+import { terminalText } from "../exec/sanitize.ts";
 
 const MAX_ENTRIES = 500;
 const HistoryLine = v.string();
@@ -50,7 +51,7 @@ function load(path: string): string[] {
     if (line === "") continue;
     try {
       const parsed = v.safeParse(HistoryLine, JSON.parse(line));
-      if (parsed.success) entries.push(parsed.output);
+      if (parsed.success) entries.push(terminalText(parsed.output));
     } catch {
       // A torn or foreign line: skipped.
     }

@@ -3,6 +3,7 @@
  * the editing keys the chat's line editor knows. Escape sequences split across reads are held
  * back until complete; unknown ones are dropped, never inserted as text.
  */
+import { terminalText } from "../exec/sanitize.ts";
 
 export type KeyName =
   | "enter"
@@ -114,7 +115,8 @@ export function createKeyReader(): KeyReader {
             return keys;
           }
           paste += input.slice(0, end);
-          keys.push({ type: "paste", text: paste.replace(/\r\n?/g, "\n") });
+          // Pasted text is echoed as typed: whatever it carried, no escape reaches the screen.
+          keys.push({ type: "paste", text: terminalText(paste) });
           paste = undefined;
           input = input.slice(end + PASTE_END.length);
           continue;

@@ -43,3 +43,10 @@ describe("terminal keys", () => {
     );
   });
 });
+
+test("a paste that carries escape sequences is inserted without them", () => {
+  const reader = createKeyReader();
+  expect(reader.push("\u001b[200~copied\u001b]52;c;aGk=\u0007 text\u001b[2J\u001b[201~")).toEqual([
+    { type: "paste", text: "copied text" },
+  ]);
+});
