@@ -3,7 +3,6 @@
  * one composition, and the session to talk in: created, resumed by id, or the directory's
  * newest (`--continue`).
  */
-import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { SessionSeams, TerminalSession } from "../cli/types.ts";
 import { InvalidInputError, NotFoundError } from "../errors.ts";
@@ -24,7 +23,7 @@ export interface TerminalSurroundings {
 
 /**
  * Loads the config (flags win), composes, and creates or resumes the session.
- * @throws UsageError for a `--cwd` that is no directory; ConfigError for a bad config;
+ * @throws UsageError for an unknown `--permission` preset; ConfigError for a bad config;
  *   NotFoundError / InvalidInputError (with the fix) for a session that cannot be resumed here
  */
 export async function openTerminalSession(
@@ -34,7 +33,6 @@ export async function openTerminalSession(
 ): Promise<TerminalSession> {
   const { env } = surroundings;
   const cwd = resolve(surroundings.cwd, flags.cwd ?? ".");
-  if (!isDirectory(cwd)) throw new UsageError(`--cwd ${flags.cwd}: not a directory`);
   if (flags.permission !== undefined && !v.is(PresetId, flags.permission)) {
     throw new UsageError(
       `unknown permission preset "${flags.permission}" (${PresetId.options.join(", ")})`,
@@ -112,13 +110,5 @@ async function resumeHere<T>(
     throw new InvalidInputError(
       `session ${id} belongs to ${saved.cwd}; resume it there: dsh --resume ${id} --cwd ${saved.cwd}`,
     );
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
   }
 }

@@ -298,13 +298,12 @@ describe("errors as advice", () => {
     for (const run of [model, key]) expect(run.stderr).not.toMatch(/ WARN | ERROR |verbose: true/);
   });
 
-  test("every usage error exits 2: a bad flag value, a flag of another command, a --cwd that is no directory", async () => {
+  test("every usage error exits 2: a bad flag value, a flag of another command, two sessions named", async () => {
     const project = rig.project("usage");
     for (const args of [
       ["exec", "--permission", "everything", "hi"],
       ["sessions", "--json"],
       ["doctor", "--model", "x"],
-      ["exec", "--cwd", "/no/such/dir", "hi"],
       ["exec", "--resume", "a", "--continue", "hi"],
     ]) {
       const run = await rig.run(args, project);
