@@ -139,7 +139,7 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
         case "tool_call": {
           endAnswerBlock();
           commentary();
-          const title = oneLine(event.intent.title);
+          const title = shortened(oneLine(event.intent.title));
           titles.set(event.callId, title);
           activity(`${style.cyan("▸")} ${title}`);
           return;
@@ -224,6 +224,13 @@ function oneLine(text: string): string {
   return terminalText(text)
     .replace(/\s*\n\s*/g, " ")
     .trim();
+}
+
+/** A tool title (a whole command, say) is shown up to this many characters. */
+const TITLE_CHARS = 400;
+function shortened(title: string): string {
+  const chars = Array.from(title);
+  return chars.length > TITLE_CHARS ? `${chars.slice(0, TITLE_CHARS - 1).join("")}…` : title;
 }
 
 /** The lines an error result shows: all of a short message, the start of a long one. */
