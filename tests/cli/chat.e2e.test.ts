@@ -45,6 +45,10 @@ test("a conversation: two turns, a model switch, then EOF exits 0", async () => 
   await chat.stdout.waitFor("first reply");
   await chat.say("/model second-model");
   await chat.stdout.waitFor("model: second-model");
+  await chat.say("/effort low");
+  await chat.stdout.waitFor("effort: low");
+  await chat.say("/effort extreme");
+  await chat.stderr.waitFor('dsh: unknown effort "extreme" (off, low, high, max)');
   rig.server.script(textTurn("second reply"));
   await chat.say("and again");
   await chat.stdout.waitFor("second reply");
