@@ -15,6 +15,9 @@ export interface PtyProcess extends AsyncDisposable {
   readonly exited: Promise<number>;
 }
 
+/** Whether Ctrl-C typed at the terminal becomes a SIGINT (needs util-linux's `setsid`). */
+export const ptySignals = Bun.which("setsid") !== null;
+
 export interface PtyOptions {
   readonly cwd: string;
   readonly env: Record<string, string>;
@@ -43,7 +46,10 @@ export function spawnPty(argv: readonly string[], options: PtyOptions): PtyProce
       check();
     },
   });
-  const proc = Bun.spawn([...argv], {
+  // A session of its own with the terminal as its controlling one, as a shell gives it: then
+  // Ctrl-C at the terminal is a SIGINT to the program, not just a byte.
+  const setsid = Bun.which("setsid");
+  const proc = Bun.spawn(setsid === null ? [...argv] : [setsid, "--ctty", ...argv], {
     cwd: options.cwd,
     env: { TERM: "xterm-256color", ...options.env },
     terminal,
