@@ -298,6 +298,20 @@ describe("errors as advice", () => {
     for (const run of [model, key]) expect(run.stderr).not.toMatch(/ WARN | ERROR |verbose: true/);
   });
 
+  test("a connection the endpoint keeps cutting is one line in the user's terms, without the runtime's hint", async () => {
+    const project = rig.project("reset");
+    const reset = { respond: { stream: [{ disconnect: "reset" as const }] } };
+    rig.server.script(reset, reset, reset, reset);
+    const run = await rig.run(["exec", "hi"], project);
+    expect(run.code).toBe(1);
+    const lines = firstError(run.stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(rig.server.url.replace("http://", ""));
+    expect(lines[0]).toContain("check DSH_BASE_URL");
+    expect(run.stderr).not.toMatch(/verbose|WARN/);
+    expect(rig.server.pending()).toBe(0);
+  });
+
   test("every usage error exits 2: a bad flag value, a flag of another command, two sessions named", async () => {
     const project = rig.project("usage");
     for (const args of [
