@@ -20,12 +20,13 @@ async function main(io: ProcessIo, argv: readonly string[]): Promise<number> {
     const args = parseArgs(argv);
     switch (args.command) {
       case "version":
-        io.stdout.write(`dsh ${version}\n`);
+        io.stdout.write((await import("./src/app/version.ts")).versionText());
         return 0;
       case "help":
         io.stdout.write(HELP);
         return 0;
       case "acp":
+        if (args.login) return await (await import("./src/app/login.ts")).runLogin(io);
         return await (await import("./src/app/acp.ts")).runAcp(io.env, version);
       case "exec":
         return await (await import("./src/app/exec.ts")).runExecCommand(io, args);
@@ -33,6 +34,12 @@ async function main(io: ProcessIo, argv: readonly string[]): Promise<number> {
         return await (await import("./src/app/chat.ts")).runChatCommand(io, args);
       case "sessions":
         return await (await import("./src/app/sessions.ts")).runSessionsCommand(io, args);
+      case "login":
+        return await (await import("./src/app/login.ts")).runLogin(io);
+      case "logout":
+        return (await import("./src/app/login.ts")).runLogout(io);
+      case "rules":
+        return (await import("./src/app/rules.ts")).runRules(io, args.removeRule);
       case "doctor":
         return await (await import("./src/app/doctor.ts")).runDoctor(io);
       default: {

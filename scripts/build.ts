@@ -5,6 +5,7 @@
  *   bun scripts/build.ts [OUTFILE] [--target=bun-linux-x64 ...]
  */
 import { join } from "node:path";
+import { currentCommit } from "./commit.ts";
 
 /**
  * `--no-compile-autoload-*`: a compiled Bun executable would otherwise read `.env` and
@@ -29,8 +30,10 @@ export async function compile(
   outfile: string,
   extra: readonly string[] = [],
 ): Promise<void> {
+  // `dsh --version` names the commit the binary was built from.
+  const define = `--define=DSH_BUILD_COMMIT=${JSON.stringify(currentCommit(root))}`;
   const proc = Bun.spawn(
-    ["bun", "build", entry, ...COMPILE_FLAGS, ...extra, "--outfile", outfile],
+    ["bun", "build", entry, ...COMPILE_FLAGS, define, ...extra, "--outfile", outfile],
     {
       cwd: root,
       stdout: "pipe",

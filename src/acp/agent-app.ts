@@ -5,7 +5,12 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/types.ts";
 import type { Logger } from "../log.ts";
-import { type ClientOptions, clientOptionsOf, initializeResponse } from "./capabilities.ts";
+import {
+  type ClientOptions,
+  LOGIN_METHOD_ID,
+  clientOptionsOf,
+  initializeResponse,
+} from "./capabilities.ts";
 import type { AcpModel } from "./config-options.ts";
 import { toRequestError, turnError } from "./errors.ts";
 import { userContentOf } from "./prompt-content.ts";
@@ -22,6 +27,8 @@ export interface AgentAppDeps {
   /** Receives what the client supports once `initialize` arrives. */
   readonly setClientOptions: (options: ClientOptions) => void;
   readonly clientOptions: () => ClientOptions;
+  /** Whether an API key is there now (the environment's, or one `dsh login` stored). */
+  readonly hasApiKey: () => boolean;
 }
 
 /** Builds the agent app for one connection. */
@@ -39,9 +46,17 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
         clientVersion: params.clientInfo?.version,
         protocolVersion: params.protocolVersion,
       });
-      return initializeResponse(deps.version);
+      return initializeResponse(deps.version, params.clientCapabilities);
     })
-    .onRequest(m.session.new, ({ params, client }) => guard(() => sessions.new(params, client)))
+    .onRequest(m.authenticate, () => {
+      if (deps.hasApiKey()) return {};
+      throw noKeyError();
+    })
+    .onRequest(m.session.new, ({ params, client }) => {
+      // Zed shows its sign-in flow for this error instead of a turn that fails later.
+      if (!deps.hasApiKey()) throw noKeyError();
+      return guard(() => sessions.new(params, client));
+    })
     .onRequest(m.session.load, ({ params, client }) =>
       guard(() => sessions.load(params, client), params.sessionId),
     )
@@ -68,6 +83,14 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
       // Cancel for an idle, loading or unknown session is ignored, as the spec asks.
       table.get(params.sessionId)?.cancel();
     });
+}
+
+/** ACP's `auth_required` (-32000), saying how to sign in. */
+function noKeyError(): acp.RequestError {
+  return acp.RequestError.authRequired(
+    { authMethods: [LOGIN_METHOD_ID] },
+    "no API key: sign in (dsh login in a terminal), or set DSH_API_KEY in the agent's environment",
+  );
 }
 
 /** Runs a handler body, mapping anything it throws to a JSON-RPC error. */

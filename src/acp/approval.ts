@@ -4,11 +4,12 @@
  * everything else passes to the next answerer. Anything but an explicit allow is a deny.
  */
 import type * as acp from "@agentclientprotocol/sdk";
-import type { ApprovalAnswerer, ApprovalDecision, ApprovalRequest } from "../approval/types.ts";
+import type { ApprovalAnswer, ApprovalAnswerer, AskedRequest } from "../approval/types.ts";
 import { type PresentOptions, contentOf, fence, kindOf, textContent } from "./present.ts";
 import type { AcpApprovalRegistry, AcpPermissionTarget } from "./types.ts";
 
 const ALLOW = "allow";
+const ALLOW_ALWAYS = "allow_always";
 const REJECT = "reject";
 
 /** Creates the answerer; the composition hands the same object to `runAcpServer`. */
@@ -21,7 +22,7 @@ export function createAcpApprovalAnswerer(): ApprovalAnswerer & AcpApprovalRegis
         if (targets.get(sessionId) === target) targets.delete(sessionId);
       };
     },
-    async answer(request, signal): Promise<ApprovalDecision | "pass"> {
+    async answer(request, signal): Promise<ApprovalAnswer | "pass"> {
       const target = targets.get(request.sessionId);
       const { toolCallId } = request;
       if (target === undefined || toolCallId === undefined) return "pass";
@@ -36,7 +37,7 @@ export function createAcpApprovalAnswerer(): ApprovalAnswerer & AcpApprovalRegis
 
 /** The `session/request_permission` params for a request on an announced tool call. */
 export function permissionParams(
-  request: ApprovalRequest & { readonly toolCallId: string },
+  request: AskedRequest & { readonly toolCallId: string },
   options: PresentOptions,
 ): acp.RequestPermissionRequest {
   const { intent } = request;
@@ -61,15 +62,20 @@ export function permissionParams(
     sessionId: request.sessionId,
     toolCall,
     options: [
-      { optionId: ALLOW, name: "Allow", kind: "allow_once" },
+      { optionId: ALLOW, name: "Allow once", kind: "allow_once" },
+      // The label states the rule and its scope (``Always allow `npm test` in ~/src/app``).
+      ...(request.offer === undefined
+        ? []
+        : [{ optionId: ALLOW_ALWAYS, name: request.offer.label, kind: "allow_always" as const }]),
       { optionId: REJECT, name: "Reject", kind: "reject_once" },
     ],
   };
 }
 
-/** Only the allow option selected is an allow; reject, cancelled and unknown ids deny. */
-export function decisionOf(response: acp.RequestPermissionResponse): ApprovalDecision {
-  return response.outcome.outcome === "selected" && response.outcome.optionId === ALLOW
-    ? "allow"
-    : "deny";
+/** Only an allow option selected allows; reject, cancelled and unknown ids deny. */
+export function decisionOf(response: acp.RequestPermissionResponse): ApprovalAnswer {
+  if (response.outcome.outcome !== "selected") return "deny";
+  if (response.outcome.optionId === ALLOW) return "allow";
+  if (response.outcome.optionId === ALLOW_ALWAYS) return "allow_always";
+  return "deny";
 }

@@ -2,8 +2,40 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { PresentOptions } from "./present.ts";
 
+/** The id of dsh's one auth method (ACP terminal auth: the editor runs `dsh acp --login`). */
+export const LOGIN_METHOD_ID = "dsh-login";
+
+/**
+ * How a user signs in: where the client runs terminal auth, a terminal method that runs
+ * `dsh acp --login`; elsewhere an agent method whose `authenticate` checks a key is there.
+ */
+export function authMethods(capabilities: acp.ClientCapabilities | undefined): acp.AuthMethod[] {
+  const name = "Log in with an API key";
+  if (capabilities?.auth?.terminal === true) {
+    return [
+      {
+        id: LOGIN_METHOD_ID,
+        name,
+        description: "Paste your DeepSeek (or OpenAI-compatible) API key; dsh checks and stores it",
+        type: "terminal",
+        args: ["--login"],
+      },
+    ];
+  }
+  return [
+    {
+      id: LOGIN_METHOD_ID,
+      name,
+      description: "Run `dsh login` in a terminal, or set DSH_API_KEY in the agent's environment",
+    },
+  ];
+}
+
 /** The `initialize` answer: always protocol version 1, whatever the client asked for. */
-export function initializeResponse(version: string): acp.InitializeResponse {
+export function initializeResponse(
+  version: string,
+  capabilities?: acp.ClientCapabilities,
+): acp.InitializeResponse {
   return {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentCapabilities: {
@@ -12,7 +44,7 @@ export function initializeResponse(version: string): acp.InitializeResponse {
       sessionCapabilities: { list: {}, close: {}, resume: {} },
     },
     agentInfo: { name: "dsh", title: "dsh", version },
-    authMethods: [],
+    authMethods: authMethods(capabilities),
   };
 }
 

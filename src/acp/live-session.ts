@@ -6,7 +6,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentHandle, LiveEvent, TurnOutcome, UserContent } from "../agent/types.ts";
-import type { ApprovalDecision, ApprovalRequest } from "../approval/types.ts";
+import type { ApprovalDecision, AskedRequest } from "../approval/types.ts";
 import { ConflictError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { decisionOf, permissionParams } from "./approval.ts";
@@ -146,7 +146,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     cancel,
     settled: () => inFlight?.settled ?? Promise.resolve(),
     async requestPermission(
-      request: ApprovalRequest & { readonly toolCallId: string },
+      request: AskedRequest & { readonly toolCallId: string },
       signal: AbortSignal,
     ) {
       // The call must be on the client, and running, before a permission prompt patches it (zed.md §4).

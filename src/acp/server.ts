@@ -22,6 +22,7 @@ export async function runAcpServer(deps: RunAcpDeps): Promise<void> {
   });
   const app = createAgentApp({
     ...deps,
+    hasApiKey: deps.hasApiKey ?? (() => true),
     table,
     clientOptions,
     setClientOptions: (options) => {

@@ -1,7 +1,7 @@
 /** The ACP bridge's public surface: what the composition hands it and what it exposes. */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/types.ts";
-import type { ApprovalDecision, ApprovalRequest } from "../approval/types.ts";
+import type { ApprovalAnswer, AskedRequest } from "../approval/types.ts";
 import type { Logger } from "../log.ts";
 import type { AcpModel } from "./config-options.ts";
 
@@ -11,6 +11,11 @@ export interface RunAcpDeps {
   readonly service: AgentService;
   /** The models the `model` select offers (the catalog's, in order). */
   readonly models: () => readonly AcpModel[];
+  /**
+   * Whether an API key is there now; without one `session/new` answers `auth_required` so the
+   * editor shows its sign-in. Always true when absent.
+   */
+  readonly hasApiKey?: () => boolean;
   /** dsh's version, shown by clients in `agentInfo`. */
   readonly version: string;
   readonly logger: Logger;
@@ -32,9 +37,9 @@ export interface RunAcpDeps {
 /** A live session's way of asking its client for a decision on one of its tool calls. */
 export interface AcpPermissionTarget {
   requestPermission(
-    request: ApprovalRequest & { readonly toolCallId: string },
+    request: AskedRequest & { readonly toolCallId: string },
     signal: AbortSignal,
-  ): Promise<ApprovalDecision>;
+  ): Promise<ApprovalAnswer>;
 }
 
 /** Sessions live on an ACP connection register here while they are open. */

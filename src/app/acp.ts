@@ -9,7 +9,9 @@ import { runAcpServer } from "../acp/server.ts";
 import { createLogger } from "../log.ts";
 import type { AgentService } from "../agent/types.ts";
 import { type Composition, compose } from "./compose.ts";
-import { loadConfig } from "./config.ts";
+import { createModelCatalog } from "../llm/catalog.ts";
+import { needsApiKey } from "../llm/local-endpoint.ts";
+import { currentApiKey, loadConfig } from "./config.ts";
 
 /** Serves until stdin ends or SIGINT/SIGTERM/SIGHUP; resolves with the exit code. */
 export async function runAcp(
@@ -38,6 +40,13 @@ export async function runAcp(
     list: () => composed().service.list(),
   };
 
+  // A default model on this machine (Ollama, LM Studio, ...) needs no key, so no sign-in.
+  const defaultModel = createModelCatalog({
+    defaultModel: config.model,
+    userModels: config.models,
+  }).default;
+  const defaultEndpoint = defaultModel.baseUrl ?? config.baseUrl;
+
   const shutdown = new AbortController();
   const stop = () => shutdown.abort();
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
@@ -49,6 +58,7 @@ export async function runAcp(
     models: () => composed().models(),
     version,
     logger,
+    hasApiKey: () => currentApiKey(config, env) !== undefined || !needsApiKey(defaultEndpoint),
     input: Bun.stdin.stream(),
     output,
     approvals,

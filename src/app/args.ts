@@ -1,7 +1,17 @@
 /** Command-line parsing: argv to one command plus its flags. Unknown input is a usage error (exit 2). */
 import { DshError } from "../errors.ts";
 
-export type CommandName = "acp" | "chat" | "exec" | "sessions" | "doctor" | "help" | "version";
+export type CommandName =
+  | "acp"
+  | "chat"
+  | "exec"
+  | "sessions"
+  | "doctor"
+  | "login"
+  | "logout"
+  | "rules"
+  | "help"
+  | "version";
 
 export interface Flags {
   readonly model?: string;
@@ -26,6 +36,10 @@ export interface ParsedArgs {
    * or the first message of `dsh chat`.
    */
   readonly prompt?: string;
+  /** `dsh acp --login`: run the login flow (editors' terminal authentication) instead. */
+  readonly login?: boolean;
+  /** `dsh rules rm N`: the rule to remove. */
+  readonly removeRule?: number;
 }
 
 /** A bad command line; the CLI prints the message and a hint, and exits 2. */
@@ -58,12 +72,23 @@ const ONLY_FOR: Record<string, readonly CommandName[]> = {
   all: ["sessions"],
 };
 const SESSION_FLAGS = ["model", "permission", "cwd", "resume", "continue"];
-const COMMANDS = new Set<string>(["acp", "chat", "exec", "sessions", "doctor", "help"]);
+const COMMANDS = new Set<string>([
+  "acp",
+  "chat",
+  "exec",
+  "sessions",
+  "doctor",
+  "login",
+  "logout",
+  "rules",
+  "help",
+]);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const flags: Record<string, string | boolean> = {};
   const positional: string[] = [];
   let command: CommandName | undefined;
+  let login = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
     if (arg === "--help" || arg === "-h") return { command: "help", flags: {} };
@@ -84,6 +109,10 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       flags[SWITCHES[name as keyof typeof SWITCHES]] = true;
       continue;
     }
+    if (arg === "--login" && command === "acp") {
+      login = true;
+      continue;
+    }
     if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown flag: ${arg}`);
     if (command === undefined && positional.length === 0 && COMMANDS.has(arg))
       command = arg as CommandName;
@@ -99,6 +128,15 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   }
   if (resolved === "chat" && positional.length > 0)
     return { command: resolved, flags, prompt: positional.join(" ") };
+  if (resolved === "acp" && login) return { command: resolved, flags, login };
+  if (resolved === "rules" && positional.length > 0) {
+    const [verb, n, ...extra] = positional;
+    const number = Number(n);
+    if (verb !== "rm" || !Number.isInteger(number) || number < 1 || extra.length > 0) {
+      throw new UsageError("usage: dsh rules (lists them), dsh rules rm N (removes rule N)");
+    }
+    return { command: resolved, flags, removeRule: number };
+  }
   if (positional.length > 0) throw new UsageError(`unexpected argument: ${positional[0]}`);
   return { command: resolved, flags };
 }
@@ -142,7 +180,11 @@ Usage:
                           (PROMPT "-" reads the prompt from standard input; piped input
                           is appended to a PROMPT given as words)
   dsh acp                 Agent Client Protocol agent on stdin/stdout (for editors)
+                          (--login: the login flow, for editors' terminal sign-in)
   dsh sessions [--all]    saved sessions of this directory (--all: of every directory)
+  dsh login               store an API key (hidden input, checked against the endpoint)
+  dsh logout              remove the stored API key
+  dsh rules               list the saved "always allow" rules; dsh rules rm N removes one
   dsh doctor              check the setup and say how to fix each problem
   dsh help | --help | --version
 
@@ -163,7 +205,7 @@ message; Up/Down recall earlier messages; Ctrl-C clears the line, cancels a runn
 (twice at an empty prompt) exits; Ctrl-D exits. /help lists the slash commands.
 
 Environment:
-  DSH_API_KEY           API key (falls back to DEEPSEEK_API_KEY)
+  DSH_API_KEY           API key (falls back to DEEPSEEK_API_KEY, then the key dsh login stored)
   DSH_BASE_URL          OpenAI-compatible base URL (default https://api.deepseek.com)
   DSH_MODEL             default model id
   DSH_PERMISSION        default permission preset (default workspace-write)

@@ -6,6 +6,7 @@ import { homedir } from "node:os";
 import { createAgentService } from "../agent/service.ts";
 import type { AgentService, SessionSettings } from "../agent/types.ts";
 import { createApprovalSeam } from "../approval/seam.ts";
+import { createRuleBook } from "../rules/store.ts";
 import type { ApprovalAnswerer } from "../approval/types.ts";
 import { createCommandRunner } from "../exec/runner.ts";
 import type { CommandRunner } from "../exec/types.ts";
@@ -21,7 +22,7 @@ import { createAskUserQuestionTool } from "../tools/ask-user-question.ts";
 import { createBashTool } from "../tools/bash.ts";
 import { createFileTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
-import type { Config } from "./config.ts";
+import { type Config, currentApiKey } from "./config.ts";
 
 export interface Composition extends AsyncDisposable {
   readonly service: AgentService;
@@ -45,7 +46,11 @@ export function compose(options: ComposeOptions): Composition {
   const { config, logger } = options;
   const store = createSessionStore({ home: config.home, logger });
   const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
-  const client = createModelClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, logger });
+  const client = createModelClient({
+    baseUrl: config.baseUrl,
+    apiKey: () => currentApiKey(config, options.env),
+    logger,
+  });
   const home = options.env.HOME || homedir();
   const runner = createCommandRunner({
     env: options.env,
@@ -66,6 +71,8 @@ export function compose(options: ComposeOptions): Composition {
   ]);
   const approval = createApprovalSeam({
     answerers: options.answerers,
+    rules: createRuleBook({ home: config.home, logger }),
+    home,
     onError: (error, request) =>
       logger.warn("an approval answerer failed; denied", { kind: request.kind, error }),
   });

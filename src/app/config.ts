@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import * as v from "valibot";
 import { DshError } from "../errors.ts";
+import { readStoredKey } from "../auth/key-store.ts";
 import { EnvConfig } from "../exec/env.ts";
 import { UserModelConfig } from "../llm/catalog.ts";
 import type { Effort } from "../llm/types.ts";
@@ -41,8 +42,13 @@ export interface Config {
   /** Where the user's AGENTS.md may live (the config file's directory). */
   readonly configDir: string;
   readonly baseUrl: string;
-  /** Never logged, never passed to a child process. */
+  /**
+   * `DSH_API_KEY` (or `DEEPSEEK_API_KEY`), else the key `dsh login` stored. Never logged, never
+   * passed to a child process.
+   */
   readonly apiKey: string | undefined;
+  /** Where `apiKey` came from. */
+  readonly apiKeySource: "env" | "stored" | "none";
   /** The default model id; undefined means the catalog's default. */
   readonly model: string | undefined;
   readonly effort: Effort;
@@ -108,7 +114,7 @@ export function loadConfig(
     configPath,
     configDir: dirname(configPath),
     baseUrl: baseUrlOf(env.DSH_BASE_URL, file.base_url, configPath),
-    apiKey: nonEmpty(env.DSH_API_KEY) ?? nonEmpty(env.DEEPSEEK_API_KEY),
+    ...apiKeyOf(env, resolve(dshHome)),
     model: flags.model ?? nonEmpty(env.DSH_MODEL) ?? file.model,
     effort: file.effort ?? "high",
     permission,
@@ -119,6 +125,26 @@ export function loadConfig(
     models: file.models ?? [],
     env: file.env ?? { include: [], allow_secret: [] },
   };
+}
+
+function apiKeyOf(
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+): Pick<Config, "apiKey" | "apiKeySource"> {
+  const fromEnv = nonEmpty(env.DSH_API_KEY) ?? nonEmpty(env.DEEPSEEK_API_KEY);
+  if (fromEnv !== undefined) return { apiKey: fromEnv, apiKeySource: "env" };
+  const stored = readStoredKey(home);
+  return stored === undefined
+    ? { apiKey: undefined, apiKeySource: "none" }
+    : { apiKey: stored, apiKeySource: "stored" };
+}
+
+/** The API key now: the environment's, else the stored one (which `dsh login` may have just written). */
+export function currentApiKey(
+  config: Config,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  return apiKeyOf(env, config.home).apiKey;
 }
 
 function readConfigFile(path: string, explicit: boolean): ConfigFile {

@@ -10,6 +10,7 @@ import type { CommandRunner } from "../exec/types.ts";
 import { type EndpointFinding, probeEndpoint } from "../llm/endpoint-probe.ts";
 import { silentLogger } from "../log.ts";
 import { compose } from "./compose.ts";
+import { LOCAL_SERVERS, findLocalServers } from "./local-servers.ts";
 import { type Config, DEFAULT_BASE_URL, loadConfig } from "./config.ts";
 import type { ProcessIo } from "./process-io.ts";
 
@@ -47,19 +48,44 @@ export async function runDoctor(io: ProcessIo): Promise<number> {
         ? config.configPath
         : `${config.configPath} (absent; defaults in use)`,
     },
-    config.apiKey
-      ? { name: "api key", ok: true, detail: "set" }
-      : {
-          name: "api key",
-          ok: false,
-          detail: "missing: run `dsh login`, or set DSH_API_KEY (or DEEPSEEK_API_KEY)",
-        },
+    apiKeyCheck(config),
     endpointCheck(baseUrl, finding, config.apiKey !== undefined),
     modelCheck(model, baseUrl, finding),
     await sandboxCheck(composition.runner),
     stateDirCheck(config),
+    await localServersCheck(),
   ];
   return printChecks(io, checks);
+}
+
+/** Where the key comes from, never the key itself. */
+function apiKeyCheck(config: Config): Check {
+  switch (config.apiKeySource) {
+    case "env":
+      return {
+        name: "api key",
+        ok: true,
+        detail: "from the environment (DSH_API_KEY or DEEPSEEK_API_KEY)",
+      };
+    case "stored":
+      return { name: "api key", ok: true, detail: "stored by dsh login" };
+    case "none":
+      return { name: "api key", ok: false, detail: "missing: run dsh login, or set DSH_API_KEY" };
+    default: {
+      const unhandled: never = config.apiKeySource;
+      return unhandled;
+    }
+  }
+}
+
+/** What answers on the usual local ports; informational, never a failure. */
+async function localServersCheck(): Promise<Check> {
+  const found = await findLocalServers();
+  const detail =
+    found.length === 0
+      ? `none on ${LOCAL_SERVERS.map((s) => s.port).join(", ")} (Ollama, LM Studio, llama.cpp, vLLM)`
+      : found.map((s) => `${s.name} at ${s.baseUrl} (${s.models.length} models)`).join("; ");
+  return { name: "local model servers", ok: true, detail };
 }
 
 function endpointCheck(baseUrl: string, finding: EndpointFinding, keySet: boolean): Check {

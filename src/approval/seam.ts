@@ -1,24 +1,70 @@
-/** The answerer chain. Fails closed: anything but an explicit allow is a deny. */
-import type { ApprovalAnswerer, ApprovalDecision, ApprovalRequest, ApprovalSeam } from "./types.ts";
+/**
+ * The answerer chain. Fails closed: anything but an explicit allow is a deny. With a rule book,
+ * a request a saved rule covers is allowed without asking, and an "always allow" answer saves
+ * the rules the request offered.
+ */
+import type { RuleBook } from "../rules/store.ts";
+import { offerFor } from "../rules/match.ts";
+import { projectRootOf } from "../rules/project.ts";
+import type {
+  ApprovalAnswer,
+  ApprovalAnswerer,
+  ApprovalDecision,
+  ApprovalRequest,
+  ApprovalSeam,
+  AskedRequest,
+} from "./types.ts";
 
 export interface ApprovalSeamDeps {
   readonly answerers: readonly ApprovalAnswerer[];
   readonly onError?: (error: unknown, request: ApprovalRequest) => void;
+  /** Saved "always allow" rules; without it nothing is remembered. */
+  readonly rules?: RuleBook;
+  /** The user's home, for rule labels (`~/src/app`). */
+  readonly home?: string;
 }
 
 export function createApprovalSeam(deps: ApprovalSeamDeps): ApprovalSeam {
+  const asked = (request: ApprovalRequest): AskedRequest | "covered" => {
+    const { rules } = deps;
+    if (rules === undefined || request.subject === undefined || request.cwd === undefined) {
+      return request;
+    }
+    const project = projectRootOf(request.cwd);
+    try {
+      if (rules.covers(project, request.subject)) return "covered";
+    } catch (error) {
+      deps.onError?.(error, request);
+    }
+    const offer = offerFor(project, request.subject, deps.home);
+    return offer === undefined ? request : { ...request, offer };
+  };
+
   return {
     async request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+      const toAsk = asked(request);
+      if (toAsk === "covered") return signal.aborted ? "deny" : "allow";
       for (const answerer of deps.answerers) {
         if (signal.aborted) return "deny";
-        let decision: ApprovalDecision | "pass";
+        let answer: ApprovalAnswer | "pass";
         try {
-          decision = await answerer.answer(request, signal);
+          answer = await answerer.answer(toAsk, signal);
         } catch (error) {
           deps.onError?.(error, request);
           return "deny";
         }
-        if (decision !== "pass") return signal.aborted ? "deny" : decision;
+        if (answer === "pass") continue;
+        if (signal.aborted) return "deny";
+        if (answer === "allow_always" && toAsk.offer !== undefined) {
+          try {
+            deps.rules?.add(toAsk.offer);
+          } catch (error) {
+            // The allow still stands; only the memory of it failed.
+            deps.onError?.(error, request);
+          }
+          return "allow";
+        }
+        return answer === "deny" ? "deny" : "allow";
       }
       return "deny";
     },

@@ -1,4 +1,5 @@
 /** Contracts of the approval seam: how a plugin asks a human, and who answers. */
+import type { RuleOffer } from "../rules/types.ts";
 import type { RenderIntent } from "../tools/intent.ts";
 
 /** Why a decision is needed. */
@@ -9,6 +10,15 @@ export type ApprovalKind =
   | "escalate"
   /** No sandbox backend works: the command would run unsandboxed. */
   | "unsandboxed";
+
+/** What a remembered "always allow" rule could cover; set by the tool that asks. */
+export type ApprovalSubject =
+  /** Shell text to run outside the sandbox. */
+  | { readonly type: "command"; readonly command: string }
+  /** A file to write outside the project (its real path). */
+  | { readonly type: "write"; readonly path: string }
+  /** A call of one MCP tool, by its model-facing name. */
+  | { readonly type: "mcp_tool"; readonly tool: string };
 
 export interface ApprovalRequest {
   readonly sessionId: string;
@@ -22,19 +32,37 @@ export interface ApprovalRequest {
   /** What to show: the diff of a write, the command of a run. */
   readonly intent: RenderIntent;
   readonly rawInput?: unknown;
+  /** What an "always allow" would cover; without it only allow once and reject are offered. */
+  readonly subject?: ApprovalSubject;
+  /** The session root (realpath'd): rules are kept for the project that holds it. */
+  readonly cwd?: string;
+}
+
+/**
+ * A request as answerers see it: with the rule an "always allow" would save, when the seam
+ * has a rule book and the subject can be made into a rule.
+ */
+export interface AskedRequest extends ApprovalRequest {
+  readonly offer?: RuleOffer;
 }
 
 export type ApprovalDecision = "allow" | "deny";
+
+/** An answerer's choice; `allow_always` (only with an `offer`) saves the offered rules. */
+export type ApprovalAnswer = ApprovalDecision | "allow_always";
 
 /**
  * One way of asking. `pass` hands the request to the next answerer (a foreign session, a
  * request it cannot show). An answerer that throws counts as a deny.
  */
 export interface ApprovalAnswerer {
-  answer(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision | "pass">;
+  answer(request: AskedRequest, signal: AbortSignal): Promise<ApprovalAnswer | "pass">;
 }
 
-/** Tries answerers in order. No answerer, all passing, or one throwing: deny (fail closed). */
+/**
+ * Tries answerers in order. No answerer, all passing, or one throwing: deny (fail closed). A
+ * saved rule that covers the request allows it without asking.
+ */
 export interface ApprovalSeam {
   request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
 }

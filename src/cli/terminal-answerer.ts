@@ -1,4 +1,7 @@
-/** Approval questions answered with y/n at the terminal. Anything but yes is a deny. */
+/**
+ * Approval questions answered at the terminal: y (once), a (always: saves the offered rule,
+ * shown in the prompt), n. Anything else is a deny.
+ */
 import type { ApprovalAnswerer } from "../approval/types.ts";
 import { terminalText } from "../exec/sanitize.ts";
 import type { RenderIntent } from "../tools/intent.ts";
@@ -22,13 +25,18 @@ export function createTerminalAnswerer(deps: TerminalAnswererDeps): ApprovalAnsw
       const title = terminalText(request.title);
       const reason = terminalText(request.reason);
       deps.out.write(`\n? ${title}\n${terminalText(detailOf(request.intent))}  ${reason}\n`);
-      lines.prompt("  Allow? [y/N] ");
+      if (request.offer !== undefined)
+        deps.out.write(`  a: ${terminalText(request.offer.label)}\n`);
+      lines.prompt(request.offer === undefined ? "  Allow? [y/N] " : "  Allow? [y/a/N] ");
       const onAbort = () => lines.interrupt();
       signal.addEventListener("abort", onAbort, { once: true });
       try {
-        const line = await lines.next();
-        const yes = line !== undefined && /^\s*y(es)?\s*$/i.test(line);
-        return yes && !signal.aborted ? "allow" : "deny";
+        const line = (await lines.next())?.trim().toLowerCase();
+        if (signal.aborted) return "deny";
+        if (line === "y" || line === "yes") return "allow";
+        if ((line === "a" || line === "always") && request.offer !== undefined)
+          return "allow_always";
+        return "deny";
       } finally {
         signal.removeEventListener("abort", onAbort);
       }

@@ -9,6 +9,7 @@ import type { Logger } from "../log.ts";
 import { httpError, parseRetryAfter } from "./http-errors.ts";
 import { buildRequestBody } from "./request.ts";
 import { backoffMs, DEFAULT_RETRY, isRetryable, type RetryPolicy, sleep } from "./retry.ts";
+import { needsApiKey } from "./local-endpoint.ts";
 import { createSseDecoder } from "./sse.ts";
 import { createStepNormaliser } from "./stream.ts";
 import { type ChatRequest, LlmError, type LlmEvent, type ModelClient } from "./types.ts";
@@ -16,8 +17,11 @@ import { type ChatRequest, LlmError, type LlmEvent, type ModelClient } from "./t
 export interface ModelClientDeps {
   /** The connection's base URL; a model's own `baseUrl` wins. A trailing slash is ignored. */
   readonly baseUrl: string;
-  /** Undefined or empty: every request ends with a `missing_api_key` error (never at construction). */
-  readonly apiKey: string | undefined;
+  /**
+   * Undefined or empty: every request to a remote endpoint ends with a `missing_api_key` error
+   * (never at construction); one on the loopback interface is sent without a key.
+   */
+  readonly apiKey: string | undefined | (() => string | undefined);
   readonly logger: Logger;
   readonly fetch?: typeof fetch;
   readonly retry?: Partial<RetryPolicy>;
@@ -40,10 +44,12 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
   const idleTimeoutMs = deps.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const fetchImpl = deps.fetch ?? fetch;
   const { logger } = deps;
+  // Read per request: `dsh login` may store a key while `dsh acp` runs.
+  const apiKey = () => (typeof deps.apiKey === "function" ? deps.apiKey() : deps.apiKey);
 
   /** Removes any copy of the key from text that came from outside (server bodies, causes). */
   const scrub = (error: LlmError): LlmError => {
-    const key = deps.apiKey;
+    const key = apiKey();
     if (!key || !error.message.includes(key)) return error;
     return new LlmError(error.code, error.message.split(key).join("***"), { status: error.status });
   };
@@ -82,7 +88,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
         response = await fetchImpl(url, {
           method: "POST",
           headers: {
-            authorization: `Bearer ${deps.apiKey}`,
+            ...(apiKey() ? { authorization: `Bearer ${apiKey()}` } : {}),
             "content-type": "application/json",
             accept: "text/event-stream",
           },
@@ -170,17 +176,17 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
   }
 
   async function* stream(request: ChatRequest, signal: AbortSignal): AsyncGenerator<LlmEvent> {
-    if (!deps.apiKey) {
+    const base = (request.model.baseUrl ?? deps.baseUrl).replace(/\/+$/, "");
+    if (!apiKey() && needsApiKey(base)) {
       yield {
         type: "error",
         error: new LlmError(
           "missing_api_key",
-          "no API key: set DSH_API_KEY (or DEEPSEEK_API_KEY) to the key of your model provider",
+          "no API key: run `dsh login`, or set DSH_API_KEY (or DEEPSEEK_API_KEY) to the key of your model provider",
         ),
       };
       return;
     }
-    const base = (request.model.baseUrl ?? deps.baseUrl).replace(/\/+$/, "");
     const url = `${base}/chat/completions`;
     const host = hostOf(base);
     for (let tries = 1; ; tries += 1) {

@@ -150,17 +150,34 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
         .filter((name) => name.endsWith(SUFFIX))
         .map((name) => name.slice(0, -SUFFIX.length))
         .filter(isSessionId);
+      // Another program may keep files here too (DeepSeek Harness also reads DSH_HOME): what is
+      // not a dsh log is skipped, with one warning for all of them.
+      const skipped: string[] = [];
       const summaries = await Promise.all(
         ids.map(async (id) => {
           const path = sessionPath(home, id);
           try {
             return await readSummary(path, id);
           } catch (error) {
-            logger.warn("skipping an unreadable session log", { path, error: errorMessage(error) });
+            skipped.push(`${path}: ${errorMessage(error)}`);
             return undefined;
           }
         }),
       );
+      const foreign = names.filter(
+        (name) =>
+          !name.startsWith(".") &&
+          !name.includes(".lock") &&
+          !(name.endsWith(SUFFIX) && isSessionId(name.slice(0, -SUFFIX.length))),
+      );
+      const notOurs = [...skipped, ...foreign.map((name) => `${name}: not a dsh session log`)];
+      if (notOurs.length > 0) {
+        logger.warn("skipping files in the sessions directory that are not dsh session logs", {
+          dir: sessionsDir(home),
+          count: notOurs.length,
+          files: notOurs.slice(0, 10),
+        });
+      }
       return summaries
         .filter((summary) => summary !== undefined)
         .sort((a, b) => compareDesc(a.updatedAt, b.updatedAt) || compareDesc(a.id, b.id));

@@ -204,6 +204,8 @@ async function ask(
       reason,
       intent: terminalIntent(input.command, ctx.cwd),
       rawInput: input,
+      subject: { type: "command", command: input.command },
+      cwd: ctx.cwd,
     },
     ctx.signal,
   );

@@ -50,6 +50,10 @@ export async function authorizeWrite(
       title: `Write ${target.real}`,
       reason: escapesViaSymlink ? `${reason} (${target.path} is a symlink to it)` : reason,
       intent,
+      // Only a write outside the project can become a rule; asks inside it stay one-off.
+      ...(target.place === "outside"
+        ? { subject: { type: "write" as const, path: target.real }, cwd: ctx.cwd }
+        : {}),
     },
     ctx.signal,
   );

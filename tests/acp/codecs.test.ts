@@ -215,7 +215,7 @@ describe("permission requests", () => {
         ],
       },
       options: [
-        { optionId: "allow", name: "Allow", kind: "allow_once" },
+        { optionId: "allow", name: "Allow once", kind: "allow_once" },
         { optionId: "reject", name: "Reject", kind: "reject_once" },
       ],
     });

@@ -118,7 +118,12 @@ describe("the client's answer", () => {
     });
     expect(JSON.stringify(run?.toolCall.content)).toContain("$ touch escalated");
     expect(run?.options).toEqual([
-      { optionId: "allow", name: "Allow", kind: "allow_once" },
+      { optionId: "allow", name: "Allow once", kind: "allow_once" },
+      {
+        optionId: "allow_always",
+        name: `Always allow \`touch escalated\` in ${rig.agent.cwd}`,
+        kind: "allow_always",
+      },
       { optionId: "reject", name: "Reject", kind: "reject_once" },
     ]);
     expect(finalStatuses(rig, sessionId)).toEqual({ w1: "completed", b1: "completed" });
@@ -129,7 +134,7 @@ describe("the client's answer", () => {
     ["reject", () => ({ outcome: { outcome: "selected", optionId: "reject" } })],
     [
       "an unknown option id",
-      () => ({ outcome: { outcome: "selected", optionId: "allow_always" } }),
+      () => ({ outcome: { outcome: "selected", optionId: "allow_sometimes" } }),
     ],
     [
       "an error response",

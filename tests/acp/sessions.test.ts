@@ -20,9 +20,29 @@ describe("initialize", () => {
         sessionCapabilities: { list: {}, close: {}, resume: {} },
       },
       agentInfo: { name: "dsh", title: "dsh", version: "0.0.0-test" },
-      authMethods: [],
+      authMethods: [
+        {
+          id: "dsh-login",
+          name: "Log in with an API key",
+          description:
+            "Run `dsh login` in a terminal, or set DSH_API_KEY in the agent's environment",
+        },
+      ],
     });
-    expect(f.initialize).toEqual(again);
+    // The fixture initialized as Zed does, with terminal auth: the same, but a terminal method.
+    expect(f.initialize).toEqual({
+      ...again,
+      authMethods: [
+        {
+          id: "dsh-login",
+          name: "Log in with an API key",
+          description:
+            "Paste your DeepSeek (or OpenAI-compatible) API key; dsh checks and stores it",
+          type: "terminal",
+          args: ["--login"],
+        },
+      ],
+    });
     expect(f.h.problems).toEqual([]);
   });
 });

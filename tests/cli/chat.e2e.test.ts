@@ -70,8 +70,9 @@ test("an approval answered y lets a write outside the project happen; n refuses 
     textTurn("wrote it"),
   );
   await chat.say("write outside");
-  await chat.stdout.waitFor("Allow? [y/N]");
+  await chat.stdout.waitFor("Allow? [y/a/N]");
   expect(chat.stdout.text()).toContain("@@ new file\n  + yes\n");
+  expect(chat.stdout.text()).toContain(`a: Always allow writes in ${chat.base} for `);
   await chat.say("y");
   await chat.stdout.waitFor("wrote it");
   expect(readFileSync(outside, "utf8")).toBe("yes\n");
@@ -82,7 +83,7 @@ test("an approval answered y lets a write outside the project happen; n refuses 
   );
   await chat.say("write again");
   await chat.stdout.waitFor(`Write ${refused}`);
-  await chat.stdout.waitFor("Allow? [y/N] ");
+  await chat.stdout.waitFor("Allow? [y/a/N] ");
   await chat.say("n");
   await chat.stdout.waitFor("could not");
   chat.proc.stdin.end();

@@ -43,7 +43,9 @@ test("a working setup passes every check, asks the endpoint about the model, and
   });
   const run = await doctor(project, server.url);
   expect(auth).toBe("Bearer test-key");
-  expect(line(run.stdout, "api key")).toBe("✓ api key: set");
+  expect(line(run.stdout, "api key")).toBe(
+    "✓ api key: from the environment (DSH_API_KEY or DEEPSEEK_API_KEY)",
+  );
   expect(line(run.stdout, "endpoint")).toBe(`✓ endpoint: ${server.url} answers`);
   expect(line(run.stdout, "model")).toBe(`✓ model: deepseek-flash (served by ${server.url})`);
   expect(line(run.stdout, "state dir")).toBe(`✓ state dir: ${project.home} writable`);
@@ -124,9 +126,7 @@ test("a missing key and a sandbox turned off are each named with a fix, exit 1",
     env: { ...env, DSH_BASE_URL: server.url, DSH_SANDBOX: "none" },
   });
   expect(run.code).toBe(1);
-  expect(line(run.stdout, "api key")).toBe(
-    "✗ api key: missing: run `dsh login`, or set DSH_API_KEY (or DEEPSEEK_API_KEY)",
-  );
+  expect(line(run.stdout, "api key")).toBe("✗ api key: missing: run dsh login, or set DSH_API_KEY");
   expect(run.stdout).toContain("✗ sandbox: sandboxing is turned off (DSH_SANDBOX=none); fix:");
 });
 

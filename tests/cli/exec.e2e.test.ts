@@ -111,12 +111,15 @@ describe("dsh exec", () => {
     expect(messages.at(-1)?.content).toBe("hello from a pipe\n");
   });
 
-  test("a missing API key is one line naming both variables, exit 1", async () => {
+  test("a missing API key is one line naming dsh login and both variables, exit 1", async () => {
     const project = rig.project("no-key");
     const { DSH_API_KEY: _, ...withoutKey } = project.env;
-    const run = await rig.run(["exec", "hi"], project, { env: withoutKey });
+    // A remote endpoint (a server on 127.0.0.1 is asked without a key); nothing is sent to it.
+    const env = { ...withoutKey, DSH_BASE_URL: "https://api.deepseek.com" };
+    const run = await rig.run(["exec", "hi"], project, { env });
     expect(run.code).toBe(1);
     const error = run.stderr.split("\n").find((line) => line.startsWith("dsh: ")) ?? "";
+    expect(error).toContain("dsh login");
     expect(error).toContain("DSH_API_KEY");
     expect(error).toContain("DEEPSEEK_API_KEY");
   });
@@ -146,7 +149,9 @@ describe("dsh exec", () => {
     const version = await rig.run(["--version"], project);
     expect(version).toEqual({
       code: 0,
-      stdout: expect.stringMatching(/^dsh \d+\.\d+\.\d+\n$/),
+      stdout: expect.stringMatching(
+        /^dsh \d+\.\d+\.\d+ \([0-9a-f]{7,}\)\nthe dsh coding agent .*\n$/,
+      ),
       stderr: "",
     });
     const help = await rig.run(["--help"], project);

@@ -200,7 +200,7 @@ describe("dsh chat at a terminal", () => {
     await using pty = chat(project);
     await pty.waitFor("› ");
     pty.type("write outside\r");
-    await pty.waitFor("Allow? [y/N]");
+    await pty.waitFor("Allow? [y/a/N]");
     pty.type(CTRL_C);
     await pty.waitFor("dsh: cancelled");
     expect(existsSync(outside)).toBe(false);

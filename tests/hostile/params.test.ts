@@ -126,7 +126,6 @@ describe.concurrent("dsh acp params", () => {
       "session/delete",
       "session/set_mode",
       "session/fork",
-      "authenticate",
       "logout",
       "_dsh/secret",
       "_zed/anything",

@@ -154,16 +154,28 @@ describe("typed errors", () => {
     expect((digest(events).end as { message: string }).message).toContain('"plain words"');
   });
 
-  test.concurrent("a missing key is an error at the first request, naming both variables, and sends nothing", async () => {
+  test.concurrent("a missing key is an error at the first request to a remote endpoint, naming both variables, and sends nothing", async () => {
     await using server = await startModelServer();
+    // The model's own base URL is remote; the key check comes before any connection.
     const client = clientFor(server, { apiKey: undefined });
-    const events = await collect(client.stream(chatRequest(), live()));
+    const remote = { ...chatRequest().model, baseUrl: "https://api.deepseek.com" };
+    const events = await collect(client.stream(chatRequest({ model: remote }), live()));
     expect(digest(events).end).toEqual({
       error: "missing_api_key",
       message:
-        "no API key: set DSH_API_KEY (or DEEPSEEK_API_KEY) to the key of your model provider",
+        "no API key: run `dsh login`, or set DSH_API_KEY (or DEEPSEEK_API_KEY) to the key of your model provider",
     });
     expect(server.requests.length).toBe(0);
+  });
+
+  test.concurrent("an endpoint on this machine is asked without a key when none is set", async () => {
+    await using server = await startModelServer();
+    server.script(textTurn("local answer"));
+    const events = await collect(
+      clientFor(server, { apiKey: undefined }).stream(chatRequest(), live()),
+    );
+    expect(digest(events).text).toBe("local answer");
+    expect(server.requests[0]?.headers.authorization).toBeUndefined();
   });
 
   test.concurrent("an unreachable server is a network error naming the host, after the retries", async () => {

@@ -198,6 +198,8 @@ describe("escalation (case 30)", () => {
           output: "",
         },
         rawInput: { command: "touch ran", escalate: true, justification: "needs the network" },
+        subject: { type: "command", command: "touch ran" },
+        cwd: dir.path,
       },
     ]);
     // A command that never ran shows the reason as text, not as terminal output.

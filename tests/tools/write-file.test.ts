@@ -136,6 +136,8 @@ describe("write policy", () => {
           newText: "fine",
           locations: [{ path: target, line: 1 }],
         },
+        subject: { type: "write", path: target },
+        cwd: fx.box.root,
       },
     ]);
   });

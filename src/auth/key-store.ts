@@ -1,0 +1,46 @@
+/**
+ * The stored API key: `$DSH_HOME/auth.json`, mode 0600, written by `dsh login`. dsh's state
+ * directory is hidden from sandboxed commands and refused by the file tools, so the key is
+ * never readable by anything the model runs. An environment key always wins over it.
+ */
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import * as v from "valibot";
+
+const AuthFile = v.object({
+  version: v.literal(1),
+  apiKey: v.pipe(v.string(), v.minLength(1)),
+  savedAt: v.string(),
+});
+
+/** Where the key lives in a state directory. */
+export function authFilePath(home: string): string {
+  return join(home, "auth.json");
+}
+
+/** The stored key, or undefined when there is none or the file is not ours. */
+export function readStoredKey(home: string): string | undefined {
+  try {
+    const parsed = v.safeParse(AuthFile, JSON.parse(readFileSync(authFilePath(home), "utf8")));
+    return parsed.success ? parsed.output.apiKey : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stores `key` (replacing any), readable by the user only. */
+export function storeKey(home: string, key: string): void {
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const path = authFilePath(home);
+  const temp = `${path}.${process.pid}.tmp`;
+  const body = { version: 1, apiKey: key, savedAt: new Date().toISOString() };
+  writeFileSync(temp, `${JSON.stringify(body)}\n`, { mode: 0o600 });
+  renameSync(temp, path);
+}
+
+/** Removes the stored key; false when there was none. */
+export function removeStoredKey(home: string): boolean {
+  const had = readStoredKey(home) !== undefined;
+  rmSync(authFilePath(home), { force: true });
+  return had;
+}
