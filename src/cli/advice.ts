@@ -22,20 +22,30 @@ export function adviceFor(error: LoggedError, context: AdviceContext): string {
   for (const hint of RUNTIME_HINTS) message = message.replace(hint, "");
   message = message.replace(/\s*\n\s*/g, " ").trim();
   const fix = fixFor(error.code, message, context);
-  return fix === undefined || message.includes(fix) ? message : `${message}; ${fix}`;
+  // A message that already names the fix's command or setting keeps its own wording.
+  return fix === undefined || message.includes(fix.names) ? message : `${message}; ${fix.text}`;
 }
 
-function fixFor(code: string, message: string, context: AdviceContext): string | undefined {
+function fixFor(
+  code: string,
+  message: string,
+  context: AdviceContext,
+): { readonly text: string; readonly names: string } | undefined {
   switch (code) {
     case "missing_api_key":
     case "auth":
-      return "run `dsh login` to store a key, or set DSH_API_KEY";
+      return { text: "run `dsh login` to store a key, or set DSH_API_KEY", names: "dsh login" };
     case "bad_request":
-      if (/model/i.test(message))
-        return `the endpoint rejected model "${context.model}": \`dsh doctor\` lists the models it serves; pick one with --model ID or DSH_MODEL`;
-      return undefined;
+      if (!/model/i.test(message)) return undefined;
+      return {
+        text: `the endpoint rejected model "${context.model}": \`dsh doctor\` lists the models it serves; pick one with --model ID or DSH_MODEL`,
+        names: "--model",
+      };
     case "network":
-      return `check DSH_BASE_URL (${context.baseUrl}) and the network`;
+      return {
+        text: `check DSH_BASE_URL (${context.baseUrl}) and the network`,
+        names: "DSH_BASE_URL",
+      };
     default:
       return undefined;
   }

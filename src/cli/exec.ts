@@ -101,8 +101,9 @@ export async function runExec(io: CliIo, request: ExecRequest): Promise<number> 
       return 1;
     }
   }
-  if (view !== undefined)
-    io.stderr.write(view.style.dim(`${describeTokens(view.renderer.usage())}\n`));
+  const tokens = view?.renderer.usage();
+  if (view !== undefined && tokens !== undefined && tokens.input + tokens.output > 0)
+    io.stderr.write(view.style.dim(`${describeTokens(tokens)}\n`));
   if (outcome.reason === "end_turn") return 0;
   if (!request.json) {
     const line =
