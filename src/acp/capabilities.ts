@@ -42,6 +42,7 @@ export function initializeResponse(
       loadSession: true,
       promptCapabilities: { image: false, audio: false, embeddedContext: false },
       sessionCapabilities: { list: {}, close: {}, resume: {} },
+      mcpCapabilities: { http: true, sse: true },
     },
     agentInfo: { name: "dsh", title: "dsh", version },
     authMethods: authMethods(capabilities),
@@ -52,6 +53,8 @@ export function initializeResponse(
 export interface ClientOptions extends PresentOptions {
   /** `elicitation.form` present and non-null: questions may be asked as forms. */
   readonly elicitForm: boolean;
+  /** `session.compaction` present and non-null: compactions become `compaction_update`s. */
+  readonly compaction?: boolean;
 }
 
 /** Only an explicit `true` turns Zed's terminal cards on; `{}` alone advertises no form mode. */
@@ -59,5 +62,6 @@ export function clientOptionsOf(capabilities: acp.ClientCapabilities | undefined
   return {
     terminalOutput: capabilities?._meta?.terminal_output === true,
     elicitForm: capabilities?.elicitation?.form != null,
+    compaction: capabilities?.session?.compaction != null,
   };
 }

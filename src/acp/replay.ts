@@ -6,13 +6,17 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../session/events.ts";
 import type { UserContent } from "../session/events.ts";
-import type { PresentOptions } from "./present.ts";
-import { createUpdateMapper } from "./update-mapper.ts";
+import { contextUsed, foldCost } from "../session/context.ts";
+import { compactionUpdates } from "./compaction-updates.ts";
+import { createUpdateMapper, type UpdateMapperOptions } from "./update-mapper.ts";
 
-/** The updates that replay `events`, in log order. Pure: touches neither disk nor client. */
+/**
+ * The updates that replay `events`, in log order. Pure: touches neither disk nor client. The
+ * whole conversation is replayed, compacted or not; a compaction shows where it happened.
+ */
 export function replayUpdates(
   events: readonly SessionEvent[],
-  options: PresentOptions,
+  options: UpdateMapperOptions,
 ): acp.SessionUpdate[] {
   const mapper = createUpdateMapper({ ...options, now: () => 0 });
   const updates: acp.SessionUpdate[] = [];
@@ -59,6 +63,20 @@ export function replayUpdates(
           ...mapper.map({ type: "turn_end", turnId: event.turnId, reason: event.reason }),
         );
         break;
+      case "compaction":
+        updates.push(
+          ...compactionUpdates(
+            {
+              compactionId: event.compactionId,
+              status: "completed",
+              summary: event.summary,
+              tokensBefore: event.tokensBefore,
+              tokensAfter: event.tokensAfter,
+            },
+            options.compaction === true,
+          ),
+        );
+        break;
       case "turn_start":
       case "prompt_submit":
       case "usage":
@@ -75,7 +93,22 @@ export function replayUpdates(
   }
   // A turn with a start and no end was interrupted by a crash: its open calls failed.
   updates.push(...mapper.closeAll());
+  updates.push(...usageNow(events));
   return updates;
+}
+
+/** The context meter and the session's cost as of the end of the log, when it knows them. */
+function usageNow(events: readonly SessionEvent[]): acp.SessionUpdate[] {
+  const last = events.findLast((event) => event.type === "usage");
+  if (last?.type !== "usage" || last.contextWindow === undefined) return [];
+  return [
+    {
+      sessionUpdate: "usage_update",
+      used: Math.max(0, Math.trunc(contextUsed(events))),
+      size: Math.max(0, Math.trunc(last.contextWindow)),
+      cost: { amount: Math.max(0, foldCost(events)), currency: "USD" },
+    },
+  ];
 }
 
 /** A logged user block as the ACP content block it came from. */

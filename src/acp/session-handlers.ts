@@ -2,15 +2,15 @@
  * The session lifecycle methods: new, load, resume, list, close and config changes. Every
  * check that can fail on the request alone (cwd, id) runs before any agent is built.
  */
-import { realpath } from "node:fs/promises";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/types.ts";
 import { ConflictError, InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { type AcpModel, configChange, configOptions } from "./config-options.ts";
-import { checkCwd, checkCwdText } from "../session/cwd.ts";
+import { checkCwd, checkCwdText, checkSameCwd } from "../session/cwd.ts";
 import type { LiveSession } from "./live-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
+import { mcpServerSpecs } from "./mcp-servers.ts";
 import { replayUpdates } from "./replay.ts";
 import type { SessionTable } from "./sessions.ts";
 
@@ -37,12 +37,14 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
     const { sessionId, cwd } = params;
     checkSessionId(sessionId);
     checkCwdText(cwd);
-    ignoreMcpServers(deps.logger, params.mcpServers);
+    const mcpServers = mcpServerSpecs(params.mcpServers);
     return table.reserve(sessionId, async () => {
       const existing = table.get(sessionId);
+      // A live session keeps the servers it runs: one process per server per session.
       if (existing !== undefined) await checkReusable(existing, cwd);
       const session =
-        existing ?? (await table.open(() => service.resume(sessionId, { cwd }), client));
+        existing ??
+        (await table.open(() => service.resume(sessionId, { cwd, mcpServers }), client));
       if (replay) await session.send(replayUpdates(session.handle.history(), deps.clientOptions()));
       return { configOptions: optionsOf(session) };
     });
@@ -54,8 +56,11 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       client: acp.AgentContext,
     ): Promise<acp.NewSessionResponse> {
       await checkCwd(params.cwd);
-      ignoreMcpServers(deps.logger, params.mcpServers);
-      const session = await table.open(() => service.create({ cwd: params.cwd }), client);
+      const mcpServers = mcpServerSpecs(params.mcpServers);
+      const session = await table.open(
+        () => service.create({ cwd: params.cwd, mcpServers }),
+        client,
+      );
       return { sessionId: session.id, configOptions: optionsOf(session) };
     },
     load: (
@@ -107,29 +112,5 @@ export function checkSessionId(id: string): void {
 async function checkReusable(session: LiveSession, cwd: string): Promise<void> {
   if (session.busy)
     throw new ConflictError(`session ${session.id} is running a prompt`, { sessionId: session.id });
-  const [wanted, actual] = await Promise.all([canonical(cwd), canonical(session.handle.cwd)]);
-  if (wanted !== actual) {
-    throw new InvalidInputError(
-      `session ${session.id} belongs to ${session.handle.cwd}, not ${cwd}`,
-      {
-        sessionId: session.id,
-        cwd,
-      },
-    );
-  }
-}
-
-async function canonical(path: string): Promise<string> {
-  try {
-    return await realpath(path);
-  } catch {
-    return path;
-  }
-}
-
-/** dsh has no MCP client yet; servers are accepted and not used (their env is never logged). */
-function ignoreMcpServers(logger: Logger, servers: readonly acp.McpServer[] | undefined): void {
-  if (servers !== undefined && servers.length > 0) {
-    logger.debug("MCP servers are not supported yet; ignoring them", { count: servers.length });
-  }
+  await checkSameCwd(session.id, session.handle.cwd, cwd);
 }

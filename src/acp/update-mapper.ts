@@ -7,6 +7,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { LiveEvent } from "../agent/types.ts";
 import type { RenderIntent } from "../tools/intent.ts";
+import { compactionUpdates } from "./compaction-updates.ts";
 import {
   type PresentOptions,
   presentCall,
@@ -21,6 +22,8 @@ export const TEXT_PROGRESS_INTERVAL_MS = 500;
 const TEXT_PROGRESS_TAIL = 16 * 1024;
 
 export interface UpdateMapperOptions extends PresentOptions {
+  /** The client advertised `session.compaction`: compactions become `compaction_update`s. */
+  readonly compaction?: boolean;
   /** Clock for throttling text progress; `performance.now` unless a test pins it. */
   readonly now?: () => number;
 }
@@ -118,16 +121,22 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
             {
               sessionUpdate: "usage_update",
               // What the context holds after this step: the prompt plus what the model just wrote.
-              used: tokenCount(event.usage.promptTokens + event.usage.completionTokens),
+              used: tokenCount(event.contextUsed),
               size: tokenCount(event.contextWindow),
+              cost: { amount: costAmount(event.costUsd), currency: "USD" },
             },
           ];
-        case "notice":
-          return [];
+        case "compaction":
+          return compactionUpdates(event, options.compaction === true);
         case "turn_end":
           return [...open]
             .filter(([, call]) => call.turnId === event.turnId)
             .flatMap(([id, call]) => close(id, call));
+        case "notice":
+          // The form every client shows: a line of the turn's answer.
+          return event.turnId === undefined
+            ? []
+            : [chunk("agent_message_chunk", noticeLine(event))];
         default: {
           const exhaustive: never = event;
           return exhaustive;
@@ -147,7 +156,17 @@ function chunk(
   return { sessionUpdate: kind, content: { type: "text", text } };
 }
 
+/** A finite, non-negative amount. */
+function costAmount(usd: number): number {
+  return Number.isFinite(usd) && usd > 0 ? usd : 0;
+}
+
 /** The schema wants a non-negative integer. */
 function tokenCount(n: number): number {
   return Number.isFinite(n) && n > 0 ? Math.trunc(n) : 0;
+}
+
+function noticeLine(notice: { readonly title: string; readonly description?: string }): string {
+  const description = notice.description === undefined ? "" : `: ${notice.description}`;
+  return `\n> ${notice.title}${description}\n\n`;
 }

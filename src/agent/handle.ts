@@ -9,12 +9,23 @@ import type { Logger } from "../log.ts";
 import type { InteractionSeam } from "../interaction/types.ts";
 import type { ModelClient, ModelInfo } from "../llm/types.ts";
 import type { NewSessionEvent, SessionEvent } from "../session/events.ts";
+import { contextUsed, foldCost } from "../session/context.ts";
 import { foldSettings } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
+import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
+import { compactContext } from "./compaction.ts";
 import { createEventHub } from "./event-hub.ts";
+import type { NoticeBox } from "./notices.ts";
 import { runTurnLoop } from "./turn.ts";
-import type { AgentHandle, LiveEvent, SessionSettings, TurnOutcome, UserContent } from "./types.ts";
+import type {
+  AgentHandle,
+  LiveEvent,
+  SessionSettings,
+  SessionStatus,
+  TurnOutcome,
+  UserContent,
+} from "./types.ts";
 import { validateSettingsChange } from "./settings.ts";
 
 export interface ModelCatalogView {
@@ -33,9 +44,17 @@ export interface AgentCollaborators {
   /** Settings of a session that has not changed them. */
   readonly defaults: SessionSettings;
   readonly logger: Logger;
+  /** The share of a model's window a request may fill before compaction; 0.8 when absent. */
+  readonly compactAt?: number;
+  /** The clock that prices requests (DeepSeek's peak hours); the real one when absent. */
+  readonly now?: () => Date;
 }
 
 export interface AgentHandleDeps extends AgentCollaborators {
+  /** The session's own MCP servers, stopped with it; none when it has no servers. */
+  readonly mcp?: McpServers;
+  /** Where the session's parts raise notices for the user. */
+  readonly notices: NoticeBox;
   readonly log: SessionLog;
   /** The session root, realpath'd. */
   readonly root: string;
@@ -55,50 +74,48 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   const settings = (): SessionSettings => ({ ...durable(), ...pending });
 
   const publish = (event: LiveEvent) => hub.publish(event);
+  const now = deps.now ?? (() => new Date());
+  const compactAt = deps.compactAt ?? DEFAULT_COMPACT_AT;
+  const definitions = () =>
+    deps.tools.definitions({ sessionId: log.header.id, interaction: deps.interaction });
 
-  async function turn(
-    content: readonly UserContent[],
+  /**
+   * Runs `body` as a turn: marked running before it starts, logged from start to end, its end
+   * published after the mark is cleared. Rejects only with ConflictError (closed or busy).
+   */
+  async function launch(
+    signal: AbortSignal | undefined,
+    body: (turnId: string, controller: AbortController) => Promise<TurnOutcome>,
+  ): Promise<TurnOutcome> {
+    if (disposing) throw new ConflictError("the session is closed", { sessionId: log.header.id });
+    if (running)
+      throw new ConflictError("a prompt is already running in this session", {
+        sessionId: log.header.id,
+      });
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    signal?.addEventListener("abort", abort, { once: true });
+    if (signal?.aborted) controller.abort();
+    // Marked running before the turn starts: a turn that fails before its first await
+    // (a broken log) must still find itself marked, so its end can clear the mark.
+    const finished = Promise.withResolvers<TurnOutcome>();
+    running = { controller, done: finished.promise };
+    runTurn(controller, body).then(finished.resolve, finished.reject);
+    try {
+      return await finished.promise;
+    } finally {
+      signal?.removeEventListener("abort", abort);
+    }
+  }
+
+  async function runTurn(
     controller: AbortController,
+    body: (turnId: string, controller: AbortController) => Promise<TurnOutcome>,
   ): Promise<TurnOutcome> {
     const turnId = crypto.randomUUID();
     let outcome: TurnOutcome;
     try {
-      log.append({ type: "turn_start", turnId });
-      log.append({ type: "user_message", turnId, content: [...content] });
-      log.append({ type: "prompt_submit", turnId });
-      for (const event of settingsEvents(durable(), pending, unrecordedSettings(log.events)))
-        log.append(event);
-      pending = {};
-      publish({ type: "turn_start", turnId, content });
-      outcome = await runTurnLoop(
-        {
-          log,
-          client: deps.client,
-          tools: deps.tools,
-          definitions: deps.tools.definitions({
-            sessionId: log.header.id,
-            interaction: deps.interaction,
-          }),
-          systemPrompt: deps.systemPrompt,
-          cwd: deps.root,
-          maxRequests: deps.maxRequests,
-          settings,
-          model: (id) => deps.catalog.get(id),
-          toolContext: (toolCallId, signal) => ({
-            signal,
-            sessionId: log.header.id,
-            toolCallId,
-            cwd: deps.root,
-            knobs: settings().knobs,
-            approval: deps.approval,
-            runner: deps.runner,
-            interaction: deps.interaction,
-          }),
-          publish,
-        },
-        turnId,
-        controller.signal,
-      );
+      outcome = await body(turnId, controller);
     } catch (error) {
       deps.logger.error("turn failed", { sessionId: log.header.id, error });
       outcome = {
@@ -118,10 +135,103 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     } catch (error) {
       deps.logger.error("could not record the end of a turn", { sessionId: log.header.id, error });
     }
+    deps.notices.release();
     // Cleared before subscribers hear of the end, so a follow-up prompt they send is accepted.
     running = undefined;
     publish({ type: "turn_end", ...outcome });
     return outcome;
+  }
+
+  /** A compaction on request: its own turn, with no user message. */
+  async function compactTurn(
+    turnId: string,
+    controller: AbortController,
+    focus: string | undefined,
+  ): Promise<TurnOutcome> {
+    log.append({ type: "turn_start", turnId });
+    publish({ type: "turn_start", turnId, content: [] });
+    const result = await compactContext(
+      {
+        log,
+        client: deps.client,
+        systemPrompt: deps.systemPrompt,
+        definitions: definitions(),
+        model: deps.catalog.get(settings().model),
+        publish,
+        now,
+      },
+      {
+        turnId,
+        ...(focus === undefined ? {} : { focus }),
+        keepTokens: 0,
+        signal: controller.signal,
+      },
+    );
+    switch (result.status) {
+      case "completed":
+        return { turnId, reason: "end_turn" };
+      case "cancelled":
+        return { turnId, reason: "cancelled" };
+      case "failed":
+        return {
+          turnId,
+          reason: "error",
+          error: { code: "compaction_failed", message: result.error },
+        };
+      default: {
+        const exhaustive: never = result;
+        return exhaustive;
+      }
+    }
+  }
+
+  async function promptTurn(
+    turnId: string,
+    controller: AbortController,
+    content: readonly UserContent[],
+  ): Promise<TurnOutcome> {
+    log.append({ type: "turn_start", turnId });
+    log.append({ type: "user_message", turnId, content: [...content] });
+    log.append({ type: "prompt_submit", turnId });
+    for (const event of settingsEvents(durable(), pending, unrecordedSettings(log.events)))
+      log.append(event);
+    pending = {};
+    publish({ type: "turn_start", turnId, content });
+    // Servers still starting get their bounded start-up time before the first request.
+    await deps.mcp?.started(controller.signal);
+    deps.notices.listen((notice) => publish({ type: "notice", turnId, ...notice }));
+    return await runTurnLoop(
+      {
+        log,
+        client: deps.client,
+        tools: deps.tools,
+        // A getter: the loop reads it at every request, so a change to an MCP server's tool
+        // list reaches the next request of the same turn.
+        get definitions() {
+          return definitions();
+        },
+        systemPrompt: deps.systemPrompt,
+        cwd: deps.root,
+        maxRequests: deps.maxRequests,
+        settings,
+        model: (id) => deps.catalog.get(id),
+        toolContext: (toolCallId, signal) => ({
+          signal,
+          sessionId: log.header.id,
+          toolCallId,
+          cwd: deps.root,
+          knobs: settings().knobs,
+          approval: deps.approval,
+          runner: deps.runner,
+          interaction: deps.interaction,
+        }),
+        publish,
+        compactAt,
+        now,
+      },
+      turnId,
+      controller.signal,
+    );
   }
 
   return {
@@ -129,26 +239,21 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     cwd: log.header.cwd,
 
     async prompt(content, signal) {
-      if (disposing) throw new ConflictError("the session is closed", { sessionId: log.header.id });
-      if (running)
-        throw new ConflictError("a prompt is already running in this session", {
-          sessionId: log.header.id,
-        });
-      if (!hasContent(content)) throw new InvalidInputError("the prompt is empty");
-      const controller = new AbortController();
-      const abort = () => controller.abort();
-      signal?.addEventListener("abort", abort, { once: true });
-      if (signal?.aborted) controller.abort();
-      // Marked running before the turn starts: a turn that fails before its first await
-      // (a broken log) must still find itself marked, so its end can clear the mark.
-      const finished = Promise.withResolvers<TurnOutcome>();
-      running = { controller, done: finished.promise };
-      turn(content, controller).then(finished.resolve, finished.reject);
-      try {
-        return await finished.promise;
-      } finally {
-        signal?.removeEventListener("abort", abort);
-      }
+      if (!disposing && !running && !hasContent(content))
+        throw new InvalidInputError("the prompt is empty");
+      return launch(signal, (turnId, controller) => promptTurn(turnId, controller, content));
+    },
+
+    compact({ focus, signal }) {
+      return launch(signal, (turnId, controller) => compactTurn(turnId, controller, focus));
+    },
+
+    status(): SessionStatus {
+      return {
+        contextUsed: contextUsed(log.events),
+        contextWindow: deps.catalog.get(settings().model).contextWindow,
+        costUsd: foldCost(log.events),
+      };
     },
 
     cancel() {
@@ -187,10 +292,13 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       return settings();
     },
 
+    mcpServers: () => deps.mcp?.statuses() ?? [],
+
     [Symbol.asyncDispose]() {
       disposing ??= (async () => {
         running?.controller.abort();
         await running?.done.catch(() => undefined);
+        await deps.mcp?.[Symbol.asyncDispose]();
         hub.close();
         await log[Symbol.asyncDispose]();
         deps.onDispose();
@@ -199,6 +307,8 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     },
   };
 }
+
+const DEFAULT_COMPACT_AT = 0.8;
 
 const SETTINGS_EVENT_TYPES = ["model", "effort", "sandbox_mode", "approval_policy"] as const;
 type SettingsEventType = (typeof SETTINGS_EVENT_TYPES)[number];

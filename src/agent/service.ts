@@ -1,15 +1,20 @@
 /**
  * The agent service: creates and resumes live sessions. Surfaces reach the loop only through
- * the handles it returns.
+ * the handles it returns. Each session gets its own tool registry: the core tools plus the
+ * tools of its MCP servers, which start in the background as the session opens.
  */
 import { realpath } from "node:fs/promises";
-import { resolve } from "node:path";
-import { checkCwd } from "../session/cwd.ts";
-import { ConflictError, InvalidInputError } from "../errors.ts";
+import { checkCwd, checkSameCwd } from "../session/cwd.ts";
+import { ConflictError } from "../errors.ts";
+import { type McpServers, startMcpServers } from "../mcp/servers.ts";
+import { type McpOptions, mergeServers } from "../mcp/types.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
+import { createSessionRegistry } from "../tools/session-registry.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
+import { createNoticeBox } from "./notices.ts";
 import { buildSystemPrompt, findInstructions } from "./system-prompt.ts";
-import type { AgentHandle, AgentService } from "./types.ts";
+import type { SecretPlaces } from "../tools/credential-paths.ts";
+import type { AgentHandle, AgentService, SessionOpenOptions } from "./types.ts";
 
 export interface AgentServiceDeps extends AgentCollaborators {
   readonly store: SessionStore;
@@ -17,25 +22,56 @@ export interface AgentServiceDeps extends AgentCollaborators {
   readonly maxRequestsPerTurn: number;
   /** The user's config dir, searched for an AGENTS.md. */
   readonly configDir?: string;
-  /** The user's home dir: instruction files that resolve into its credential stores are skipped. */
-  readonly homeDir: string;
+  /** What instruction files must not be: credential stores, dsh's state directory. */
+  readonly secrets: SecretPlaces;
   readonly platform: string;
   readonly now: () => Date;
+  /** MCP servers every session starts, and how they run. */
+  readonly mcp: McpOptions;
 }
+
+/** Time the instruction files may take to read when a session opens (a hung network mount). */
+const INSTRUCTIONS_TIMEOUT_MS = 10_000;
 
 export function createAgentService(deps: AgentServiceDeps): AgentService {
   /** Ids of sessions live (or being opened) in this process: one writer per session. */
   const live = new Set<string>();
 
-  function open(log: SessionLog, root: string): AgentHandle {
+  async function open(
+    log: SessionLog,
+    root: string,
+    options: SessionOpenOptions,
+  ): Promise<AgentHandle> {
+    const instructions = await findInstructions({
+      cwd: root,
+      configDir: deps.configDir,
+      secrets: deps.secrets,
+      logger: deps.logger,
+      signal: AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS),
+    });
     const systemPrompt = buildSystemPrompt({
       cwd: root,
       platform: deps.platform,
       date: deps.now().toISOString().slice(0, 10),
-      instructions: findInstructions(root, deps.configDir, deps.homeDir),
+      instructions,
     });
+    const notices = createNoticeBox();
+    const specs = mergeServers(deps.mcp.servers, options.mcpServers ?? []);
+    const mcp: McpServers | undefined =
+      specs.length === 0
+        ? undefined
+        : startMcpServers({
+            specs,
+            cwd: root,
+            options: deps.mcp,
+            logger: deps.logger,
+            report: notices.post,
+          });
     return createAgentHandle({
       ...deps,
+      tools: mcp === undefined ? deps.tools : createSessionRegistry(deps.tools, mcp.registry),
+      mcp,
+      notices,
       log,
       root,
       maxRequests: deps.maxRequestsPerTurn,
@@ -45,26 +81,27 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
   }
 
   return {
-    async create({ cwd }) {
+    async create({ cwd, ...options }) {
       const root = await sessionRoot(cwd);
       const log = await deps.store.create({ cwd });
       live.add(log.header.id);
-      return open(log, root);
+      try {
+        return await open(log, root, options);
+      } catch (error) {
+        live.delete(log.header.id);
+        await log[Symbol.asyncDispose]();
+        throw error;
+      }
     },
 
-    async resume(id, options = {}) {
+    async resume(id, { cwd, ...options } = {}) {
       if (live.has(id)) throw new ConflictError(`session ${id} is already open`, { sessionId: id });
       live.add(id);
       let log: SessionLog | undefined;
       try {
         log = await deps.store.open(id);
-        if (options.cwd !== undefined && resolve(options.cwd) !== resolve(log.header.cwd)) {
-          throw new InvalidInputError(
-            `session ${id} belongs to ${log.header.cwd}, not ${options.cwd}`,
-            { sessionId: id, cwd: log.header.cwd },
-          );
-        }
-        return open(log, await sessionRoot(log.header.cwd));
+        if (cwd !== undefined) await checkSameCwd(id, log.header.cwd, cwd);
+        return await open(log, await sessionRoot(log.header.cwd), options);
       } catch (error) {
         live.delete(id);
         await log?.[Symbol.asyncDispose]();

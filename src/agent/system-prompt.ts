@@ -2,17 +2,11 @@
  * The system prompt: short and concrete. It is built once per session and kept byte-stable,
  * so the provider's prefix cache keeps hitting.
  */
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  openSync,
-  readSync,
-  realpathSync,
-} from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { credentialMatch, homeDirsOf } from "../tools/credential-paths.ts";
+import type { Logger } from "../log.ts";
+import { readContextFile } from "../tools/context-read.ts";
+import type { SecretPlaces } from "../tools/credential-paths.ts";
 
 export interface SystemPromptInput {
   readonly cwd: string;
@@ -40,18 +34,32 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   return parts.join("\n");
 }
 
-/** Upper bound on one AGENTS.md file; larger files are cut so one file cannot flood the prompt. */
-const MAX_INSTRUCTIONS_BYTES = 64 * 1024;
+/** Upper bound on one AGENTS.md file; a larger file is refused whole, never cut. */
+export const MAX_INSTRUCTIONS_BYTES = 64 * 1024;
+
+/** Where instruction files are looked for, and what guards reading them. */
+export interface InstructionSources {
+  /** The session root, realpath'd. */
+  readonly cwd: string;
+  /** dsh's config dir, for the user's own AGENTS.md. */
+  readonly configDir: string | undefined;
+  /** What is never read: credential stores, dsh's state directory. */
+  readonly secrets: SecretPlaces;
+  /** Each refused file is named here (warn). */
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+}
 
 /**
  * AGENTS.md files from the user's config dir and from the repository root down to `cwd`
- * (the root is the nearest ancestor holding `.git`; without one, only `cwd` itself).
+ * (the root is the nearest ancestor holding `.git`; without one, only `cwd` itself). Each is
+ * read by `readContextFile`: the config dir's must stay inside the config dir, the others
+ * inside the repository (or `cwd`). A refused file is logged and left out.
  */
-export function findInstructions(
-  cwd: string,
-  configDir: string | undefined,
-  homeDir: string,
-): { path: string; text: string }[] {
+export async function findInstructions(
+  sources: InstructionSources,
+): Promise<{ path: string; text: string }[]> {
+  const { cwd, configDir } = sources;
   const dirs: string[] = [];
   let dir = cwd;
   let root: string | undefined;
@@ -66,35 +74,37 @@ export function findInstructions(
     dir = parent;
   }
   const projectDirs = root === undefined ? [cwd] : dirs.reverse();
-  const candidates = [...(configDir ? [configDir] : []), ...projectDirs].map((d) =>
-    join(d, "AGENTS.md"),
-  );
+  const candidates = [
+    ...(configDir ? [{ dir: configDir, within: configDir }] : []),
+    ...projectDirs.map((d) => ({ dir: d, within: root ?? cwd })),
+  ];
   const found: { path: string; text: string }[] = [];
-  const homes = homeDirsOf(homeDir);
-  for (const path of candidates) {
-    const text = readSmallText(path, homes);
-    if (text !== undefined && text.trim() !== "") found.push({ path, text });
+  for (const { dir: where, within } of candidates) {
+    if (sources.signal.aborted) {
+      sources.logger.warn("instruction files were not all read in time; the rest are left out", {
+        path: join(where, "AGENTS.md"),
+      });
+      break;
+    }
+    const read = await readContextFile({
+      path: join(where, "AGENTS.md"),
+      within,
+      maxBytes: MAX_INSTRUCTIONS_BYTES,
+      secrets: sources.secrets,
+      signal: sources.signal,
+    }).catch((error: unknown) => {
+      if (sources.signal.aborted) return undefined;
+      throw error;
+    });
+    if (read === undefined) continue;
+    if (read.type === "refused") {
+      sources.logger.warn("instruction file refused; it is not in the system prompt", {
+        path: read.path,
+        reason: read.reason,
+      });
+    } else if (read.type === "text" && read.text.trim() !== "") {
+      found.push({ path: read.path, text: read.text });
+    }
   }
   return found;
-}
-
-/**
- * The start of a regular file, or undefined. The file goes into every model request, so it is
- * checked like a tool read: a link into a credential store is refused, and a FIFO or device
- * (which could block the process or never end) is never read.
- */
-function readSmallText(path: string, homes: readonly string[]): string | undefined {
-  let fd: number | undefined;
-  try {
-    if (credentialMatch(realpathSync(path), homes) !== undefined) return undefined;
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    if (!fstatSync(fd).isFile()) return undefined;
-    const buffer = Buffer.alloc(MAX_INSTRUCTIONS_BYTES);
-    const length = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, length).toString("utf8");
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }

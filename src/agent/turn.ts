@@ -1,7 +1,9 @@
 /**
  * One prompt turn: stream a model step, run its tool calls, repeat until the model stops, a
  * limit is hit, the turn is cancelled or an error ends it. Everything the model produced is
- * logged (partial text too, on cancel); live deltas only go to subscribers.
+ * logged (partial text too, on cancel); live deltas only go to subscribers. Before a request
+ * whose prompt would pass `compactAt` of the model's window the context is compacted first,
+ * and a server that still says the prompt is too long gets one compaction and one retry.
  */
 import type {
   ChatMessage,
@@ -11,13 +13,15 @@ import type {
   ModelClient,
   ModelInfo,
   ToolDefinition,
-  Usage,
 } from "../llm/types.ts";
+import { estimateContextTokens, foldContext, foldCost } from "../session/context.ts";
 import type { LoggedError } from "../session/events.ts";
-import { foldHistory } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
 import type { ToolContext, ToolRegistry } from "../tools/types.ts";
+import { type CompactionResult, canCompact, compactContext, fixedTokens } from "./compaction.ts";
+import { budgetToolOutput } from "./output-budget.ts";
 import type { LiveEvent, SessionSettings, TurnOutcome, TurnStopReason } from "./types.ts";
+import { logUsage } from "./usage.ts";
 
 export interface TurnDeps {
   readonly log: SessionLog;
@@ -34,6 +38,17 @@ export interface TurnDeps {
   readonly model: (id: string) => ModelInfo;
   readonly toolContext: (callId: string, signal: AbortSignal) => Omit<ToolContext, "progress">;
   readonly publish: (event: LiveEvent) => void;
+  /** The share of the model's window a request may fill before the context is compacted. */
+  readonly compactAt: number;
+  readonly now: () => Date;
+}
+
+/** The most recent context an automatic compaction keeps verbatim, in estimated tokens. */
+const MAX_KEPT_TAIL_TOKENS = 50_000;
+
+/** Recent context kept verbatim: a quarter of the threshold, at most `MAX_KEPT_TAIL_TOKENS`. */
+export function keptTailTokens(model: ModelInfo, compactAt: number): number {
+  return Math.min(MAX_KEPT_TAIL_TOKENS, Math.floor(model.contextWindow * compactAt * 0.25));
 }
 
 interface StepOutput {
@@ -49,24 +64,53 @@ export async function runTurnLoop(
   turnId: string,
   signal: AbortSignal,
 ): Promise<TurnOutcome> {
-  for (let step = 1; ; step++) {
+  // After an automatic compaction that failed, or left the context over the threshold, the
+  // turn makes no other: the next would do no better, and each costs a request.
+  let autoCompactionSpent = false;
+  let overflowRetried = false;
+  for (let step = 1; ; ) {
     if (step > deps.maxRequests) return { turnId, reason: "max_turn_requests" };
     if (signal.aborted) return { turnId, reason: "cancelled" };
 
     const settings = deps.settings();
     const model = deps.model(settings.model);
+    // Before the turn's first request only earlier turns are summarized: a prompt is never
+    // compacted away before the model has read it.
+    const cutBefore = step === 1 ? promptSeq(deps, turnId) : undefined;
+    // With nothing to fold yet (a long first prompt, a window smaller than the system prompt)
+    // the request goes as it is, and the server's answer decides.
+    if (
+      !autoCompactionSpent &&
+      wouldPassThreshold(deps, model) &&
+      canCompact(deps.log.events, cutBefore)
+    ) {
+      const result = await compact(deps, model, turnId, signal, cutBefore);
+      if (result.status === "cancelled") return { turnId, reason: "cancelled" };
+      autoCompactionSpent = result.status === "failed" || wouldPassThreshold(deps, model);
+    }
     const messages: ChatMessage[] = [
       { role: "system", content: deps.systemPrompt },
-      ...foldHistory(deps.log.events),
+      ...foldContext(deps.log.events),
     ];
     const request = {
       turnId,
+      step,
       model,
       messages,
       definitions: deps.definitions,
       effort: settings.effort,
     };
     const output = await streamStep(deps, request, signal);
+
+    if (output.end?.error?.code === "context_length" && producedNothing(output)) {
+      const detail = output.end.error.message;
+      if (overflowRetried) return contextLengthEnd(turnId, `${detail}; it was compacted already`);
+      overflowRetried = true;
+      const result = await compact(deps, model, turnId, signal, cutBefore);
+      if (result.status === "cancelled") return { turnId, reason: "cancelled" };
+      if (result.status === "failed") return contextLengthEnd(turnId, `${detail}; ${result.error}`);
+      continue;
+    }
     logStep(deps, turnId, step, output);
 
     if (output.end) return { turnId, ...output.end };
@@ -79,13 +123,62 @@ export async function runTurnLoop(
       if (signal.aborted) return { turnId, reason: "cancelled" };
       await runToolCall(deps, turnId, call, signal);
     }
+    step += 1;
   }
+}
+
+function wouldPassThreshold(deps: TurnDeps, model: ModelInfo): boolean {
+  const estimate = estimateContextTokens(
+    deps.log.events,
+    fixedTokens(deps.systemPrompt, deps.definitions),
+  );
+  return estimate > model.contextWindow * deps.compactAt;
+}
+
+/** The seq of the turn's first event (its start, before its prompt). */
+function promptSeq(deps: TurnDeps, turnId: string): number | undefined {
+  return deps.log.events.find((event) => "turnId" in event && event.turnId === turnId)?.seq;
+}
+
+function compact(
+  deps: TurnDeps,
+  model: ModelInfo,
+  turnId: string,
+  signal: AbortSignal,
+  cutBefore: number | undefined,
+): Promise<CompactionResult> {
+  return compactContext(
+    {
+      log: deps.log,
+      client: deps.client,
+      systemPrompt: deps.systemPrompt,
+      definitions: deps.definitions,
+      model,
+      publish: deps.publish,
+      now: deps.now,
+    },
+    {
+      turnId,
+      keepTokens: keptTailTokens(model, deps.compactAt),
+      ...(cutBefore === undefined ? {} : { cutBefore }),
+      signal,
+    },
+  );
+}
+
+function producedNothing(output: StepOutput): boolean {
+  return output.text === "" && output.reasoning === "" && output.toolCalls.length === 0;
+}
+
+function contextLengthEnd(turnId: string, message: string): TurnOutcome {
+  return { turnId, reason: "error", error: { code: "context_length", message } };
 }
 
 async function streamStep(
   deps: TurnDeps,
   step: {
     turnId: string;
+    step: number;
     model: ModelInfo;
     messages: ChatMessage[];
     definitions: readonly ToolDefinition[];
@@ -114,7 +207,22 @@ async function streamStep(
       case "tool_call_delta":
         break;
       case "usage":
-        logUsage(deps, step.turnId, event.usage, step.model.contextWindow);
+        logUsage(
+          { log: deps.log, model: step.model, now: deps.now },
+          {
+            turnId: step.turnId,
+            step: step.step,
+            usage: event.usage,
+          },
+        );
+        deps.publish({
+          type: "usage",
+          turnId: step.turnId,
+          usage: event.usage,
+          contextWindow: step.model.contextWindow,
+          contextUsed: event.usage.promptTokens + event.usage.completionTokens,
+          costUsd: foldCost(deps.log.events),
+        });
         break;
       case "finish":
         output.toolCalls = event.reason === "length" ? [] : event.toolCalls;
@@ -185,7 +293,9 @@ async function runToolCall(
     progress: (chunk) => deps.publish({ type: "tool_progress", turnId, callId: call.id, chunk }),
   };
   deps.publish({ type: "tool_start", turnId, callId: call.id });
-  const { result, intent } = await deps.tools.execute(call.name, call.arguments, context);
+  const executed = await deps.tools.execute(call.name, call.arguments, context);
+  const { intent } = executed;
+  const result = budgetToolOutput(executed.result);
   deps.log.append({
     type: "tool_result",
     turnId,
@@ -202,18 +312,6 @@ async function runToolCall(
     output: result.output,
     intent,
   });
-}
-
-function logUsage(deps: TurnDeps, turnId: string, usage: Usage, contextWindow: number): void {
-  deps.log.append({
-    type: "usage",
-    turnId,
-    promptTokens: usage.promptTokens,
-    completionTokens: usage.completionTokens,
-    ...(usage.cachedTokens === undefined ? {} : { cachedTokens: usage.cachedTokens }),
-    ...(usage.reasoningTokens === undefined ? {} : { reasoningTokens: usage.reasoningTokens }),
-  });
-  deps.publish({ type: "usage", turnId, usage, contextWindow });
 }
 
 /** The arguments as an object for display when they parse, else the raw text. */

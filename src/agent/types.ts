@@ -7,8 +7,19 @@ import type { LoggedError, SessionEvent, StopReason, UserContent } from "../sess
 import type { SessionSummary } from "../session/types.ts";
 import type { RenderIntent } from "../tools/intent.ts";
 import type { Effort, Usage } from "../llm/types.ts";
+import type { McpServerSpec, McpServerStatus } from "../mcp/types.ts";
 
-export type { Effort, Knobs, LoggedError, SessionEvent, SessionSummary, StopReason, UserContent };
+export type {
+  Effort,
+  Knobs,
+  LoggedError,
+  McpServerSpec,
+  McpServerStatus,
+  SessionEvent,
+  SessionSummary,
+  StopReason,
+  UserContent,
+};
 
 /** Reasons a live turn can end with (a live turn is never `interrupted`). */
 export type TurnStopReason = Exclude<StopReason, "interrupted">;
@@ -58,7 +69,27 @@ export type LiveEvent =
       readonly turnId: string;
       readonly usage: Usage;
       readonly contextWindow: number;
+      /** Tokens in the context now: the last request's prompt plus output, or an estimate. */
+      readonly contextUsed: number;
+      /** The session's cumulative cost in USD (across restarts). */
+      readonly costUsd: number;
     }
+  /**
+   * A compaction's progress: `in_progress`, then `completed` (with the summary), `failed`
+   * (with why; the history is as it was) or `cancelled`.
+   */
+  | {
+      readonly type: "compaction";
+      readonly turnId: string;
+      readonly compactionId: string;
+      readonly status: CompactionStatus;
+      readonly summary?: string;
+      readonly error?: string;
+      /** Estimated context tokens before and after (completed only). */
+      readonly tokensBefore?: number;
+      readonly tokensAfter?: number;
+    }
+  | ({ readonly type: "turn_end" } & TurnOutcome)
   /** Something the user should know now that is not part of the answer: a retry, a stall, a tool server that failed. */
   | {
       readonly type: "notice";
@@ -66,8 +97,19 @@ export type LiveEvent =
       readonly severity: "info" | "warning" | "error";
       readonly title: string;
       readonly description?: string;
-    }
-  | ({ readonly type: "turn_end" } & TurnOutcome);
+    };
+
+export type CompactionStatus = "in_progress" | "completed" | "failed" | "cancelled";
+
+/** What `/status` and the terminal show about a session's context and cost. */
+export interface SessionStatus {
+  /** Tokens in the context as of the last request (prompt + output), 0 before any. */
+  readonly contextUsed: number;
+  /** The current model's window. */
+  readonly contextWindow: number;
+  /** Cumulative cost of the session in USD (across restarts), 0 when the model has no prices. */
+  readonly costUsd: number;
+}
 
 /** The per-session settings a surface can show and change. */
 export interface SessionSettings {
@@ -100,16 +142,34 @@ export interface AgentHandle extends AsyncDisposable {
    * for an unknown model or a value out of range.
    */
   configure(change: Partial<SessionSettings>): SessionSettings;
+  /** The session's MCP servers (the config file's and its own) and where each is. */
+  mcpServers(): readonly McpServerStatus[];
+  /**
+   * Compacts the context now: a turn of its own (it is logged, it can be cancelled, and it ends
+   * with a TurnOutcome; a failure leaves the history as it was). ConflictError while a turn runs.
+   */
+  compact(options: { readonly focus?: string; readonly signal: AbortSignal }): Promise<TurnOutcome>;
+  /** Context used / window and cost so far. */
+  status(): SessionStatus;
+}
+
+/** What a session is opened with besides its directory. */
+export interface SessionOpenOptions {
+  /**
+   * The session's own MCP servers (the editor's), started beside the config file's; one of
+   * them wins a name clash. They start in the background: opening never waits for them.
+   */
+  readonly mcpServers?: readonly McpServerSpec[];
 }
 
 export interface AgentService {
   /** `cwd` must be an absolute, existing directory (InvalidInputError otherwise). */
-  create(options: { cwd: string }): Promise<AgentHandle>;
+  create(options: { cwd: string } & SessionOpenOptions): Promise<AgentHandle>;
   /**
    * Reopens a saved session. InvalidInputError for a malformed id (no file touched) or a cwd
    * that differs from the logged one; NotFoundError for an unknown id; ConflictError when the
    * session is already live in this process.
    */
-  resume(id: string, options?: { cwd?: string }): Promise<AgentHandle>;
+  resume(id: string, options?: { cwd?: string } & SessionOpenOptions): Promise<AgentHandle>;
   list(): Promise<SessionSummary[]>;
 }

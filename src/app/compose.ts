@@ -22,7 +22,9 @@ import { createAskUserQuestionTool } from "../tools/ask-user-question.ts";
 import { createBashTool } from "../tools/bash.ts";
 import { createFileTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
+import { secretPlacesOf } from "../tools/credential-paths.ts";
 import { type Config, currentApiKey } from "./config.ts";
+import { credentialScopeOf, protectedConfigPaths } from "./guarded-paths.ts";
 
 export interface Composition extends AsyncDisposable {
   readonly service: AgentService;
@@ -52,20 +54,25 @@ export function compose(options: ComposeOptions): Composition {
     logger,
   });
   const home = options.env.HOME || homedir();
+  // One list for the sandbox and the file tools.
+  const protectedDirs = protectedConfigPaths(config, options.env);
+  const credentials = credentialScopeOf(home, config, options.env);
+  // What the file tools and the instruction files never read; one set for both.
+  const secrets = secretPlacesOf(credentials);
   const runner = createCommandRunner({
     env: options.env,
     sandbox: config.sandbox,
     home,
+    credentials,
     stateDir: config.home,
-    // The config file itself, not its directory: `DSH_CONFIG` may name a file in any folder.
-    protectedDirs: [config.configPath],
+    protectedDirs,
     envConfig: { include: config.env.include, allowSecret: config.env.allow_secret },
     logger,
   });
   const tools = createToolRegistry([
-    // dsh's config file and its state (session logs, whose settings events a reload trusts)
-    // are never written by the model, whatever the preset.
-    ...createFileTools({ homeDir: home, protectedDirs: [config.configPath, config.home] }),
+    // dsh's configuration is never written by the model, whatever the preset; its state
+    // (session logs, whose settings events a reload trusts) is never read or written.
+    ...createFileTools({ secrets, protectedDirs }),
     createBashTool(),
     createAskUserQuestionTool(),
   ]);
@@ -95,11 +102,21 @@ export function compose(options: ComposeOptions): Composition {
     interaction,
     defaults,
     maxRequestsPerTurn: config.maxTurnRequests,
+    compactAt: config.compactAt,
     configDir: config.configDir,
-    homeDir: home,
+    secrets,
     platform: `${process.platform} ${process.arch}`,
     now: () => new Date(),
     logger,
+    mcp: {
+      servers: config.mcp.servers,
+      env: options.env,
+      home,
+      include: config.env.include,
+      allowSecret: config.env.allow_secret,
+      startupTimeoutMs: config.mcp.startupTimeoutMs,
+      toolTimeoutMs: config.mcp.toolTimeoutMs,
+    },
   });
   return {
     service,

@@ -10,10 +10,14 @@ import { DshError } from "../errors.ts";
 import { readStoredKey } from "../auth/key-store.ts";
 import { EnvConfig } from "../exec/env.ts";
 import { UserModelConfig } from "../llm/catalog.ts";
+import { McpServerTables, serversOf } from "../mcp/config.ts";
+import type { McpServerSpec } from "../mcp/types.ts";
 import type { Effort } from "../llm/types.ts";
 import { ApprovalPolicy, type Knobs, PRESETS, PresetId, SandboxMode } from "../permission/knobs.ts";
 
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
+/** `compact_at` when the config file does not set it. */
+export const DEFAULT_COMPACT_AT = 0.8;
 
 const SandboxChoice = v.picklist(["auto", "bwrap", "seatbelt", "none"]);
 export type SandboxChoice = v.InferOutput<typeof SandboxChoice>;
@@ -33,6 +37,19 @@ export const ConfigFile = v.strictObject({
   max_turn_requests: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000))),
   models: v.optional(v.array(UserModelConfig)),
   env: v.optional(EnvConfig),
+  mcp_servers: v.optional(McpServerTables),
+  /** How long an MCP server may take to start before the first prompt goes on without it. */
+  mcp_startup_timeout_ms: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(600_000)),
+  ),
+  /** How long one MCP tool call may take. */
+  mcp_tool_timeout_ms: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(3_600_000)),
+  ),
+  /** Compact the context when a request would pass this share of the model's window. */
+  compact_at: v.optional(
+    v.pipe(v.number(), v.gtValue(0, "compact_at must be above 0"), v.maxValue(1)),
+  ),
 });
 export type ConfigFile = v.InferOutput<typeof ConfigFile>;
 
@@ -64,6 +81,14 @@ export interface Config {
   readonly maxTurnRequests: number;
   readonly models: readonly v.InferOutput<typeof UserModelConfig>[];
   readonly env: v.InferOutput<typeof EnvConfig>;
+  /** The config file's enabled MCP servers and their time limits. */
+  readonly mcp: {
+    readonly servers: readonly McpServerSpec[];
+    readonly startupTimeoutMs: number;
+    readonly toolTimeoutMs: number;
+  };
+  /** The share of a model's window a request may fill before the context is compacted. */
+  readonly compactAt: number;
 }
 
 export interface ConfigFlags {
@@ -124,6 +149,12 @@ export function loadConfig(
     maxTurnRequests: file.max_turn_requests ?? 100,
     models: file.models ?? [],
     env: file.env ?? { include: [], allow_secret: [] },
+    mcp: {
+      servers: serversOf(file.mcp_servers ?? {}),
+      startupTimeoutMs: file.mcp_startup_timeout_ms ?? 10_000,
+      toolTimeoutMs: file.mcp_tool_timeout_ms ?? 120_000,
+    },
+    compactAt: file.compact_at ?? DEFAULT_COMPACT_AT,
   };
 }
 

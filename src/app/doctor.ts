@@ -10,6 +10,7 @@ import type { CommandRunner } from "../exec/types.ts";
 import { type EndpointFinding, probeEndpoint } from "../llm/endpoint-probe.ts";
 import { silentLogger } from "../log.ts";
 import { compose } from "./compose.ts";
+import { mcpServerChecks } from "./doctor-mcp.ts";
 import { LOCAL_SERVERS, findLocalServers } from "./local-servers.ts";
 import { type Config, DEFAULT_BASE_URL, loadConfig } from "./config.ts";
 import type { ProcessIo } from "./process-io.ts";
@@ -54,6 +55,7 @@ export async function runDoctor(io: ProcessIo): Promise<number> {
     await sandboxCheck(composition.runner),
     stateDirCheck(config),
     await localServersCheck(),
+    ...(await mcpServerChecks(io, config)),
   ];
   return printChecks(io, checks);
 }

@@ -9,7 +9,9 @@ export type ApprovalKind =
   /** A `bash` call with `escalate: true`: run outside the sandbox. */
   | "escalate"
   /** No sandbox backend works: the command would run unsandboxed. */
-  | "unsandboxed";
+  | "unsandboxed"
+  /** A call to an MCP server's tool: servers run outside the sandbox, as the user. */
+  | "mcp";
 
 /** What a remembered "always allow" rule could cover; set by the tool that asks. */
 export type ApprovalSubject =
@@ -32,6 +34,8 @@ export interface ApprovalRequest {
   /** What to show: the diff of a write, the command of a run. */
   readonly intent: RenderIntent;
   readonly rawInput?: unknown;
+  /** For `mcp`: the server and the tool as the server names it. */
+  readonly mcpTool?: { readonly server: string; readonly tool: string };
   /** What an "always allow" would cover; without it only allow once and reject are offered. */
   readonly subject?: ApprovalSubject;
   /** The session root (realpath'd): rules are kept for the project that holds it. */

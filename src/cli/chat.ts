@@ -18,6 +18,7 @@ import { type LineQueue, createLineQueue } from "./line-queue.ts";
 import { describeOutcome } from "./outcome.ts";
 import { createQuestionPrompt } from "./question-prompt.ts";
 import { recentExchanges } from "./recent.ts";
+import { formatStatusLine } from "./status-line.ts";
 import { isDumbTerminal } from "./style.ts";
 import { createTerminalAnswerer } from "./terminal-answerer.ts";
 import type { CliIo, OpenSession } from "./types.ts";
@@ -118,6 +119,7 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
       turnRunning = true;
       try {
         const outcome = await handle.prompt([{ type: "text", text: line }]);
+        screen.activity.write(style.dim(`${formatStatusLine(handle.status())}\n`));
         if (outcome.reason === "error" && outcome.error !== undefined) {
           const model = handle.settings().model;
           printError(io, adviceFor(outcome.error, { model, baseUrl: session.baseUrl(model) }));

@@ -47,6 +47,12 @@ export const ExecJsonEvent = v.variant("type", [
     description: v.optional(v.string()),
   }),
   v.object({
+    type: v.literal("compaction"),
+    status: v.picklist(["in_progress", "completed", "failed", "cancelled"]),
+    summary: v.optional(v.string()),
+    error: v.optional(v.string()),
+  }),
+  v.object({
     type: v.literal("turn_end"),
     reason: v.string(),
     error: v.optional(v.object({ code: v.string(), message: v.string() })),
@@ -99,6 +105,15 @@ export function jsonEventsOf(event: LiveEvent): ExecJsonEvent[] {
           severity: event.severity,
           title: event.title,
           ...(event.description === undefined ? {} : { description: event.description }),
+        },
+      ];
+    case "compaction":
+      return [
+        {
+          type: "compaction",
+          status: event.status,
+          ...(event.summary === undefined ? {} : { summary: event.summary }),
+          ...(event.error === undefined ? {} : { error: event.error }),
         },
       ];
     case "turn_end":

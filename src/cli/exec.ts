@@ -2,7 +2,7 @@
  * `dsh exec "PROMPT"`: one turn. The session id first (stderr), so a killed run can be
  * resumed; the final answer on stdout (streamed as Markdown to a terminal; into a pipe only
  * the last step's text, commentary before tool calls going to stderr); reasoning, tool
- * activity, a status line and the token count on stderr. `--json` puts one JSON event per line
+ * activity and a status line on stderr, and last the session with its context and cost. `--json` puts one JSON event per line
  * on stdout instead, and nothing else.
  */
 import { writeFileSync } from "node:fs";
@@ -13,7 +13,7 @@ import { adviceFor } from "./advice.ts";
 import { jsonEventsOf, jsonLine } from "./exec-json.ts";
 import { printError } from "./io.ts";
 import { describeOutcome } from "./outcome.ts";
-import { describeTokens } from "./render.ts";
+import { formatStatusLine } from "./status-line.ts";
 import type { CliIo, OpenSession, TerminalSession } from "./types.ts";
 import { createTerminalView } from "./view.ts";
 
@@ -101,9 +101,11 @@ export async function runExec(io: CliIo, request: ExecRequest): Promise<number> 
       return 1;
     }
   }
-  const tokens = view?.renderer.usage();
-  if (view !== undefined && tokens !== undefined && tokens.input + tokens.output > 0)
-    io.stderr.write(view.style.dim(`${describeTokens(tokens)}\n`));
+  // Last, the session again (to resume it) with its context and cost.
+  if (view !== undefined)
+    io.stderr.write(
+      view.style.dim(`session ${handle.sessionId} · ${formatStatusLine(handle.status())}\n`),
+    );
   if (outcome.reason === "end_turn") return 0;
   if (!request.json) {
     const line =

@@ -34,14 +34,6 @@ export interface RenderOptions {
 
 export interface LiveRenderer {
   render(event: LiveEvent): void;
-  /** Tokens of the turns rendered so far. */
-  usage(): TokenTotals;
-}
-
-export interface TokenTotals {
-  readonly input: number;
-  readonly cached: number;
-  readonly output: number;
 }
 
 export function createLiveRenderer(options: RenderOptions): LiveRenderer {
@@ -55,7 +47,6 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
   let held = "";
   const titles = new Map<string, string>();
   const outputs = new Map<string, CommandOutputView>();
-  let totals: TokenTotals = { input: 0, cached: 0, output: 0 };
 
   const write = (sink: "answer" | "activity", chunk: string) => {
     if (chunk === "") return;
@@ -99,7 +90,6 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
   };
 
   return {
-    usage: () => totals,
     render(event) {
       switch (event.type) {
         case "turn_start":
@@ -109,12 +99,13 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           held = "";
           screen.status("waiting for the model");
           return;
+        case "compaction":
+          if (event.status === "in_progress") screen.status("compacting the context");
+          else if (event.status === "completed") activity(style.dim("▸ context compacted"));
+          else if (event.status === "failed")
+            activity(style.dim(`▸ ${oneLine(event.error ?? "compaction failed")}`));
+          return;
         case "usage":
-          totals = {
-            input: totals.input + event.usage.promptTokens,
-            cached: totals.cached + (event.usage.cachedTokens ?? 0),
-            output: totals.output + event.usage.completionTokens,
-          };
           return;
         case "reasoning_delta": {
           screen.status("thinking");
@@ -205,18 +196,6 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
       }
     },
   };
-}
-
-/** "1.2k in (1k cached) · 300 out" */
-export function describeTokens(totals: TokenTotals): string {
-  const cached = totals.cached > 0 ? ` (${count(totals.cached)} cached)` : "";
-  return `${count(totals.input)} in${cached} · ${count(totals.output)} out`;
-}
-
-function count(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
 /** A title, path or message on one line, safe to print, never cut. */

@@ -54,7 +54,13 @@ function detailOf(intent: RenderIntent): string {
         .map((line) => `  ${line}\n`)
         .join("");
     case "generic":
-      return "";
+      // An MCP call: its server, tool and arguments (bounded; the arguments can be long).
+      return (intent.text ?? "")
+        .split("\n")
+        .filter((line) => line !== "")
+        .slice(0, 20)
+        .map((line) => `  ${line}\n`)
+        .join("");
     default: {
       const unhandled: never = intent;
       return String(unhandled);

@@ -14,6 +14,7 @@ import {
   workspaceGuards,
 } from "./guards.ts";
 import type { Guard } from "./guards.ts";
+import type { CredentialScope } from "../permission/credentials.ts";
 import { hostServiceMasks } from "./host-services.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
@@ -53,6 +54,8 @@ export interface BackendOptions {
   readonly bwrapPath?: string;
   readonly path: string | undefined;
   readonly home: string;
+  /** Where the credential set lies; the home alone when absent. */
+  readonly credentials?: CredentialScope;
   readonly stateDir: string;
   /** dsh's config directories: read-only under `workspace-write`. */
   readonly protectedDirs?: readonly string[];
@@ -125,7 +128,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           ? workspaceGuards(input.workspace, options.stateDir, options.protectedDirs)
           : [];
       const masks = [
-        ...credentialMasks(options.home),
+        ...credentialMasks(options.credentials ?? { home: options.home }),
         ...stateDirMasks(options.stateDir, input.workspace),
       ];
       const services = hostServiceMasks(options.runtimeDir);
@@ -143,7 +146,11 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       if (hostServiceMasks(options.runtimeDir).some((mask) => isWithin(mask.path, path))) {
         return "it lies in a runtime directory the sandbox hides (/run/user, XDG_RUNTIME_DIR)";
       }
-      if (credentialMasks(options.home).some((mask) => isWithin(mask.path, path))) {
+      if (
+        credentialMasks(options.credentials ?? { home: options.home }).some((mask) =>
+          isWithin(mask.path, path),
+        )
+      ) {
         return "it lies in a credential store the sandbox hides";
       }
       if (stateDirMasks(options.stateDir, workspace).some((mask) => isWithin(mask.path, path))) {
@@ -157,7 +164,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
 async function openSeatbelt(options: BackendOptions): Promise<Backend> {
   const status = await probeSeatbelt(options.probeTimeoutMs);
   if (!status.ok) return unavailable(status);
-  const secrets = credentialPaths(options.home);
+  const secrets = credentialPaths(options.credentials ?? { home: options.home });
   return {
     status,
     wrap(input, argv) {

@@ -123,6 +123,11 @@ const SET_BY_DSH = new Set(["HOME", "PWD", "TMPDIR", "TERM", "PAGER", "GIT_PAGER
 /** dsh's own provider credentials: no option lets them through. */
 const NEVER = new Set(["DSH_API_KEY", "DEEPSEEK_API_KEY"]);
 
+/** True for dsh's own provider credentials, which no child process ever gets. */
+export function isDshCredential(name: string): boolean {
+  return NEVER.has(name.toUpperCase());
+}
+
 /** `scheme://user@` or `scheme://user:pass@` anywhere in a value. */
 const URL_USERINFO = /[a-z][a-z0-9+.-]*:\/\/[^/?#\s@]+@/i;
 /** `user:pass@host` without a scheme, as proxies accept (`https_proxy=user:pw@proxy:3128`). */

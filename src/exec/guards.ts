@@ -6,8 +6,10 @@
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { InvalidInputError } from "../errors.ts";
-import { CREDENTIAL_DIRS, CREDENTIAL_FILES } from "../permission/credentials.ts";
+import { credentialStores } from "../permission/credentials.ts";
+import type { CredentialScope } from "../permission/credentials.ts";
 import { hooksPathOf } from "../permission/git-hooks.ts";
+import { mountAliases, readMountTable } from "./mount-aliases.ts";
 
 /**
  * One protection inside the writable workspace.
@@ -83,24 +85,41 @@ export function stateDirMasks(stateDir: string, workspace: string): Mask[] {
   return statOrUndefined(real)?.isDirectory() === true ? [{ type: "dir", path: real }] : [];
 }
 
-/** Credential stores under `home` that exist (a mount needs an existing mount point). */
-export function credentialMasks(home: string): Mask[] {
+/**
+ * The stores of the credential set that exist (a mount needs an existing mount point), each
+ * hidden behind an empty directory or `/dev/null`: at its path, and wherever a bind mount or
+ * a second mount of its file system shows the same inode (a path check alone misses a home
+ * reached through another mount point).
+ */
+export function credentialMasks(scope: CredentialScope, mounts = readMountTable()): Mask[] {
   const masks: Mask[] = [];
-  for (const name of [...CREDENTIAL_DIRS, ...CREDENTIAL_FILES]) {
-    const path = join(home, name);
-    const stat = statOrUndefined(path);
-    if (stat?.isDirectory()) masks.push({ type: "dir", path });
-    else if (stat !== undefined) masks.push({ type: "file", path });
+  const add = (mask: Mask) => {
+    if (!masks.some((known) => known.path === mask.path)) masks.push(mask);
+  };
+  for (const store of credentialStores(scope)) {
+    const stat = existingStat(store.path);
+    if (stat === undefined) continue;
+    const type = stat.isDirectory() ? "dir" : "file";
+    add({ type, path: store.path });
+    const real = realpathOrUndefined(store.path);
+    if (real === undefined) continue;
+    for (const alias of mountAliases(real, mounts)) add({ type, path: alias });
   }
   return masks;
 }
 
-/** Credential store paths under `home`, existing or not (for rule-based sandboxes). */
-export function credentialPaths(home: string): Mask[] {
-  return [
-    ...CREDENTIAL_DIRS.map((name) => ({ type: "dir" as const, path: join(home, name) })),
-    ...CREDENTIAL_FILES.map((name) => ({ type: "file" as const, path: join(home, name) })),
-  ];
+/** `stat` without an exception for a missing path: most stores do not exist, at every command. */
+function existingStat(path: string) {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The stores of the credential set, existing or not (for rule-based sandboxes). */
+export function credentialPaths(scope: CredentialScope): Mask[] {
+  return credentialStores(scope).map((store) => ({ type: store.type, path: store.path }));
 }
 
 type AddGuard = (type: Guard["type"], path: string) => void;

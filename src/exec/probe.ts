@@ -62,7 +62,7 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
       workspace: scratch,
       cwd: scratch,
       guards: workspaceGuards(scratch, input.stateDir),
-      masks: [...credentialMasks(input.home), ...stateDirMasks(input.stateDir, scratch)],
+      masks: [...credentialMasks({ home: input.home }), ...stateDirMasks(input.stateDir, scratch)],
       services: hostServiceMasks(input.runtimeDir),
       network: false,
     };

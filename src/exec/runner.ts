@@ -7,6 +7,7 @@ import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import type { CredentialScope } from "../permission/credentials.ts";
 import { openBackend } from "./backend.ts";
 import type { Backend, SandboxPreference } from "./backend.ts";
 import { scrubEnv } from "./env.ts";
@@ -52,6 +53,8 @@ export interface CommandRunnerDeps {
   readonly sandbox: SandboxPreference;
   /** The user's home directory (credential stores under it are hidden from commands). */
   readonly home: string;
+  /** Where the credential set lies (hidden from commands); the home alone when absent. */
+  readonly credentials?: CredentialScope;
   /** dsh's own state directory: hidden from sandboxed commands (other projects' transcripts). */
   readonly stateDir: string;
   /**
@@ -90,6 +93,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       bwrapPath: deps.bwrapPath,
       path: deps.env.PATH,
       home: deps.home,
+      credentials: deps.credentials,
       stateDir: deps.stateDir,
       protectedDirs: deps.protectedDirs,
       runtimeDir: deps.env.XDG_RUNTIME_DIR,

@@ -4,9 +4,14 @@
  * never heard of (used as-is with generic OpenAI-compatible settings).
  */
 import * as v from "valibot";
+import { DEEPSEEK_FLASH_PRICES, DEEPSEEK_PRO_PRICES, type ModelPrices } from "./prices.ts";
 import type { ModelInfo } from "./types.ts";
 
 const PositiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
+const Price = v.pipe(v.number(), v.finite(), v.minValue(0));
+
+/** `prices = { cache_hit, cache_miss, output }`: USD per 1M tokens, one table at all hours. */
+export const UserPrices = v.strictObject({ cache_hit: Price, cache_miss: Price, output: Price });
 
 /** One `[[models]]` table of the config file. Unknown keys are errors (a typo must not pass). */
 export const UserModelConfig = v.strictObject({
@@ -18,11 +23,13 @@ export const UserModelConfig = v.strictObject({
   thinking: v.optional(v.picklist(["deepseek", "reasoning_effort", "none"])),
   reasoning_echo: v.optional(v.picklist(["reasoning_content", "reasoning", "none"])),
   stream_usage: v.optional(v.boolean()),
+  vision: v.optional(v.boolean()),
+  prices: v.optional(UserPrices),
 });
 export type UserModelConfig = v.InferOutput<typeof UserModelConfig>;
 
 /**
- * `max_tokens` sent for DeepSeek models. The models allow 384K of output, but reasoning
+ * `max_tokens` sent for DeepSeek models. The docs allow 384K of output, but reasoning
  * counts against it and a runaway generation is billed to the end; 64K leaves room for long
  * thinking plus a large file write, and keeps prompt + output well inside the 1M window.
  * A `[[models]]` entry with `max_output_tokens` raises or lowers it.
@@ -30,7 +37,11 @@ export type UserModelConfig = v.InferOutput<typeof UserModelConfig>;
 const DEEPSEEK_MAX_TOKENS = 65_536;
 const DEEPSEEK_CONTEXT = 1_048_576;
 
-const deepseek = (id: string, name: string): ModelInfo => ({
+const deepseek = (
+  id: string,
+  name: string,
+  extra: { vision: boolean; prices: ModelPrices },
+): ModelInfo => ({
   id,
   name,
   contextWindow: DEEPSEEK_CONTEXT,
@@ -38,14 +49,22 @@ const deepseek = (id: string, name: string): ModelInfo => ({
   thinking: "deepseek",
   reasoningEcho: "reasoning_content",
   streamUsage: true,
+  ...extra,
 });
 
 /** Built-in models, in the order they are offered; the first is the default. */
 const BUILT_IN: readonly ModelInfo[] = [
-  deepseek("deepseek-flash", "DeepSeek Flash"),
-  deepseek("deepseek-v4-flash", "DeepSeek V4 Flash"),
-  deepseek("deepseek-v4-pro", "DeepSeek V4 Pro"),
+  deepseek("deepseek-flash", "DeepSeek Flash", { vision: true, prices: DEEPSEEK_FLASH_PRICES }),
+  deepseek("deepseek-v4-pro", "DeepSeek V4 Pro", { vision: false, prices: DEEPSEEK_PRO_PRICES }),
 ];
+
+/**
+ * Retired ids the provider still serves, and the built-in that serves (and bills) them. They
+ * are not offered; one works when configured, and is offered then, under its own id.
+ */
+const RETIRED: Readonly<Record<string, { readonly servedBy: string; readonly name: string }>> = {
+  "deepseek-v4-flash": { servedBy: "deepseek-flash", name: "DeepSeek V4 Flash (retired)" },
+};
 
 /**
  * Settings for an id nobody described: a modest window and output cap that most
@@ -61,7 +80,16 @@ function generic(id: string): ModelInfo {
     thinking: "none",
     reasoningEcho: "reasoning_content",
     streamUsage: true,
+    vision: false,
   };
+}
+
+/** A retired id's settings: those of the model that serves it, under the retired id. */
+function retired(id: string): ModelInfo | undefined {
+  const entry = RETIRED[id];
+  const servedBy = BUILT_IN.find((model) => model.id === entry?.servedBy);
+  if (entry === undefined || servedBy === undefined) return undefined;
+  return { ...servedBy, id, name: entry.name };
 }
 
 export interface ModelCatalogOptions {
@@ -73,7 +101,10 @@ export interface ModelCatalogOptions {
 export interface ModelCatalog {
   /** Every model offered: built-ins, then user models, then an unknown default id. */
   models(): readonly ModelInfo[];
-  /** The model with this id; an unknown id gets generic settings (never throws). */
+  /**
+   * The model with this id; a retired id gets the settings of the model serving it, an unknown
+   * id generic settings (never throws).
+   */
   get(id: string): ModelInfo;
   readonly default: ModelInfo;
   /** Whether the model has a reasoning switch (the `effort` option is offered). */
@@ -83,13 +114,14 @@ export interface ModelCatalog {
 /** Builds the catalog; a user entry with a built-in id overrides that built-in's fields. */
 export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCatalog {
   const byId = new Map<string, ModelInfo>(BUILT_IN.map((model) => [model.id, model]));
+  const known = (id: string) => byId.get(id) ?? retired(id) ?? generic(id);
   for (const entry of options.userModels ?? []) {
-    byId.set(entry.id, applyUserConfig(byId.get(entry.id) ?? generic(entry.id), entry));
+    byId.set(entry.id, applyUserConfig(known(entry.id), entry));
   }
   const defaultId = options.defaultModel?.trim() || BUILT_IN[0]?.id || "deepseek-flash";
-  if (!byId.has(defaultId)) byId.set(defaultId, generic(defaultId));
+  if (!byId.has(defaultId)) byId.set(defaultId, known(defaultId));
   const list = [...byId.values()];
-  const get = (id: string) => byId.get(id) ?? generic(id);
+  const get = known;
   return {
     models: () => list,
     get,
@@ -109,5 +141,16 @@ function applyUserConfig(base: ModelInfo, entry: UserModelConfig): ModelInfo {
     thinking: entry.thinking ?? base.thinking,
     reasoningEcho: entry.reasoning_echo ?? base.reasoningEcho,
     streamUsage: entry.stream_usage ?? base.streamUsage,
+    vision: entry.vision ?? base.vision,
+    ...pricesOf(entry, base),
   };
+}
+
+/** The entry's own prices replace the built-in's whole (one table at all hours). */
+function pricesOf(entry: UserModelConfig, base: ModelInfo): { prices?: ModelPrices } {
+  if (entry.prices !== undefined) {
+    const { cache_hit, cache_miss, output } = entry.prices;
+    return { prices: { standard: { cacheHit: cache_hit, cacheMiss: cache_miss, output } } };
+  }
+  return base.prices === undefined ? {} : { prices: base.prices };
 }

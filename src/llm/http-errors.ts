@@ -4,7 +4,7 @@
  * with any copy of the API key removed.
  */
 import { LlmError, type LlmErrorCode } from "./types.ts";
-import { readServerError } from "./wire.ts";
+import { readServerError, type ServerError } from "./wire.ts";
 
 /** The most of an error body kept in a message. */
 const MAX_DETAIL = 500;
@@ -17,7 +17,7 @@ const MAX_DETAIL = 500;
  */
 export function httpError(status: number, bodyText: string, host: string): LlmError {
   const detail = serverDetail(bodyText);
-  const code = statusCode(status);
+  const code = isContextLengthError(status, bodyText) ? "context_length" : statusCode(status);
   const suffix = detail === "" ? "" : `: ${detail}`;
   const message = (() => {
     switch (code) {
@@ -31,11 +31,54 @@ export function httpError(status: number, bodyText: string, host: string): LlmEr
         return `${host} is overloaded (HTTP 503)${suffix}`;
       case "server":
         return `${host} failed (HTTP ${status})${suffix}`;
+      case "context_length":
+        return `the conversation is too long for the model's context window (HTTP ${status})${suffix}`;
       default:
         return `${host} refused the request (HTTP ${status})${suffix}`;
     }
   })();
   return new LlmError(code, message, { status });
+}
+
+/**
+ * How servers say a prompt does not fit: DeepSeek's and OpenAI's "maximum context length is N
+ * tokens", OpenAI's `context_length_exceeded` code, vLLM's "longer than the maximum model
+ * length", llama.cpp's "exceeds the available context size", Anthropic-style "prompt is too
+ * long", and gateways' "too many tokens" / "reduce the length of the messages".
+ */
+const CONTEXT_LENGTH_PATTERNS: readonly RegExp[] = [
+  /context[ _-]?length/i,
+  /context[ _-]?window/i,
+  /context size/i,
+  /maximum (model|context|input|prompt) length/i,
+  /prompt is too long/i,
+  /input is too long/i,
+  /too many (input )?tokens/i,
+  /reduce the length of the (messages|prompt|input)/i,
+  /tokens? (limit|count) exceeded/i,
+  /exceeds? the (model's |maximum )?(token|context)/i,
+];
+
+/**
+ * Whether a failed answer says the prompt is longer than the model's window. Only 400, 413
+ * and 422 qualify: a 5xx or 429 that mentions tokens is about load, not about this prompt.
+ */
+export function isContextLengthError(status: number, bodyText: string): boolean {
+  if (status !== 400 && status !== 413 && status !== 422) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bodyText);
+  } catch {
+    parsed = undefined;
+  }
+  const server = readServerError(parsed);
+  return saysContextLength(server ?? { message: bodyText });
+}
+
+/** Whether a server's error (an HTTP body's or one inside a stream) says the prompt is too long. */
+export function saysContextLength(error: ServerError): boolean {
+  if (error.code === "context_length_exceeded") return true;
+  return CONTEXT_LENGTH_PATTERNS.some((pattern) => pattern.test(error.message));
 }
 
 function statusCode(status: number): LlmErrorCode {

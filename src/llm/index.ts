@@ -9,6 +9,14 @@ export {
   UserModelConfig,
 } from "./catalog.ts";
 export { createModelClient, type ModelClientDeps } from "./client.ts";
+export {
+  type BilledTokens,
+  costOf,
+  type ModelPrices,
+  type PriceTable,
+  type PriceWindow,
+  pricesAt,
+} from "./prices.ts";
 export type { RetryPolicy } from "./retry.ts";
 export {
   type ChatMessage,

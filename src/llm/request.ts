@@ -24,7 +24,7 @@ export function buildRequestBody(request: ChatRequest): Record<string, unknown> 
               parameters: tool.parameters,
             },
           })),
-          tool_choice: "auto",
+          tool_choice: request.toolChoice ?? "auto",
         }),
     max_tokens: model.maxOutputTokens,
     ...thinkingFields(model, request.effort),

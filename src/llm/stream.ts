@@ -7,6 +7,7 @@
  */
 import * as v from "valibot";
 import type { SseMessage } from "./sse.ts";
+import { saysContextLength } from "./http-errors.ts";
 import {
   type ChatToolCall,
   type FinishReason,
@@ -181,6 +182,7 @@ function toFinishReason(raw: string | undefined, hasCalls: boolean): FinishReaso
 
 /** Maps an error envelope found inside a stream to a code, from its type or code. */
 function classify(error: ServerError): LlmErrorCode {
+  if (saysContextLength(error)) return "context_length";
   const tag = `${error.type ?? ""} ${error.code ?? ""}`.toLowerCase();
   if (tag.includes("rate_limit") || tag.includes("429")) return "rate_limit";
   if (tag.includes("overloaded") || tag.includes("503")) return "overloaded";

@@ -3,6 +3,7 @@
  * sees only these shapes; HTTP and SSE knowledge stays inside `src/llm`.
  */
 import { DshError } from "../errors.ts";
+import type { ModelPrices } from "./prices.ts";
 
 /** A tool call as the model made it; `arguments` is its raw JSON text. */
 export interface ChatToolCall {
@@ -46,6 +47,10 @@ export interface ModelInfo {
   readonly reasoningEcho: "reasoning_content" | "reasoning" | "none";
   /** Whether to send `stream_options.include_usage`. */
   readonly streamUsage: boolean;
+  /** Whether the model reads images in prompts. */
+  readonly vision: boolean;
+  /** What its tokens cost; absent when unknown (its usage then costs 0). */
+  readonly prices?: ModelPrices;
 }
 
 export interface ChatRequest {
@@ -53,12 +58,20 @@ export interface ChatRequest {
   readonly messages: readonly ChatMessage[];
   readonly tools: readonly ToolDefinition[];
   readonly effort?: Effort;
+  /**
+   * `none` offers the tools without letting the model call them (the prompt stays identical
+   * for the provider's cache); `auto` when absent.
+   */
+  readonly toolChoice?: "auto" | "none";
 }
 
 export interface Usage {
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** Prompt tokens served from the provider's prefix cache, when it says. */
   readonly cachedTokens?: number;
+  /** Prompt tokens not served from the cache, when the provider says (DeepSeek does). */
+  readonly cacheMissTokens?: number;
   readonly reasoningTokens?: number;
 }
 
@@ -93,6 +106,8 @@ export type LlmErrorCode =
   | "auth"
   | "insufficient_balance"
   | "bad_request"
+  /** The prompt does not fit the model's context window. */
+  | "context_length"
   | "rate_limit"
   | "overloaded"
   | "server"

@@ -31,6 +31,7 @@ export const WireUsage = v.looseObject({
   prompt_tokens: OptionalNumber,
   completion_tokens: OptionalNumber,
   prompt_cache_hit_tokens: OptionalNumber,
+  prompt_cache_miss_tokens: OptionalNumber,
   prompt_tokens_details: v.optional(v.nullable(v.looseObject({ cached_tokens: OptionalNumber }))),
   completion_tokens_details: v.optional(
     v.nullable(v.looseObject({ reasoning_tokens: OptionalNumber })),
@@ -98,11 +99,13 @@ export function readServerError(body: unknown): ServerError | undefined {
 /** Normalises a usage object; cache hits come from either DeepSeek's or OpenAI's field. */
 export function toUsage(usage: WireUsage): Usage {
   const cached = usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens;
+  const missed = usage.prompt_cache_miss_tokens;
   const reasoning = usage.completion_tokens_details?.reasoning_tokens;
   return {
     promptTokens: usage.prompt_tokens ?? 0,
     completionTokens: usage.completion_tokens ?? 0,
     ...(cached == null ? {} : { cachedTokens: cached }),
+    ...(missed == null ? {} : { cacheMissTokens: missed }),
     ...(reasoning == null ? {} : { reasoningTokens: reasoning }),
   };
 }

@@ -1,6 +1,6 @@
 /** The checks a session's working directory must pass before any agent is built. */
 import { realpath, stat } from "node:fs/promises";
-import { isAbsolute } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { InvalidInputError, quoted } from "../errors.ts";
 
 /**
@@ -17,6 +17,30 @@ export async function checkCwd(cwd: string): Promise<void> {
   }
   if (!isDirectory) throw unusable("cwd is not a directory", cwd);
   await checkNotKernel(cwd);
+}
+
+/**
+ * Resolves when `wanted` names the directory a session was created in (`logged`, as the log
+ * header has it): both are compared as real paths, so a session opened through a symlinked
+ * directory is found again through its target and the other way round. InvalidInputError
+ * otherwise. The one check for a live session and a reopened one alike.
+ */
+export async function checkSameCwd(
+  sessionId: string,
+  logged: string,
+  wanted: string,
+): Promise<void> {
+  const [real, asked] = await Promise.all([canonical(logged), canonical(wanted)]);
+  if (real === asked) return;
+  throw new InvalidInputError(`session ${sessionId} belongs to ${logged}, not ${wanted}`, {
+    sessionId,
+    cwd: logged,
+  });
+}
+
+/** The real path, or the normalised path when it cannot be resolved (gone, unreadable). */
+async function canonical(path: string): Promise<string> {
+  return realpath(path).catch(() => resolve(path));
 }
 
 /** The longest path Linux resolves; a longer one cannot name a directory anywhere. */

@@ -91,13 +91,42 @@ export const ToolResultEvent = v.object({
   output: v.string(),
   intent: RenderIntent,
 });
+/**
+ * One model request's reported tokens. `cacheHitTokens + cacheMissTokens = promptTokens`;
+ * `costUsd` is what the request cost at its model's prices when it was made. Logs written
+ * before hits and misses were kept have `cachedTokens` instead.
+ */
 export const UsageEvent = v.object({
   type: v.literal("usage"),
   ...turn,
+  /** The model step it belongs to; absent for a compaction's summary request. */
+  step: v.optional(v.number()),
   promptTokens: v.number(),
   completionTokens: v.number(),
   cachedTokens: v.optional(v.number()),
+  cacheHitTokens: v.optional(v.number()),
+  cacheMissTokens: v.optional(v.number()),
   reasoningTokens: v.optional(v.number()),
+  costUsd: v.optional(v.number()),
+  /** The model's window when the request was made (replay shows the context meter with it). */
+  contextWindow: v.optional(v.number()),
+  /** Set on the usage of a compaction's summary request (it says nothing of the context). */
+  compaction: v.optional(v.literal(true)),
+});
+/**
+ * The context was compacted: from now on the model reads `summary` in place of every event up
+ * to `upToSeq` (the events after it stay verbatim). The log itself keeps every event.
+ */
+export const CompactionEvent = v.object({
+  type: v.literal("compaction"),
+  ...turn,
+  compactionId: v.string(),
+  summary: v.string(),
+  upToSeq: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  /** Estimated context tokens before and after. */
+  tokensBefore: v.number(),
+  tokensAfter: v.number(),
+  focus: v.optional(v.string()),
 });
 export const TurnEndEvent = v.object({
   type: v.literal("turn_end"),
@@ -131,6 +160,7 @@ export const SessionEvent = v.variant("type", [
   ToolCallEvent,
   ToolResultEvent,
   UsageEvent,
+  CompactionEvent,
   TurnEndEvent,
   SandboxModeEvent,
   ApprovalPolicyEvent,

@@ -67,6 +67,7 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
       case "turn_start":
       case "prompt_submit":
       case "usage":
+      case "compaction":
       case "turn_end":
       case "sandbox_mode":
       case "approval_policy":

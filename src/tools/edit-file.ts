@@ -2,7 +2,6 @@
 import * as v from "valibot";
 import { InvalidInputError, NotFoundError } from "../errors.ts";
 import { displayPath } from "./containment.ts";
-import { homeDirsOf } from "./credential-paths.ts";
 import { EditMismatchError } from "./errors.ts";
 import {
   applyChange,
@@ -13,6 +12,7 @@ import {
 import type { FileChangeDetails, WriteToolDeps } from "./file-change.ts";
 import { readTextFile } from "./file-io.ts";
 import { checkWrite, protectedDirsOf } from "./paths.ts";
+import { snapshotSecrets } from "./secret-identity.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
 export const EditFileInput = v.object({
@@ -45,7 +45,6 @@ export type EditFileInput = v.InferOutput<typeof EditFileInput>;
 export function createEditFileTool(
   deps: WriteToolDeps,
 ): Tool<typeof EditFileInput, FileChangeDetails> {
-  const homeDirs = homeDirsOf(deps.homeDir);
   const protectedDirs = protectedDirsOf(deps.protectedDirs);
   return {
     name: "edit_file",
@@ -64,15 +63,16 @@ export function createEditFileTool(
           "old_string and new_string are identical; there is nothing to change",
         );
       }
-      const target = checkWrite(ctx.cwd, input.path, homeDirs, protectedDirs);
+      const secrets = snapshotSecrets(deps.secrets);
+      const target = checkWrite(ctx.cwd, input.path, secrets, protectedDirs);
       if (!target.exists)
         throw new NotFoundError(`${target.path} does not exist; use write_file to create it`);
-      const oldText = await readTextFile(target.real, target.path, { homeDirs });
+      const oldText = await readTextFile(target.real, target.path, { secrets });
       const shown = displayPath(ctx.cwd, target.real);
       const edit = planEdit(oldText, input, shown);
       const line = firstChangedLine(oldText, edit.newText);
       const change: FileChangeDetails = { path: target.real, oldText, newText: edit.newText, line };
-      const refusal = await applyChange("Edit", target, change, ctx, homeDirs);
+      const refusal = await applyChange("Edit", target, change, ctx, secrets);
       if (refusal !== undefined) return refusal;
       const count = edit.count === 1 ? "1 occurrence" : `${edit.count} occurrences`;
       return {

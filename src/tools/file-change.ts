@@ -5,16 +5,18 @@ import { displayPath } from "./containment.ts";
 import { readTextFile, writeFileAtomic } from "./file-io.ts";
 import type { DiffIntent, GenericIntent, RenderIntent } from "./intent.ts";
 import type { WriteTarget } from "./paths.ts";
+import type { SecretSnapshot } from "./secret-identity.ts";
+import type { SecretPlaces } from "./credential-paths.ts";
 import type { PresentContext, ToolContext, ToolResult } from "./types.ts";
 import { authorizeWrite } from "./write-policy.ts";
 
 /** What the write tools need to know of the user. */
 export interface WriteToolDeps {
   /**
-   * The user's home directory: its credential stores are never written, and its dotfiles
-   * ask before a write when the session root holds it.
+   * What is never written (credential stores, dsh's state directory); its home directories'
+   * dotfiles ask before a write when the session root holds them.
    */
-  readonly homeDir: string;
+  readonly secrets: SecretPlaces;
   /** Directories never written, whatever the preset: dsh's own configuration. */
   readonly protectedDirs: readonly string[];
 }
@@ -98,12 +100,13 @@ export async function applyChange(
   target: WriteTarget,
   change: FileChangeDetails,
   ctx: ToolContext,
-  homeDirs: readonly string[],
+  secrets: SecretSnapshot,
 ): Promise<ToolResult<never> | undefined> {
-  const refusal = await authorizeWrite(target, changeIntent(verb, change, ctx), ctx, homeDirs);
+  const intent = changeIntent(verb, change, ctx);
+  const refusal = await authorizeWrite(target, intent, ctx, secrets.places.homeDirs);
   if (refusal !== undefined) return refusal;
   // An approval can take minutes: whatever the user saved meanwhile must not be overwritten.
-  if ((await currentText(target, homeDirs)) !== change.oldText) {
+  if ((await currentText(target, secrets)) !== change.oldText) {
     return {
       isError: true,
       output: `${target.real} changed while waiting for approval; nothing was written (read it again)`,
@@ -114,12 +117,9 @@ export async function applyChange(
 }
 
 /** The target's text now, or null when it does not exist. */
-async function currentText(
-  target: WriteTarget,
-  homeDirs: readonly string[],
-): Promise<string | null> {
+async function currentText(target: WriteTarget, secrets: SecretSnapshot): Promise<string | null> {
   if (!existsSync(target.real)) return null;
-  return readTextFile(target.real, target.path, { homeDirs });
+  return readTextFile(target.real, target.path, { secrets });
 }
 
 /** "3 lines" / "1 line". */

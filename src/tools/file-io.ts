@@ -32,9 +32,23 @@ const READ_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constant
 
 /** An open regular file: read it, then close it (dispose). */
 export interface OpenedFile extends AsyncDisposable {
+  /** The descriptor, for checks on what was opened; closed by dispose. */
+  readonly fd: number;
+  /** What `fstat` says: a hint, never a bound (procfs and sysfs files say 0, whatever they hold). */
   readonly size: number;
-  read(): Promise<Uint8Array>;
+  /** Reads from the start, at most `limit` bytes; `complete` is false when more remain. */
+  read(limit: number): Promise<BoundedBytes>;
 }
+
+/** Bytes read under a limit. */
+export interface BoundedBytes {
+  readonly bytes: Uint8Array;
+  /** True when the file ended within the limit. */
+  readonly complete: boolean;
+}
+
+/** First buffer of a read whose size hint is 0 or small; it grows by doubling. */
+const FIRST_CHUNK_BYTES = 64 * 1024;
 
 /**
  * Opens a regular file for reading without following a final symlink and without blocking,
@@ -69,14 +83,74 @@ export async function openRegularFile(
       throw new UnsupportedFileError(`${shownPath} is a named pipe (FIFO), not a regular file`);
     if (!stats.isFile()) throw new UnsupportedFileError(`${shownPath} is not a regular file`);
     return {
+      fd: handle.fd,
       size: stats.size,
-      read: () => handle.readFile(),
+      read: (limit) => readBounded(handle, limit, stats.size, shownPath),
       [Symbol.asyncDispose]: () => handle.close(),
     };
   } catch (error) {
     await handle.close();
     throw error;
   }
+}
+
+/**
+ * Bytes read past the limit to tell whether more remain. A whole page, not one byte: some
+ * kernel files (`/proc/<pid>/pagemap`) refuse reads that are not multiples of 8 bytes.
+ */
+const PROBE_BYTES = 4096;
+
+/**
+ * Reads at most `limit` bytes, counting what the reads return, never what `fstat` claimed:
+ * the buffer starts at the claimed size (or 64 KiB when the claim is 0) and grows only as
+ * bytes arrive. A file that ends where it claimed comes back in a buffer of its exact size.
+ * Throws `UnsupportedFileError` for a file that does not read like one (EINVAL), and what
+ * `describeFileError` makes of other failures.
+ */
+async function readBounded(
+  handle: fsp.FileHandle,
+  limit: number,
+  sizeHint: number,
+  shownPath: string,
+): Promise<BoundedBytes> {
+  const wanted = limit + PROBE_BYTES;
+  const readInto = (target: Uint8Array, offset: number, length: number) =>
+    handle.read(target, offset, length, null).then(
+      (read) => read.bytesRead,
+      (error: unknown) => {
+        if (errorCode(error) === "EINVAL") {
+          throw new UnsupportedFileError(`${shownPath} cannot be read as a plain file (EINVAL)`);
+        }
+        throw describeFileError(error, "read", shownPath);
+      },
+    );
+  // Unpooled and unzeroed: only the bytes read are ever exposed.
+  let buffer: Uint8Array = Buffer.allocUnsafeSlow(
+    Math.min(wanted, sizeHint > 0 ? sizeHint : FIRST_CHUNK_BYTES),
+  );
+  let total = 0;
+  for (;;) {
+    if (total === buffer.length) {
+      if (total >= wanted) break;
+      // Full: a small probe tells the end of the file from more to come.
+      const probe = Buffer.allocUnsafeSlow(PROBE_BYTES);
+      const more = await readInto(probe, 0, PROBE_BYTES);
+      if (more === 0) break;
+      const grown = Buffer.allocUnsafeSlow(
+        Math.min(wanted, Math.max(buffer.length * 2, total + more)),
+      );
+      grown.set(buffer);
+      grown.set(probe.subarray(0, Math.min(more, grown.length - total)), total);
+      buffer = grown;
+      total = Math.min(total + more, grown.length);
+      continue;
+    }
+    const bytesRead = await readInto(buffer, total, buffer.length - total);
+    if (bytesRead === 0) break;
+    total += bytesRead;
+  }
+  if (total > limit) return { bytes: buffer.subarray(0, limit), complete: false };
+  return { bytes: total === buffer.length ? buffer : buffer.subarray(0, total), complete: true };
 }
 
 /**
@@ -95,7 +169,13 @@ export async function readTextBytes(
         "use grep to find the part you need, or bash with head/sed",
     );
   }
-  const bytes = await file.read();
+  const { bytes, complete } = await file.read(MAX_FILE_BYTES);
+  if (!complete) {
+    throw new UnsupportedFileError(
+      `${shownPath} holds more than ${formatBytes(MAX_FILE_BYTES)} (its size is not known before reading), ` +
+        "over the limit; use grep to find the part you need, or bash with head/sed",
+    );
+  }
   if (looksBinary(bytes)) {
     throw new UnsupportedFileError(
       `${shownPath} is a binary file (it has NUL bytes); it cannot be read as text`,

@@ -4,9 +4,10 @@ import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError } from "../errors.ts";
 import { displayPath } from "./containment.ts";
-import { homeDirsOf } from "./credential-paths.ts";
+import type { SecretPlaces } from "./credential-paths.ts";
 import { UnsupportedFileError } from "./errors.ts";
 import { resolveForRead, statLocated } from "./paths.ts";
+import { snapshotSecrets } from "./secret-identity.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
 import type { SearchDetails } from "./search-intent.ts";
 import type { Tool, ToolResult } from "./types.ts";
@@ -34,13 +35,12 @@ export const GlobInput = v.object({
 export type GlobInput = v.InferOutput<typeof GlobInput>;
 
 export interface GlobDeps {
-  /** The user's home directory: its credential stores are not listed. */
-  readonly homeDir: string;
+  /** What is never listed: credential stores, dsh's state directory (see `secretPlacesOf`). */
+  readonly secrets: SecretPlaces;
 }
 
 /** Creates the `glob` tool. */
 export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDetails> {
-  const homeDirs = homeDirsOf(deps.homeDir);
   return {
     name: "glob",
     description:
@@ -50,7 +50,8 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
     async execute(input, ctx): Promise<ToolResult<SearchDetails>> {
       if (input.pattern.trim() === "") throw new InvalidInputError("pattern is empty");
       const split = splitPattern(input.pattern, input.path ?? ".");
-      const base = resolveForRead(ctx.cwd, split.base, homeDirs);
+      const secrets = snapshotSecrets(deps.secrets);
+      const base = resolveForRead(ctx.cwd, split.base, secrets);
       const stats = statLocated(base);
       if (!stats.isDirectory()) throw new UnsupportedFileError(`${base.path} is not a directory`);
       const glob = new Bun.Glob(split.pattern);
@@ -60,7 +61,7 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
         {
           signal: ctx.signal,
           skipDirs: skippedDirs(input.pattern, input.path),
-          homeDirs,
+          secrets,
           maxDepth: split.pattern.includes("**")
             ? Number.POSITIVE_INFINITY
             : split.pattern.split("/").length,

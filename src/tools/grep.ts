@@ -9,13 +9,14 @@ import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError, errorMessage } from "../errors.ts";
 import { displayPath } from "./containment.ts";
-import { homeDirsOf } from "./credential-paths.ts";
+import type { SecretPlaces } from "./credential-paths.ts";
 import { MAX_FILE_BYTES, formatBytes, looksBinary, openRegularFile } from "./file-io.ts";
 import { MATCH_BUDGET_MS, createLineMatcher } from "./grep-matcher.ts";
 import type { LineMatcher } from "./grep-matcher.ts";
 import type { Location } from "./intent.ts";
 import type { ReadGuard } from "./opened-path.ts";
 import { resolveForRead, statLocated } from "./paths.ts";
+import { snapshotSecrets } from "./secret-identity.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
 import type { SearchDetails } from "./search-intent.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
@@ -55,8 +56,8 @@ export const GrepInput = v.object({
 export type GrepInput = v.InferOutput<typeof GrepInput>;
 
 export interface GrepDeps {
-  /** The user's home directory: its credential stores are never searched. */
-  readonly homeDir: string;
+  /** What is never searched: credential stores, dsh's state directory (see `secretPlacesOf`). */
+  readonly secrets: SecretPlaces;
   /** Time one call may spend matching before it stops with an error. Default `MATCH_BUDGET_MS`. */
   readonly matchBudgetMs?: number;
 }
@@ -70,7 +71,6 @@ interface Tally {
 
 /** Creates the `grep` tool. */
 export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDetails> {
-  const homeDirs = homeDirsOf(deps.homeDir);
   return {
     name: "grep",
     description:
@@ -79,7 +79,8 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
     input: GrepInput,
     async execute(input, ctx): Promise<ToolResult<SearchDetails>> {
       const regex = compile(input.pattern, input.ignore_case === true);
-      const base = resolveForRead(ctx.cwd, input.path ?? ".", homeDirs);
+      const secrets = snapshotSecrets(deps.secrets);
+      const base = resolveForRead(ctx.cwd, input.path ?? ".", secrets);
       const filter =
         input.glob === undefined || input.glob === "" ? undefined : new Bun.Glob(input.glob);
       const byPath = input.glob?.includes("/") === true;
@@ -91,7 +92,7 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
         budgetMs: deps.matchBudgetMs ?? MATCH_BUDGET_MS,
         signal: ctx.signal,
       });
-      const search = createBatchedSearch(matcher, tally, ctx, { homeDirs, within: base.real });
+      const search = createBatchedSearch(matcher, tally, ctx, { secrets, within: base.real });
       let capped = false;
       if (statLocated(base).isDirectory()) {
         const walk = await walkFiles(
@@ -99,7 +100,7 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
           {
             signal: ctx.signal,
             skipDirs: skippedDirs(input.glob, input.path),
-            homeDirs,
+            secrets,
             maxDepth: Number.POSITIVE_INFINITY,
             maxEntries: MAX_WALK_ENTRIES,
           },
@@ -209,7 +210,9 @@ async function readForSearch(file: string, guard: ReadGuard): Promise<ReadFile> 
   try {
     await using opened = await openRegularFile(file, file, guard);
     if (opened.size > MAX_FILE_BYTES) return { ...none, tooLarge: true };
-    bytes = await opened.read();
+    const read = await opened.read(MAX_FILE_BYTES);
+    if (!read.complete) return { ...none, tooLarge: true };
+    bytes = read.bytes;
   } catch {
     return none;
   }

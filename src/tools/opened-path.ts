@@ -9,13 +9,14 @@
  */
 import * as fs from "node:fs";
 import { isInside } from "./containment.ts";
-import { credentialMatch } from "./credential-paths.ts";
+import { secretMatch, secretRefusal } from "./credential-paths.ts";
 import { PathRefusedError } from "./errors.ts";
+import type { SecretSnapshot } from "./secret-identity.ts";
 
 /** What a read must not have opened, checked again on the descriptor after the open. */
 export interface ReadGuard {
-  /** Home directories whose credential stores are never read (see `homeDirsOf`). */
-  readonly homeDirs: readonly string[];
+  /** The secret places never read: credential stores, dsh's state directory. */
+  readonly secrets: SecretSnapshot;
   /** A real directory the opened file must lie under, when the read is confined to one. */
   readonly within?: string;
 }
@@ -42,8 +43,9 @@ const DELETED_SUFFIX = " (deleted)";
 
 /**
  * Throws `PathRefusedError` unless the file `fd` holds (opened from `realPath`, which passed
- * the checks) is outside every credential store and, when the guard says so, inside its
- * directory. The caller closes the descriptor.
+ * the checks) is outside every secret place, by path and by device and inode (a hard link to
+ * a store's file is refused here), and, when the guard says so, inside its directory. The
+ * caller closes the descriptor.
  */
 export function checkOpenedForRead(
   fd: number,
@@ -62,7 +64,9 @@ export function checkOpenedForRead(
     ? [actual, actual.slice(0, -DELETED_SUFFIX.length)]
     : [actual];
   for (const name of names) {
-    if (credentialMatch(name, guard.homeDirs) !== undefined) throw refused();
+    if (secretMatch(name, guard.secrets.places) !== undefined) throw refused();
     if (guard.within !== undefined && !isInside(guard.within, name)) throw refused();
   }
+  const match = guard.secrets.match(names.at(-1) ?? actual, fs.fstatSync(fd, { bigint: true }));
+  if (match !== undefined) throw new PathRefusedError(secretRefusal(shownPath, match, "read"));
 }

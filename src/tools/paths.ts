@@ -7,9 +7,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
 import { isInside } from "./containment.ts";
-import { credentialMatch } from "./credential-paths.ts";
+import { secretRefusal } from "./credential-paths.ts";
 import { PathRefusedError, UnsupportedFileError, describeFileError, errorCode } from "./errors.ts";
 import { hooksPathOf } from "../permission/git-hooks.ts";
+import type { SecretSnapshot } from "./secret-identity.ts";
 
 /** Longest path a tool accepts, in characters (Linux `PATH_MAX`). */
 export const MAX_PATH_LENGTH = 4096;
@@ -61,16 +62,13 @@ export function locate(cwd: string, input: string): LocatedPath {
 }
 
 /**
- * A path the read tools may open: it exists and is not a credential store under the user's
- * home (checked before and after symlinks). Throws `NotFoundError` or `PathRefusedError`.
+ * A path the read tools may open: it exists and is not a secret place (a credential store,
+ * dsh's state directory), checked before and after symlinks and by device and inode. Throws
+ * `NotFoundError` or `PathRefusedError`.
  */
-export function resolveForRead(
-  cwd: string,
-  input: string,
-  homeDirs: readonly string[],
-): LocatedPath {
+export function resolveForRead(cwd: string, input: string, secrets: SecretSnapshot): LocatedPath {
   const located = locate(cwd, input);
-  refuseCredentials(located, homeDirs, "read");
+  refuseSecrets(located, secrets, "read");
   if (!located.exists) throw new NotFoundError(`${located.path} does not exist`);
   return located;
 }
@@ -95,20 +93,20 @@ export function protectedDirsOf(dirs: readonly string[]): readonly string[] {
 }
 
 /**
- * Checks a write target without asking anyone: credential stores under home (like reads),
- * protected names (`.git`, `.dsh`), `protectedDirs` (dsh's own configuration, expanded by
- * `protectedDirsOf`), directories and hard-linked files are refused here, whatever the preset
- * and before anything is read. Whether the write needs the user's approval is the caller's
+ * Checks a write target without asking anyone: secret places (like reads), protected names
+ * (`.git`, `.dsh`), `protectedDirs` (dsh's own configuration, expanded by `protectedDirsOf`),
+ * directories and hard-linked files are refused here, whatever the preset and before anything
+ * is read. Whether the write needs the user's approval is the caller's
  * policy (`place`).
  */
 export function checkWrite(
   cwd: string,
   input: string,
-  homeDirs: readonly string[],
+  secrets: SecretSnapshot,
   protectedDirs: readonly string[],
 ): WriteTarget {
   const located = locate(cwd, input);
-  refuseCredentials(located, homeDirs, "write");
+  refuseSecrets(located, secrets, "write");
   const guarded = protectedSegment(located.path) ?? protectedSegment(located.real);
   if (guarded !== undefined) {
     throw new PathRefusedError(
@@ -158,18 +156,15 @@ export function statLocated(located: LocatedPath): fs.Stats {
   }
 }
 
-/** Throws `PathRefusedError` when the path, before or after symlinks, is a credential store. */
-function refuseCredentials(
-  located: LocatedPath,
-  homeDirs: readonly string[],
-  action: "read" | "write",
-): void {
-  const denied = credentialMatch(located.path, homeDirs) ?? credentialMatch(located.real, homeDirs);
-  if (denied === undefined) return;
-  const where = denied === located.path ? "" : ` is under ${denied}, which`;
-  throw new PathRefusedError(
-    `${located.path}${where} holds credentials; dsh does not ${action} it`,
-  );
+/**
+ * Throws `PathRefusedError` when the path, before or after symlinks, is or lies in a secret
+ * place; the resolved path is also compared by device and inode (a second mount point of
+ * home, a hard link to a store's file).
+ */
+function refuseSecrets(located: LocatedPath, secrets: SecretSnapshot, action: string): void {
+  const match = secrets.match(located.path) ?? secrets.match(located.real);
+  if (match === undefined) return;
+  throw new PathRefusedError(secretRefusal(located.path, match, action));
 }
 
 /** The protected directory a path lies in, e.g. `/r/.git`, or undefined. */

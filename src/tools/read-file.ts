@@ -3,10 +3,11 @@ import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError } from "../errors.ts";
 import { displayPath } from "./containment.ts";
-import { homeDirsOf } from "./credential-paths.ts";
+import type { SecretPlaces } from "./credential-paths.ts";
 import { decodeForDisplay, readTextBytes } from "./file-io.ts";
 import type { RenderIntent } from "./intent.ts";
 import { resolveForRead } from "./paths.ts";
+import { snapshotSecrets } from "./secret-identity.ts";
 import type { PresentContext, Tool, ToolResult } from "./types.ts";
 
 /** Lines returned when the model gives no `limit`. */
@@ -49,15 +50,14 @@ export interface ReadFileDetails {
 }
 
 export interface ReadFileDeps {
-  /** The user's home directory: its credential stores are never read. */
-  readonly homeDir: string;
+  /** What is never read: credential stores, dsh's state directory (see `secretPlacesOf`). */
+  readonly secrets: SecretPlaces;
 }
 
 /** Creates the `read_file` tool. */
 export function createReadFileTool(
   deps: ReadFileDeps,
 ): Tool<typeof ReadFileInput, ReadFileDetails> {
-  const homeDirs = homeDirsOf(deps.homeDir);
   return {
     name: "read_file",
     description:
@@ -66,8 +66,9 @@ export function createReadFileTool(
       `Lines longer than ${MAX_LINE_CHARS} characters are cut. Binary files and files over 2 MiB are refused.`,
     input: ReadFileInput,
     async execute(input, ctx): Promise<ToolResult<ReadFileDetails>> {
-      const located = resolveForRead(ctx.cwd, input.path, homeDirs);
-      const bytes = await readTextBytes(located.real, located.path, { homeDirs });
+      const secrets = snapshotSecrets(deps.secrets);
+      const located = resolveForRead(ctx.cwd, input.path, secrets);
+      const bytes = await readTextBytes(located.real, located.path, { secrets });
       const { text, valid } = decodeForDisplay(bytes);
       const result = numberLines(
         located.path,

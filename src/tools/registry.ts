@@ -202,6 +202,8 @@ function formatIssues(issues: readonly v.BaseIssue<unknown>[]): string {
 }
 
 function toDefinition(tool: AnyTool): ToolDefinition {
+  if (tool.parameters !== undefined)
+    return { name: tool.name, description: tool.description, parameters: { ...tool.parameters } };
   const { $schema: _draft, ...parameters } = toJsonSchema(tool.input, {
     typeMode: "input",
     errorMode: "throw",

@@ -39,6 +39,11 @@ export interface Tool<Schema extends v.GenericSchema = v.GenericSchema, Details 
   readonly name: string;
   readonly description: string;
   readonly input: Schema;
+  /**
+   * The JSON Schema offered to the model when it is not the input schema's own form: a tool
+   * whose arguments another program defines and validates (an MCP server's tool).
+   */
+  readonly parameters?: Readonly<Record<string, unknown>>;
   execute(input: v.InferOutput<Schema>, ctx: ToolContext): Promise<ToolResult<Details>>;
   /** Whether the tool is offered to the model in this session; always when absent. */
   available?(ctx: AvailabilityContext): boolean;

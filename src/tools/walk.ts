@@ -1,11 +1,13 @@
 /**
  * The directory walk behind glob and grep: sorted, depth-bounded, never following symlinked
- * directories (no cycles, no escapes), skipping noisy directories and credential stores.
+ * directories (no cycles, no escapes), skipping noisy directories and secret places
+ * (credential stores, dsh's state directory; directories also by device and inode).
  */
 import type { Dirent } from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
-import { credentialMatch } from "./credential-paths.ts";
+import { secretMatch } from "./credential-paths.ts";
+import type { SecretSnapshot } from "./secret-identity.ts";
 
 /** Directories skipped unless the search names them. */
 export const NOISY_DIRS: readonly string[] = [".git", "node_modules"];
@@ -14,8 +16,8 @@ export interface WalkOptions {
   readonly signal: AbortSignal;
   /** Directory names not descended into. */
   readonly skipDirs: ReadonlySet<string>;
-  /** Home directories whose credential stores are skipped. */
-  readonly homeDirs: readonly string[];
+  /** The secret places skipped. */
+  readonly secrets: SecretSnapshot;
   /** Deepest level of entries visited (1: the base's own entries). */
   readonly maxDepth: number;
   /** Entries visited before the walk stops with `capped`. */
@@ -57,14 +59,18 @@ export async function walkFiles(
       if (++visited > options.maxEntries) return { capped: true };
       const absolute = path.join(dir, entry.name);
       const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
-      if (credentialMatch(absolute, options.homeDirs) !== undefined) continue;
       if (entry.isDirectory()) {
-        if (depth < options.maxDepth && !options.skipDirs.has(entry.name)) {
+        if (
+          depth < options.maxDepth &&
+          !options.skipDirs.has(entry.name) &&
+          options.secrets.match(absolute) === undefined
+        ) {
           subdirs.push({ dir: absolute, relative: rel, depth: depth + 1 });
         }
         continue;
       }
       if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+      if (secretMatch(absolute, options.secrets.places) !== undefined) continue;
       if (
         (await visit({ absolute, relative: rel, isSymlink: entry.isSymbolicLink() })) === "stop"
       ) {

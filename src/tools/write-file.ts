@@ -1,7 +1,6 @@
 /** `write_file`: create or replace a whole file, showing the diff. */
 import * as v from "valibot";
 import { displayPath } from "./containment.ts";
-import { homeDirsOf } from "./credential-paths.ts";
 import {
   applyChange,
   changeResultIntent,
@@ -12,6 +11,7 @@ import {
 import type { FileChangeDetails, WriteToolDeps } from "./file-change.ts";
 import { readTextFile } from "./file-io.ts";
 import { checkWrite, protectedDirsOf } from "./paths.ts";
+import { snapshotSecrets } from "./secret-identity.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
 const BOM = "\uFEFF";
@@ -29,7 +29,6 @@ export type WriteFileInput = v.InferOutput<typeof WriteFileInput>;
 export function createWriteFileTool(
   deps: WriteToolDeps,
 ): Tool<typeof WriteFileInput, FileChangeDetails> {
-  const homeDirs = homeDirsOf(deps.homeDir);
   const protectedDirs = protectedDirsOf(deps.protectedDirs);
   return {
     name: "write_file",
@@ -38,9 +37,10 @@ export function createWriteFileTool(
       "Prefer edit_file to change part of an existing file.",
     input: WriteFileInput,
     async execute(input, ctx): Promise<ToolResult<FileChangeDetails>> {
-      const target = checkWrite(ctx.cwd, input.path, homeDirs, protectedDirs);
+      const secrets = snapshotSecrets(deps.secrets);
+      const target = checkWrite(ctx.cwd, input.path, secrets, protectedDirs);
       const oldText = target.exists
-        ? await readTextFile(target.real, target.path, { homeDirs })
+        ? await readTextFile(target.real, target.path, { secrets })
         : null;
       // A file that had a byte order mark keeps it, as editors do on save.
       const keepBom = oldText?.startsWith(BOM) === true && !input.content.startsWith(BOM);
@@ -51,7 +51,7 @@ export function createWriteFileTool(
         newText,
         line: firstChangedLine(oldText, newText),
       };
-      const refusal = await applyChange("Write", target, change, ctx, homeDirs);
+      const refusal = await applyChange("Write", target, change, ctx, secrets);
       if (refusal !== undefined) return refusal;
       const shown = displayPath(ctx.cwd, target.real);
       const verb =

@@ -12,7 +12,7 @@ import { currentValues, offered, startRig } from "../permission/rig.ts";
 
 const m = acp.methods.agent.session;
 const PRESETS = ["read-only", "workspace-write", "danger-full-access"];
-const MODELS = ["deepseek-flash", "deepseek-v4-flash", "deepseek-v4-pro"];
+const MODELS = ["deepseek-flash", "deepseek-v4-pro"];
 const EFFORTS = ["off", "low", "high", "max"];
 
 /** The logged knob and model events of a session, in order. */
@@ -218,13 +218,13 @@ describe("model and effort", () => {
     rig.model.script(held, textTurn("done"));
     const prompt = rig.prompt(sessionId, "read");
     await rig.model.received(0);
-    const { configOptions } = await rig.setOption(sessionId, "model", "deepseek-v4-flash");
-    expect(currentValues(configOptions).model).toBe("deepseek-v4-flash");
+    const { configOptions } = await rig.setOption(sessionId, "model", "deepseek-v4-pro");
+    expect(currentValues(configOptions).model).toBe("deepseek-v4-pro");
     gate.resolve();
     expect(await prompt).toEqual({ stopReason: "end_turn" });
     expect(rig.model.requests.map((r) => r.body.model)).toEqual([
       "deepseek-flash",
-      "deepseek-v4-flash",
+      "deepseek-v4-pro",
     ]);
   });
 

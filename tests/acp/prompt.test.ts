@@ -53,7 +53,13 @@ describe("session/prompt", () => {
       { sessionUpdate: "session_info_update", title: "say hi" },
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "thinking" } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hello there" } },
-      { sessionUpdate: "usage_update", used: 15, size: expect.any(Number) },
+      {
+        sessionUpdate: "usage_update",
+        used: 15,
+        size: expect.any(Number),
+        // Flash's price depends on the hour (peak or off-peak); tests/acp/cost.test.ts pins it.
+        cost: { amount: expect.any(Number), currency: "USD" },
+      },
     ]);
     await f.h.disconnect();
     expect(updatesAfterSettlement(f.h, sessionId)).toEqual([]);

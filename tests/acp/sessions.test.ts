@@ -18,6 +18,7 @@ describe("initialize", () => {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: false },
         sessionCapabilities: { list: {}, close: {}, resume: {} },
+        mcpCapabilities: { http: true, sse: true },
       },
       agentInfo: { name: "dsh", title: "dsh", version: "0.0.0-test" },
       authMethods: [
@@ -184,6 +185,13 @@ describe("session/load", () => {
         content: [{ type: "diff", path, oldText: null, newText: "A\n" }],
       }),
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Wrote it." } },
+      // The context meter as the last request left it, and the session's cost so far.
+      {
+        sessionUpdate: "usage_update",
+        used: 15,
+        size: 1_048_576,
+        cost: { amount: expect.any(Number), currency: "USD" },
+      },
     ]);
     expect(loaded.configOptions?.[0]).toMatchObject({
       id: "permission",
@@ -249,6 +257,7 @@ describe("session/load", () => {
     expect(f.h.updates(sessionId).slice(before)).toEqual([
       { sessionUpdate: "user_message_chunk", content: { type: "text", text: "hi" } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi back" } },
+      expect.objectContaining({ sessionUpdate: "usage_update", used: 15 }),
     ]);
   });
 

@@ -39,6 +39,8 @@ describe("the live update mapper", () => {
         turnId: "t",
         usage: { promptTokens: 1200.7, completionTokens: 5 },
         contextWindow: 128000,
+        contextUsed: 1205.7,
+        costUsd: 0.0125,
       },
       { type: "turn_end", turnId: "t", reason: "end_turn" },
     ];
@@ -46,7 +48,12 @@ describe("the live update mapper", () => {
     expect(updates).toEqual([
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hmm" } },
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hello" } },
-      { sessionUpdate: "usage_update", used: 1205, size: 128000 },
+      {
+        sessionUpdate: "usage_update",
+        used: 1205,
+        size: 128000,
+        cost: { amount: 0.0125, currency: "USD" },
+      },
     ]);
     expect(updateProblems(updates)).toEqual([]);
   });
@@ -118,5 +125,56 @@ describe("the live update mapper", () => {
       expect.objectContaining({ toolCallId: "d", status: "failed" }),
     ]);
     expect(mapper.closeAll()).toEqual([]);
+  });
+
+  test("a compaction is compaction_update for clients that take it, else a note only when it ends", () => {
+    const states: LiveEvent[] = [
+      { type: "compaction", turnId: "t", compactionId: "k", status: "in_progress" },
+      {
+        type: "compaction",
+        turnId: "t",
+        compactionId: "k",
+        status: "completed",
+        summary: "S",
+        tokensBefore: 9000,
+        tokensAfter: 1200,
+      },
+      { type: "compaction", turnId: "t", compactionId: "j", status: "failed", error: "no summary" },
+      { type: "compaction", turnId: "t", compactionId: "i", status: "cancelled" },
+    ];
+    const supported = createUpdateMapper({ terminalOutput: false, compaction: true });
+    expect(states.flatMap((e) => supported.map(e))).toEqual([
+      { sessionUpdate: "compaction_update", compactionId: "k", status: "in_progress" },
+      {
+        sessionUpdate: "compaction_update",
+        compactionId: "k",
+        status: "completed",
+        summary: [{ type: "text", text: "S" }],
+      },
+      {
+        sessionUpdate: "compaction_update",
+        compactionId: "j",
+        status: "failed",
+        error: "no summary",
+      },
+      { sessionUpdate: "compaction_update", compactionId: "i", status: "cancelled" },
+    ]);
+    const plain = createUpdateMapper({ terminalOutput: false });
+    expect(states.flatMap((e) => plain.map(e))).toEqual([
+      {
+        sessionUpdate: "agent_message_chunk",
+        content: {
+          type: "text",
+          text: "\n\n*Context compacted: the earlier conversation is now a summary (about 9,000 → 1,200 tokens).*\n\n",
+        },
+      },
+      {
+        sessionUpdate: "agent_message_chunk",
+        content: {
+          type: "text",
+          text: "\n\n*The context could not be compacted: no summary.*\n\n",
+        },
+      },
+    ]);
   });
 });

@@ -90,6 +90,36 @@ describe("loadConfig", () => {
       expect(load).toThrow(fragment);
     }
   });
+
+  test("compact_at: 0.8 by default, any share above 0 up to 1, anything else an error", () => {
+    expect(loadConfig({ HOME: dir }).compactAt).toBe(0.8);
+    expect(loadConfig({ HOME: dir, DSH_CONFIG: withFile("compact_at = 0.5\n") }).compactAt).toBe(
+      0.5,
+    );
+    for (const bad of ["0", "1.5", "-0.2", '"half"']) {
+      const load = () => loadConfig({ HOME: dir, DSH_CONFIG: withFile(`compact_at = ${bad}\n`) });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow("compact_at");
+    }
+  });
+
+  test("[[models]] prices, vision and context_window reach the config", () => {
+    const DSH_CONFIG = withFile(
+      '[[models]]\nid = "m"\ncontext_window = 4096\nvision = true\nprices = { cache_hit = 0.1, cache_miss = 1, output = 2 }\n',
+    );
+    expect(loadConfig({ HOME: dir, DSH_CONFIG }).models).toEqual([
+      {
+        id: "m",
+        context_window: 4096,
+        vision: true,
+        prices: { cache_hit: 0.1, cache_miss: 1, output: 2 },
+      },
+    ]);
+    const typo = withFile(
+      '[[models]]\nid = "m"\nprices = { cache_hit = 0.1, cache_mis = 1, output = 2 }\n',
+    );
+    expect(() => loadConfig({ HOME: dir, DSH_CONFIG: typo })).toThrow(ConfigError);
+  });
 });
 
 describe("the endpoint's base URL", () => {

@@ -182,8 +182,8 @@ describe("dsh exec", () => {
       stderr: "pipe",
     });
     const stderr = watchOutput(proc.stderr);
-    // The token line comes after the whole answer was handed to stdout: only now start reading.
-    await stderr.waitFor("10 in · 5 out\n");
+    // The last line comes after the whole answer was handed to stdout: only now start reading.
+    await stderr.waitFor(" tokens (0%) · $");
     const stdout = await new Response(proc.stdout).text();
     expect(await proc.exited).toBe(0);
     expect(stdout.length).toBe(answer.length + 1);

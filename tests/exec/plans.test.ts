@@ -214,7 +214,7 @@ describe("protected paths of a workspace", () => {
     mkdirSync(join(dir.path, "real-aws"));
     symlinkSync(join(dir.path, "real-aws"), join(dir.path, ".aws"));
     writeFileSync(join(dir.path, ".netrc"), "machine x");
-    expect(credentialMasks(dir.path)).toEqual([
+    expect(credentialMasks({ home: dir.path })).toEqual([
       { type: "dir", path: join(dir.path, ".ssh") },
       { type: "dir", path: join(dir.path, ".aws") },
       { type: "file", path: join(dir.path, ".netrc") },

@@ -55,6 +55,14 @@ describe("request body", () => {
     ]);
   });
 
+  test.concurrent("toolChoice none offers the same tools with tool_choice none", async () => {
+    const { body } = await sentBody(chatRequest({ tools: [readFileTool], toolChoice: "none" }));
+    expect([body?.tools, body?.tool_choice]).toEqual([
+      [{ type: "function", function: readFileTool }],
+      "none",
+    ]);
+  });
+
   const thinking: [Effort | undefined, Record<string, unknown>][] = [
     ["off", { thinking: { type: "disabled" } }],
     ["low", { thinking: { type: "enabled" }, reasoning_effort: "low" }],

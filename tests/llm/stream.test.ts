@@ -40,7 +40,13 @@ describe("stream normalising", () => {
       { type: "text_delta", text: " world" },
       {
         type: "usage",
-        usage: { promptTokens: 100, completionTokens: 20, cachedTokens: 64, reasoningTokens: 7 },
+        usage: {
+          promptTokens: 100,
+          completionTokens: 20,
+          cachedTokens: 64,
+          cacheMissTokens: 36,
+          reasoningTokens: 7,
+        },
       },
       { type: "finish", reason: "stop", toolCalls: [] },
     ]);
@@ -175,7 +181,7 @@ describe("stream normalising", () => {
       reasoning: "need the file",
       text: "",
       tools: ["start 0 call_a read_file", 'delta 0 {"pa', 'delta 0 th":', 'delta 0 "a.ts"}'],
-      usage: { promptTokens: 5, completionTokens: 5, cachedTokens: 0 },
+      usage: { promptTokens: 5, completionTokens: 5, cachedTokens: 0, cacheMissTokens: 5 },
       end: {
         finish: "tool_calls",
         toolCalls: [{ id: "call_a", name: "read_file", arguments: '{"path":"a.ts"}' }],

@@ -15,6 +15,8 @@ export interface AcpProcessOptions {
   /** Extra environment over the test defaults. */
   readonly env?: Record<string, string>;
   readonly onPermission?: (params: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
+  /** The config file's text (TOML); empty by default. */
+  readonly configToml?: string;
 }
 
 export interface AcpProcess extends AsyncDisposable {
@@ -41,7 +43,7 @@ export async function spawnAcp(options: AcpProcessOptions): Promise<AcpProcess> 
   const home = join(root, "home");
   mkdirSync(cwd);
   mkdirSync(join(root, "user"));
-  writeFileSync(join(root, "config.toml"), "");
+  writeFileSync(join(root, "config.toml"), options.configToml ?? "");
   const proc = Bun.spawn([binary, "acp"], {
     cwd,
     env: {

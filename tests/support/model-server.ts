@@ -75,7 +75,8 @@ export type Expectation = (request: RecordedRequest) => string | undefined;
 
 export interface ScriptedTurn {
   readonly expect?: Expectation;
-  readonly respond: Respond;
+  /** The answer, or a function that picks it from the recorded request (benchmarks). */
+  readonly respond: Respond | ((request: RecordedRequest) => Respond);
 }
 
 export interface ModelServer extends AsyncDisposable {
@@ -143,7 +144,7 @@ export async function startModelServer(): Promise<ModelServer> {
       failures.push(`request ${n}: ${problem}`);
       return errorResponse(400, problem, "invalid_request_error");
     }
-    const respond = turn.respond;
+    const respond = typeof turn.respond === "function" ? turn.respond(record) : turn.respond;
     if ("status" in respond) {
       const json = respond.json ?? { error: { message: `mock: status ${respond.status}` } };
       return Response.json(json, { status: respond.status, headers: respond.headers });

@@ -1,6 +1,8 @@
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { loadConfig } from "../../src/app/config.ts";
+import { protectedConfigPaths } from "../../src/app/guarded-paths.ts";
 import { PRESETS } from "../../src/permission/knobs.ts";
 import { createFileTools } from "../../src/tools/core-tools.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
@@ -106,4 +108,46 @@ test("the repository's core.hooksPath (husky) is never written, even in full acc
   }
   expect(box.read(".husky/pre-commit")).toBe("npm test\n");
   expect(fs.existsSync(path.join(box.root, ".husky/post-checkout"))).toBe(false);
+});
+
+describe("the protected list the composition root builds", () => {
+  async function attempt(registry: ToolRegistry, file: string) {
+    return (await run(registry, "write_file", { path: file, content: "x\n" })).result;
+  }
+
+  test("the default config directory is protected whole: its AGENTS.md too", async () => {
+    box.write(".config/dsh/AGENTS.md", "user rules\n");
+    const env = { HOME: box.root, XDG_DATA_HOME: path.join(box.base, "data") };
+    const guarded = protectedConfigPaths(loadConfig(env), env);
+    expect(guarded).toEqual([path.join(box.root, ".config", "dsh")]);
+    const registry = createToolRegistry(
+      createFileTools({ homeDir: box.home, protectedDirs: guarded }),
+    );
+    for (const file of [".config/dsh/AGENTS.md", ".config/dsh/config.toml", ".config/dsh/x"]) {
+      const result = await attempt(registry, file);
+      expect({ file, isError: result.isError }).toEqual({ file, isError: true });
+      expect(result.output).toContain("dsh's own configuration");
+    }
+    expect(box.read(".config/dsh/AGENTS.md")).toBe("user rules\n");
+  });
+
+  test("an explicit DSH_CONFIG protects that file and the AGENTS.md beside it, not its folder", async () => {
+    box.write("dsh.toml", CONFIG);
+    box.write("AGENTS.md", "rules\n");
+    const env = {
+      HOME: box.home,
+      DSH_CONFIG: path.join(box.root, "dsh.toml"),
+      XDG_DATA_HOME: path.join(box.base, "data"),
+    };
+    const guarded = protectedConfigPaths(loadConfig(env), env);
+    expect(guarded).toEqual([path.join(box.root, "dsh.toml"), path.join(box.root, "AGENTS.md")]);
+    const registry = createToolRegistry(
+      createFileTools({ homeDir: box.home, protectedDirs: guarded }),
+    );
+    for (const file of ["dsh.toml", "AGENTS.md"]) {
+      expect((await attempt(registry, file)).isError).toBe(true);
+    }
+    expect(box.read("AGENTS.md")).toBe("rules\n");
+    expect((await attempt(registry, "src/notes.md")).isError).toBe(false);
+  });
 });

@@ -1,0 +1,82 @@
+/**
+ * Contracts of dsh's MCP client: the servers a session starts, their states as surfaces show
+ * them, and the options every session's servers share.
+ */
+import * as v from "valibot";
+
+/** Environment variables and headers: names to values. */
+const StringMap = v.record(v.string(), v.string());
+
+/** A server dsh starts as a child process and talks to over stdin/stdout. */
+export const StdioServerSpec = v.object({
+  transport: v.literal("stdio"),
+  name: v.string(),
+  command: v.string(),
+  args: v.array(v.string()),
+  /** Exactly what this server gets on top of the scrubbed command environment. */
+  env: StringMap,
+});
+export type StdioServerSpec = v.InferOutput<typeof StdioServerSpec>;
+
+/**
+ * A server reached over HTTP: `http` is streamable HTTP, falling back to SSE when the server
+ * does not speak it; `sse` is the older SSE transport only.
+ */
+export const RemoteServerSpec = v.object({
+  transport: v.picklist(["http", "sse"]),
+  name: v.string(),
+  url: v.pipe(v.string(), v.url()),
+  headers: StringMap,
+});
+export type RemoteServerSpec = v.InferOutput<typeof RemoteServerSpec>;
+
+/** One MCP server of a session, from the editor's `mcpServers` or the config file. */
+export const McpServerSpec = v.variant("transport", [StdioServerSpec, RemoteServerSpec]);
+export type McpServerSpec = v.InferOutput<typeof McpServerSpec>;
+
+/** Where a server is in its life: its tools are offered only while `ready`. */
+export type McpServerState = "starting" | "ready" | "failed" | "stopped";
+
+/** A server as `/status` and `dsh doctor` show it. */
+export interface McpServerStatus {
+  readonly name: string;
+  readonly state: McpServerState;
+  /** Tools offered to the model now (0 unless `ready`). */
+  readonly tools: number;
+  /** Why it failed, for `failed`. */
+  readonly error?: string;
+}
+
+/** Something the user should be told once: a server failed to start, died or timed out. */
+export interface McpNotice {
+  readonly severity: "warning" | "error";
+  readonly title: string;
+  readonly description?: string;
+}
+
+/** What every session's servers share, set once by the composition. */
+export interface McpOptions {
+  /** The config file's servers, started for every session (a session's own win a name clash). */
+  readonly servers: readonly McpServerSpec[];
+  /** The parent environment, scrubbed before a stdio server sees it. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** HOME for stdio servers. */
+  readonly home: string;
+  /** The `[env]` table's extra names and secrets allowed through. */
+  readonly include: readonly string[];
+  readonly allowSecret: readonly string[];
+  /** How long a server may take to connect and list its tools. */
+  readonly startupTimeoutMs: number;
+  /** How long one tool call may take before it fails as timed out. */
+  readonly toolTimeoutMs: number;
+}
+
+/** Merges the config file's servers with a session's own: the session's entry wins a name. */
+export function mergeServers(
+  configured: readonly McpServerSpec[],
+  session: readonly McpServerSpec[],
+): McpServerSpec[] {
+  const byName = new Map<string, McpServerSpec>();
+  for (const spec of [...configured, ...session]) byName.set(spec.name, spec);
+  return [...byName.values()];
+}

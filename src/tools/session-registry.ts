@@ -1,0 +1,26 @@
+/**
+ * A session's tool registry: the core tools, whose definitions stay the same objects on every
+ * request (the provider's prompt cache keeps hitting), followed by tools that come and go
+ * with the session (its MCP servers'). Calls go to the part that has the tool.
+ */
+import type { ToolRegistry } from "./types.ts";
+
+/** `extra()` is read on every call, so a change there reaches the next request. */
+export function createSessionRegistry(core: ToolRegistry, extra: () => ToolRegistry): ToolRegistry {
+  const owner = (name: string): ToolRegistry => {
+    const dynamic = extra();
+    return dynamic.names.includes(name) ? dynamic : core;
+  };
+  return {
+    get names() {
+      return [...core.names, ...extra().names];
+    },
+    definitions(ctx) {
+      const added = extra().definitions(ctx);
+      const base = core.definitions(ctx);
+      return added.length === 0 ? base : [...base, ...added];
+    },
+    presentCall: (name, rawArguments, ctx) => owner(name).presentCall(name, rawArguments, ctx),
+    execute: (name, rawArguments, ctx) => owner(name).execute(name, rawArguments, ctx),
+  };
+}
