@@ -39,8 +39,7 @@ export async function openTerminalSession(
     );
   }
   const config = loadConfig(env, { model: flags.model, permission: flags.permission });
-  // Into a file, everything; on the terminal, errors only, as one plain line each: retries and
-  // stalls reach the user as notices on the status line instead.
+  // Into a file, everything; on the terminal, warnings and errors, as one plain line each.
   const logger =
     config.log === "stderr"
       ? createTerminalLogger(surroundings.stderr)
