@@ -76,8 +76,18 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
   };
   process.on("SIGINT", onSigint);
 
+  /** Each turn's end as the renderer draws it: the lines after a turn wait for its last block. */
+  const rendered = new Map<string, PromiseWithResolvers<void>>();
+  const turnDrawn = (turnId: string) => {
+    const waiter = rendered.get(turnId) ?? Promise.withResolvers<void>();
+    rendered.set(turnId, waiter);
+    return waiter;
+  };
   void (async () => {
-    for await (const event of handle.events()) view.renderer.render(event);
+    for await (const event of handle.events()) {
+      view.renderer.render(event);
+      if (event.type === "turn_end") turnDrawn(event.turnId).resolve();
+    }
   })();
 
   const settingsLine = (s: SessionSettings) => `model ${s.model} · permission ${presetOf(s.knobs)}`;
@@ -119,6 +129,8 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
       turnRunning = true;
       try {
         const outcome = await handle.prompt([{ type: "text", text: line }]);
+        await turnDrawn(outcome.turnId).promise;
+        rendered.delete(outcome.turnId);
         screen.activity.write(style.dim(`${formatStatusLine(handle.status())}\n`));
         if (outcome.reason === "error" && outcome.error !== undefined) {
           const model = handle.settings().model;
