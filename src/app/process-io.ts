@@ -20,6 +20,8 @@ export interface ProcessIo {
   readonly cwd: string;
   /** The terminal's width (80 when unknown). */
   columns(): number;
+  /** The terminal's height (24 when unknown). */
+  rows(): number;
   /** Resolves once everything written so far is out (or its reader is gone). */
   flush(): Promise<void>;
 }
@@ -43,6 +45,7 @@ export function processIo(): ProcessIo {
     env: process.env,
     cwd: process.cwd(),
     columns: () => process.stdout.columns || process.stderr.columns || 80,
+    rows: () => process.stdout.rows || process.stderr.rows || 24,
     flush: async () => {
       await Promise.all([stdout.flush(), stderr.flush()]);
     },

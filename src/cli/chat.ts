@@ -55,6 +55,7 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
       input: options.stdin,
       output: io.stdout,
       columns: () => io.columns(),
+      rows: () => io.rows(),
       history: openHistory(session.historyFile),
       onInterrupt: cancelTurn,
       onReading: (reading) => (reading ? screen.suspend() : screen.resume()),

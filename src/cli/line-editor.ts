@@ -15,6 +15,7 @@ export interface TerminalInputDeps {
   readonly input: NodeJS.ReadStream;
   readonly output: { write(text: string): void };
   readonly columns: () => number;
+  readonly rows: () => number;
   readonly history: History;
   /** Ctrl-C while no line is read, or at a question: the chat cancels the running turn. */
   readonly onInterrupt: () => void;
@@ -32,6 +33,13 @@ export interface TerminalInput extends LineQueue {
 const CONTINUATION = "· ";
 const BRACKETED_PASTE_ON = "\u001b[?2004h";
 const BRACKETED_PASTE_OFF = "\u001b[?2004l";
+
+interface InputWindow {
+  readonly lines: readonly string[];
+  /** The first line drawn. */
+  readonly start: number;
+  readonly columns: number;
+}
 
 interface Reading {
   readonly prompt: string;
@@ -53,37 +61,64 @@ export function createTerminalInput(deps: TerminalInputDeps): TerminalInput {
 
   const write = (out: string) => deps.output.write(out);
 
-  const layout = (upTo: number) => {
+  const prefixOf = (i: number) => (i === 0 ? (reading?.prompt ?? "") : CONTINUATION);
+
+  /**
+   * The lines drawn: all of them, or (for input taller than the screen, such as a long paste)
+   * the last ones that fit under one line counting the rest, since rows that scrolled off the
+   * top can never be redrawn.
+   */
+  const windowOf = (): InputWindow => {
     const columns = Math.max(1, deps.columns());
-    const lines = text.slice(0, upTo).split("\n");
-    let row = 0;
-    let col = 0;
-    lines.forEach((line, i) => {
-      const prefix = i === 0 ? (reading?.prompt ?? "") : CONTINUATION;
-      const width = Bun.stringWidth(prefix + line);
-      if (i < lines.length - 1) row += Math.max(1, Math.ceil(width / columns));
-      else {
-        row += Math.floor(width / columns);
-        col = width % columns;
-      }
-    });
-    return { row, col };
+    const lines = text.split("\n");
+    const rowsOf = (i: number) =>
+      Math.max(1, Math.ceil(Bun.stringWidth(prefixOf(i) + (lines[i] ?? "")) / columns));
+    const budget = Math.max(3, deps.rows() - 2);
+    let start = lines.length - 1;
+    let used = rowsOf(start);
+    while (start > 0 && used + rowsOf(start - 1) + (start > 1 ? 1 : 0) <= budget) {
+      start -= 1;
+      used += rowsOf(start);
+    }
+    return { lines, start, columns };
+  };
+
+  /** Where offset `upTo` is drawn; an offset in a hidden line is shown at the first drawn one. */
+  const layout = (upTo: number, window: InputWindow) => {
+    const { lines, start, columns } = window;
+    const before = text.slice(0, upTo).split("\n");
+    let index = before.length - 1;
+    let head = before[index] ?? "";
+    if (index < start) {
+      index = start;
+      head = "";
+    }
+    let row = start > 0 ? 1 : 0;
+    for (let i = start; i < index; i++)
+      row += Math.max(1, Math.ceil(Bun.stringWidth(prefixOf(i) + (lines[i] ?? "")) / columns));
+    const width = Bun.stringWidth(prefixOf(index) + head);
+    return { row: row + Math.floor(width / columns), col: width % columns };
   };
 
   const draw = (hint = "") => {
     if (reading === undefined) return;
-    const shown = text
-      .split("\n")
-      .map((line, i) => (i === 0 ? reading!.prompt : CONTINUATION) + line);
+    const window = windowOf();
+    const hidden = window.start;
+    const shown = [
+      ...(hidden > 0
+        ? [`${CONTINUATION}… ${hidden} more line${hidden === 1 ? "" : "s"} above`]
+        : []),
+      ...window.lines.slice(hidden).map((line, k) => prefixOf(hidden + k) + line),
+    ];
     let out = cursorRow > 0 ? `\u001b[${cursorRow}A` : "";
     out += `\r\u001b[J${shown.join("\n")}${hint}`;
-    const end = layout(text.length);
+    const end = layout(text.length, window);
     const hintWidth = Bun.stringWidth(hint);
-    const endCol = (end.col + hintWidth) % Math.max(1, deps.columns());
-    const endRow = end.row + Math.floor((end.col + hintWidth) / Math.max(1, deps.columns()));
+    const endCol = (end.col + hintWidth) % window.columns;
+    const endRow = end.row + Math.floor((end.col + hintWidth) / window.columns);
     // A line that ends exactly at the edge leaves the cursor waiting to wrap: make it wrap.
     if (endCol === 0 && text.length + hint.length > 0) out += " \r\u001b[K";
-    const at = layout(cursor);
+    const at = layout(cursor, window);
     const up = endRow - at.row;
     if (up > 0) out += `\u001b[${up}A`;
     out += `\r${at.col > 0 ? `\u001b[${at.col}C` : ""}`;
@@ -94,8 +129,8 @@ export function createTerminalInput(deps: TerminalInputDeps): TerminalInput {
   const finish = (line: string | undefined) => {
     const current = reading;
     if (current === undefined) return;
-    // Leave the whole input on screen and move below it.
-    const end = layout(text.length);
+    // Leave the input on screen and move below it.
+    const end = layout(text.length, windowOf());
     const down = end.row - cursorRow;
     write(`${down > 0 ? `\u001b[${down}B` : ""}\r\n`);
     reading = undefined;

@@ -23,6 +23,8 @@ export interface CliIo {
   readonly cwd: string;
   /** The terminal's width (80 when unknown). */
   columns(): number;
+  /** The terminal's height (24 when unknown). */
+  rows(): number;
 }
 
 /** The session a terminal surface talks in, with the parts of its composition it shows. */

@@ -127,6 +127,23 @@ describe("dsh chat at a terminal", () => {
     expect(await pty.exited).toBe(0);
   });
 
+  test("a paste taller than the screen is sent whole; the input shows its last lines under a count of the rest", async () => {
+    const project = rig.project("tall-paste");
+    const requests = requestsFromNow();
+    const pasted = Array.from({ length: 100 }, (_, i) => `log line ${i + 1}`).join("\n");
+    rig.server.script(textTurn("read all of it"));
+    await using pty = chat(project);
+    await pty.waitFor("› ");
+    pty.type(PASTE(pasted));
+    await pty.waitFor("· log line 100");
+    expect(pty.output()).toMatch(/… \d+ more lines above/);
+    pty.type("\r");
+    expect(await requests.lastUserMessage(0)).toBe(pasted);
+    await pty.waitFor("read all of it");
+    pty.type("\u0004");
+    expect(await pty.exited).toBe(0);
+  });
+
   test("Ctrl-C clears typed text first, exits only on a second press at an empty prompt; history is kept", async () => {
     const project = rig.project("ctrl-c-prompt");
     const requests = requestsFromNow();
