@@ -1,6 +1,6 @@
 /** `dsh exec` and friends through the compiled binary, over real pipes, against the test model server. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { ExecJsonEvent } from "../../src/cli/exec-json.ts";
@@ -337,4 +337,23 @@ describe("errors as advice", () => {
     expect(run.stdout).toContain("dsh exec");
     expect(run.stdout).toContain("--continue");
   });
+});
+
+test("dsh rules lists model-proposed commands without the escape sequences they carry", async () => {
+  const project = rig.project("rules-escapes");
+  mkdirSync(project.home, { recursive: true });
+  writeFileSync(
+    join(project.home, "rules.json"),
+    JSON.stringify({
+      version: 1,
+      projects: {
+        [project.cwd]: [{ type: "command", words: ["npm", "test\u001b]0;owned\u0007\u001b[2J"] }],
+      },
+    }),
+  );
+  const run = await rig.run(["rules"], project);
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain("npm test");
+  expect(run.stdout).not.toContain("\u001b");
+  expect(run.stdout).not.toContain("\u0007");
 });
