@@ -10,13 +10,12 @@
  * and `bunfig.toml`: dsh runs inside projects it does not trust.
  */
 import { version } from "./package.json";
-import { HELP, UsageError, parseArgs } from "./src/cli/args.ts";
-import { processIo } from "./src/app/process-io.ts";
-import { printError } from "./src/cli/io.ts";
+import { HELP, UsageError, parseArgs } from "./src/app/args.ts";
+import { type ProcessIo, processIo } from "./src/app/process-io.ts";
 import { DshError, errorMessage } from "./src/errors.ts";
+import { terminalText } from "./src/exec/sanitize.ts";
 
-async function main(argv: readonly string[]): Promise<number> {
-  const io = processIo();
+async function main(io: ProcessIo, argv: readonly string[]): Promise<number> {
   try {
     const args = parseArgs(argv);
     switch (args.command) {
@@ -27,22 +26,22 @@ async function main(argv: readonly string[]): Promise<number> {
         io.stdout.write(HELP);
         return 0;
       case "acp":
-        if (args.login) return await (await import("./src/cli/login.ts")).runLogin(io);
+        if (args.login) return await (await import("./src/app/login.ts")).runLogin(io);
         return await (await import("./src/app/acp.ts")).runAcp(io.env, version);
       case "exec":
-        return await (await import("./src/cli/exec.ts")).runExec(io, args, () => Bun.stdin.text());
+        return await (await import("./src/app/exec.ts")).runExecCommand(io, args);
       case "chat":
-        return await (await import("./src/cli/chat.ts")).runChat(io, args);
+        return await (await import("./src/app/chat.ts")).runChatCommand(io, args);
       case "sessions":
-        return await (await import("./src/cli/sessions.ts")).runSessions(io, args);
+        return await (await import("./src/app/sessions.ts")).runSessionsCommand(io, args);
       case "login":
-        return await (await import("./src/cli/login.ts")).runLogin(io);
+        return await (await import("./src/app/login.ts")).runLogin(io);
       case "logout":
-        return (await import("./src/cli/login.ts")).runLogout(io);
+        return (await import("./src/app/login.ts")).runLogout(io);
       case "rules":
-        return (await import("./src/cli/rules.ts")).runRules(io, args.removeRule);
+        return (await import("./src/app/rules.ts")).runRules(io, args.removeRule);
       case "doctor":
-        return await (await import("./src/cli/doctor.ts")).runDoctor(io);
+        return await (await import("./src/app/doctor.ts")).runDoctor(io);
       default: {
         const unhandled: never = args.command;
         throw new UsageError(`unknown command ${String(unhandled)}`);
@@ -50,12 +49,17 @@ async function main(argv: readonly string[]): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      printError(io, `${error.message}\nRun 'dsh --help' for usage.`);
+      io.stderr.write(`dsh: ${terminalText(error.message)}\nRun 'dsh --help' for usage.\n`);
       return 2;
     }
-    printError(io, error instanceof DshError ? error.message : errorMessage(error));
+    const message = error instanceof DshError ? error.message : errorMessage(error);
+    io.stderr.write(`dsh: ${terminalText(message)}\n`);
     return 1;
   }
 }
 
-process.exit(await main(Bun.argv.slice(2)));
+const io = processIo();
+const code = await main(io, Bun.argv.slice(2));
+// Everything the command wrote reaches its reader before the process ends.
+await io.flush();
+process.exit(code);

@@ -19,7 +19,7 @@ bun tests/support/serve-script.ts "$work/script.json" >"$work/url" </dev/null &
 server_pid=$!
 url=$(head -n 1 "$work/url" | sed -n 's/.*"url":"\([^"]*\)".*/\1/p')
 answer=$(DSH_HOME="$work/home" DSH_CONFIG="$work/config.toml" DSH_BASE_URL="$url" DSH_API_KEY=smoke \
-  "$binary" exec "say smoke" 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; })
+  "$binary" exec "say smoke" </dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; })
 if [ "$answer" != "smoke ok" ]; then
   echo "smoke: dsh exec printed '$answer'" >&2
   cat "$work/stderr" >&2

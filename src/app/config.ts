@@ -142,7 +142,7 @@ export function loadConfig(
     home: resolve(dshHome),
     configPath,
     configDir: dirname(configPath),
-    baseUrl: nonEmpty(env.DSH_BASE_URL) ?? file.base_url ?? DEFAULT_BASE_URL,
+    baseUrl: baseUrlOf(env.DSH_BASE_URL, file.base_url, configPath),
     ...apiKeyOf(env, resolve(dshHome)),
     model: flags.model ?? nonEmpty(env.DSH_MODEL) ?? file.model,
     effort: file.effort ?? "high",
@@ -226,6 +226,31 @@ function streamTimeoutMs(fromEnv: string | undefined, fromFile: number | undefin
     );
   }
   return value * 1000;
+}
+
+/**
+ * The endpoint's base URL, checked at start: a value that is no http(s) URL would otherwise
+ * surface as a network failure retried three times at the first request.
+ */
+function baseUrlOf(fromEnv: string | undefined, fromFile: string | undefined, path: string) {
+  const env = nonEmpty(fromEnv);
+  const value = env ?? fromFile ?? DEFAULT_BASE_URL;
+  if (!isHttpUrl(value)) {
+    const where = env === undefined ? `${path}: base_url` : "DSH_BASE_URL";
+    throw new ConfigError(
+      `${where} "${value}" is not an http(s) URL; set it to the endpoint's base, such as ${DEFAULT_BASE_URL}`,
+    );
+  }
+  return value;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
 }
 
 function logDestination(value: string): string {

@@ -1,18 +1,88 @@
-/** The real process streams and environment, as the CLI commands see them. */
-import type { CliIo } from "../cli/io.ts";
+/**
+ * The real process streams and environment, as the terminal surfaces see them. Writes to
+ * stdout and stderr are counted until the OS has taken them, so `flush()` can hold the exit
+ * until a slow reader has every byte (Bun's `process.exit()` drops what is still queued).
+ */
 
-export function processIo(): CliIo {
+/** Somewhere text goes. */
+export interface ProcessSink {
+  write(text: string): void;
+}
+
+/** The process's streams, whether each is a terminal, its environment and directory. */
+export interface ProcessIo {
+  readonly stdout: ProcessSink;
+  readonly stderr: ProcessSink;
+  readonly stdinIsTTY: boolean;
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  /** The terminal's width (80 when unknown). */
+  columns(): number;
+  /** The terminal's height (24 when unknown). */
+  rows(): number;
+  /** Resolves once everything written so far is out (or its reader is gone). */
+  flush(): Promise<void>;
+}
+
+export function processIo(): ProcessIo {
+  const stdout = trackedSink(process.stdout); // stdout-ok: terminal surfaces only
+  const stderr = trackedSink(process.stderr);
   return {
-    stdout: { write: (text) => void process.stdout.write(text) }, // stdout-ok: terminal surfaces only
-    stderr: { write: (text) => void process.stderr.write(text) },
+    stdout,
+    stderr,
     // Read on demand: touching process.stdin sets up its stream, which `dsh acp` does not need.
     get stdinIsTTY() {
       return process.stdin.isTTY === true;
+    },
+    get stdoutIsTTY() {
+      return process.stdout.isTTY === true;
     },
     get stderrIsTTY() {
       return process.stderr.isTTY === true;
     },
     env: process.env,
     cwd: process.cwd(),
+    columns: () => process.stdout.columns || process.stderr.columns || 80,
+    rows: () => process.stdout.rows || process.stderr.rows || 24,
+    flush: async () => {
+      await Promise.all([stdout.flush(), stderr.flush()]);
+    },
+  };
+}
+
+interface TrackedSink extends ProcessSink {
+  flush(): Promise<void>;
+}
+
+/**
+ * A sink over a Node stream that knows how many writes the OS has not taken yet. A reader that
+ * went away (EPIPE) ends the stream: later writes are dropped, and flushing never waits on it.
+ */
+function trackedSink(stream: NodeJS.WriteStream): TrackedSink {
+  let pending = 0;
+  let broken = false;
+  let drained: PromiseWithResolvers<void> | undefined;
+  const settle = () => {
+    pending -= 1;
+    if (pending > 0 || drained === undefined) return;
+    drained.resolve();
+    drained = undefined;
+  };
+  stream.on("error", () => {
+    broken = true;
+  });
+  return {
+    write(text) {
+      if (broken || text === "") return;
+      pending += 1;
+      stream.write(text, settle);
+    },
+    flush() {
+      if (pending === 0) return Promise.resolve();
+      drained ??= Promise.withResolvers();
+      return drained.promise;
+    },
   };
 }

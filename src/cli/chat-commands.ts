@@ -10,6 +10,7 @@ import {
   runSlashCommand,
 } from "../commands/index.ts";
 import { errorMessage } from "../errors.ts";
+import { terminalText } from "../exec/sanitize.ts";
 import { type CliIo, printError } from "./io.ts";
 import { describeOutcome } from "./outcome.ts";
 
@@ -28,7 +29,7 @@ export async function runChatCommand(
 ): Promise<ChatCommandResult> {
   if (text === "/exit" || text === "/quit") return "exit";
   if (text === "/help") {
-    io.stdout.write(helpText());
+    io.stdout.write(terminalText(helpText()));
     return "handled";
   }
   const invocation = findSlashCommand(text);
@@ -43,7 +44,7 @@ export async function runChatCommand(
   };
   try {
     const result = await runSlashCommand(invocation, { ...session, runTurn });
-    if (result.type === "reply") io.stdout.write(`${result.text}\n`);
+    if (result.type === "reply") io.stdout.write(`${terminalText(result.text)}\n`);
     else if (result.outcome.reason !== "end_turn") printError(io, describeOutcome(result.outcome));
   } catch (error) {
     printError(io, errorMessage(error));

@@ -1,85 +1,131 @@
 /**
- * `dsh` / `dsh chat`: a readline conversation. Ctrl-C cancels the running turn (or exits when
- * idle), Ctrl-D exits, approvals are y/n questions, the model's questions are numbered choices,
- * slash commands (`/help` lists them) run through the shared commands module.
+ * `dsh` / `dsh chat`: a conversation at the terminal. At a terminal the input is the raw-mode
+ * line editor (multi-line, paste, history, Ctrl-C that clears first); piped input is read line
+ * by line. Ctrl-C during a turn, at an approval or at a question cancels the turn; Ctrl-D
+ * exits. Approvals are y/n questions, the model's questions numbered choices.
  */
 import { createInterface } from "node:readline";
-import type { SessionSettings } from "../agent/types.ts";
+import type { AgentHandle, SessionSettings } from "../agent/types.ts";
 import { errorMessage } from "../errors.ts";
+import { terminalText } from "../exec/sanitize.ts";
 import { presetOf } from "../permission/knobs.ts";
-import type { ParsedArgs } from "./args.ts";
+import { createPermissionService } from "../permission/service.ts";
+import { adviceFor } from "./advice.ts";
 import { runChatCommand } from "./chat-commands.ts";
-import { type CliIo, printError } from "./io.ts";
+import { openHistory } from "./history.ts";
+import { printError } from "./io.ts";
+import { type TerminalInput, createTerminalInput } from "./line-editor.ts";
 import { type LineQueue, createLineQueue } from "./line-queue.ts";
 import { describeOutcome } from "./outcome.ts";
-import { firstRun } from "./first-run.ts";
 import { createQuestionPrompt } from "./question-prompt.ts";
-import { createLiveRenderer } from "./render.ts";
-import { openTerminalSession } from "./session.ts";
+import { recentExchanges } from "./recent.ts";
+import { formatStatusLine } from "./status-line.ts";
+import { isDumbTerminal } from "./style.ts";
 import { createTerminalAnswerer } from "./terminal-answerer.ts";
+import type { CliIo, OpenSession } from "./types.ts";
+import { createTerminalView } from "./view.ts";
 
-export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
-  if ((await firstRun(io)) === "quit") return 1;
+export interface ChatOptions {
+  readonly open: OpenSession;
+  /** `dsh chat "PROMPT"`: sent as the first message. */
+  readonly firstPrompt?: string;
+  /** The terminal's input stream (raw mode is used when it is a terminal). */
+  readonly stdin: NodeJS.ReadStream;
+}
+
+export async function runChat(io: CliIo, options: ChatOptions): Promise<number> {
+  const view = createTerminalView(io, { activity: "stdout", showReasoning: true });
+  const { screen, style } = view;
   let lines: LineQueue | undefined;
-  const answerer = createTerminalAnswerer({ lines: () => lines, out: io.stdout });
-  const questioner = createQuestionPrompt({ lines: () => lines, out: io.stdout });
-  await using session = await openTerminalSession(io, args.flags, [answerer], [questioner]);
+  const answerer = createTerminalAnswerer({ lines: () => lines, out: screen.activity });
+  const questioner = createQuestionPrompt({ lines: () => lines, out: screen.activity });
+  await using session = await options.open({ answerers: [answerer], questioners: [questioner] });
   const { handle } = session;
 
-  const rl = createInterface({
-    input: process.stdin,
-    output: process.stdout,
-    terminal: io.stdinIsTTY,
-  });
-  lines = createLineQueue(rl, { terminal: io.stdinIsTTY, write: (text) => io.stdout.write(text) });
-  // One stream for everything: activity and questions then appear in the order they happen.
-  const renderer = createLiveRenderer({
-    answer: io.stdout,
-    activity: io.stdout,
-    color: io.stdinIsTTY,
-  });
-  void (async () => {
-    for await (const event of handle.events()) renderer.render(event);
-  })();
-
   let turnRunning = false;
-  /** The chat itself waits for the next prompt (not a question inside a turn). */
-  let atPrompt = false;
-  const onInterrupt = () => {
-    if (atPrompt) {
-      rl.close();
-      return;
-    }
-    if (lines?.interrupt()) return;
+  const cancelTurn = () => {
     if (turnRunning) handle.cancel();
   };
-  rl.on("SIGINT", onInterrupt);
-  process.on("SIGINT", onInterrupt);
+  const editing = io.stdinIsTTY && io.stdoutIsTTY && !isDumbTerminal(io.env);
+  let editor: TerminalInput | undefined;
+  let rl: ReturnType<typeof createInterface> | undefined;
+  /** Piped input: a line read at the chat prompt, else undefined. */
+  let atPrompt = false;
+  if (editing) {
+    editor = createTerminalInput({
+      input: options.stdin,
+      output: io.stdout,
+      columns: () => io.columns(),
+      rows: () => io.rows(),
+      history: openHistory(session.historyFile),
+      onInterrupt: cancelTurn,
+      onReading: (reading) => (reading ? screen.suspend() : screen.resume()),
+    });
+    lines = editor;
+  } else {
+    rl = createInterface({ input: options.stdin, terminal: false });
+    lines = createLineQueue(rl, { terminal: false, write: (text) => io.stdout.write(text) });
+  }
+  // Piped input (or a signal sent from outside): Ctrl-C arrives as SIGINT.
+  const onSigint = () => {
+    if (turnRunning) {
+      lines?.interrupt();
+      cancelTurn();
+    } else if (atPrompt || editor !== undefined) {
+      editor?.close();
+      rl?.close();
+    }
+  };
+  process.on("SIGINT", onSigint);
+
+  /** Each turn's end as the renderer draws it: the lines after a turn wait for its last block. */
+  const rendered = new Map<string, PromiseWithResolvers<void>>();
+  const turnDrawn = (turnId: string) => {
+    const waiter = rendered.get(turnId) ?? Promise.withResolvers<void>();
+    rendered.set(turnId, waiter);
+    return waiter;
+  };
+  void (async () => {
+    for await (const event of handle.events()) {
+      view.renderer.render(event);
+      if (event.type === "turn_end") turnDrawn(event.turnId).resolve();
+    }
+  })();
 
   const settingsLine = (s: SessionSettings) => `model ${s.model} · permission ${presetOf(s.knobs)}`;
-  io.stdout.write(
-    `dsh · ${handle.cwd} · ${settingsLine(handle.settings())}\n/help for commands, Ctrl-D to exit\n`,
-  );
+  const banner = terminalText(`${handle.cwd} · ${settingsLine(handle.settings())}`);
+  io.stdout.write(`${style.bold("dsh")} · ${banner}\n`);
+  const recent = recentExchanges(handle.history(), style);
+  if (recent !== "") io.stdout.write(`\n${recent}`);
+  io.stdout.write(style.dim("/help for commands, Ctrl-D to exit\n"));
+
+  const nextLine = async (): Promise<string | undefined> => {
+    if (editor !== undefined) {
+      io.stdout.write("\n");
+      return editor.chatLine("› ");
+    }
+    atPrompt = true;
+    try {
+      return await lines?.next();
+    } finally {
+      atPrompt = false;
+    }
+  };
+
+  let first = options.firstPrompt;
   try {
     for (;;) {
-      if (io.stdinIsTTY) {
-        io.stdout.write("\n");
-        lines.prompt("› ");
+      const line = first ?? (await nextLine());
+      if (first !== undefined) {
+        io.stdout.write(`› ${first}\n`);
+        first = undefined;
       }
-      atPrompt = true;
-      const line = await lines.next().finally(() => {
-        atPrompt = false;
-      });
       if (line === undefined) break;
       const text = line.trim();
       if (text === "") continue;
       if (text.startsWith("/")) {
-        const commandSession = {
-          handle,
-          models: session.composition.models,
-          sandbox: () => session.composition.runner.sandbox(),
-        };
-        const command = await runChatCommand(io, commandSession, text, (running) => {
+        // The shared commands module; an unknown `/word` goes to the model as a prompt.
+        const command = await runChatCommand(io, session, text, (running) => {
           turnRunning = running;
         });
         if (command === "exit") break;
@@ -87,8 +133,14 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
       }
       turnRunning = true;
       try {
-        const outcome = await handle.prompt([{ type: "text", text }]);
-        if (outcome.reason !== "end_turn") printError(io, describeOutcome(outcome));
+        const outcome = await handle.prompt([{ type: "text", text: line }]);
+        await turnDrawn(outcome.turnId).promise;
+        rendered.delete(outcome.turnId);
+        screen.activity.write(style.dim(`${formatStatusLine(handle.status())}\n`));
+        if (outcome.reason === "error" && outcome.error !== undefined) {
+          const model = handle.settings().model;
+          printError(io, adviceFor(outcome.error, { model, baseUrl: session.baseUrl(model) }));
+        } else if (outcome.reason !== "end_turn") printError(io, describeOutcome(outcome));
       } catch (error) {
         printError(io, errorMessage(error));
       } finally {
@@ -96,9 +148,11 @@ export async function runChat(io: CliIo, args: ParsedArgs): Promise<number> {
       }
     }
   } finally {
-    process.off("SIGINT", onInterrupt);
-    rl.close();
+    process.off("SIGINT", onSigint);
+    editor?.close();
+    rl?.close();
+    screen.close();
   }
-  io.stderr.write(`${io.stdinIsTTY ? "\n" : ""}session ${handle.sessionId}\n`);
+  io.stderr.write(`session ${handle.sessionId} (resume: dsh --resume ${handle.sessionId})\n`);
   return 0;
 }

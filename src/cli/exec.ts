@@ -1,42 +1,85 @@
-/** `dsh exec "PROMPT"`: one turn, the answer on stdout, everything else on stderr. */
-import type { TurnOutcome } from "../agent/types.ts";
-import type { ParsedArgs } from "./args.ts";
-import { type CliIo, printError } from "./io.ts";
-import { createLiveRenderer } from "./render.ts";
-import { openTerminalSession } from "./session.ts";
+/**
+ * `dsh exec "PROMPT"`: one turn. The session id first (stderr), so a killed run can be
+ * resumed; the final answer on stdout (streamed as Markdown to a terminal; into a pipe only
+ * the last step's text, commentary before tool calls going to stderr); reasoning, tool
+ * activity and a status line on stderr, and last the session with its context and cost. `--json` puts one JSON event per line
+ * on stdout instead, and nothing else.
+ */
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { LiveEvent, TurnOutcome } from "../agent/types.ts";
+import { DshError, errorMessage } from "../errors.ts";
+import { adviceFor } from "./advice.ts";
+import { jsonEventsOf, jsonLine } from "./exec-json.ts";
+import { printError } from "./io.ts";
 import { describeOutcome } from "./outcome.ts";
 import { formatStatusLine } from "./status-line.ts";
+import type { CliIo, OpenSession, TerminalSession } from "./types.ts";
+import { createTerminalView } from "./view.ts";
+
+export interface ExecRequest {
+  /** The prompt words joined; `-` means read standard input. */
+  readonly prompt: string;
+  /** Piped standard input, appended to a prompt given as words; undefined when none. */
+  readonly piped: () => Promise<string | undefined>;
+  readonly open: OpenSession;
+  /** `--json`: JSON lines on stdout. */
+  readonly json: boolean;
+  /** `-o FILE`: where the last message is written. */
+  readonly outputLastMessage?: string;
+}
 
 /** Runs the command and returns the exit code: 0 for a finished answer, 1 otherwise, 130 on Ctrl-C. */
-export async function runExec(
-  io: CliIo,
-  args: ParsedArgs,
-  readStdin: () => Promise<string>,
-): Promise<number> {
-  const prompt = args.prompt === "-" ? await readStdin() : (args.prompt ?? "");
-  if (prompt.trim() === "") {
-    printError(io, "the prompt is empty");
-    return 2;
-  }
+export async function runExec(io: CliIo, request: ExecRequest): Promise<number> {
+  const fail = (message: string, code: number) => {
+    if (request.json) io.stdout.write(jsonLine({ type: "error", message }));
+    else printError(io, message);
+    return code;
+  };
+  const prompt = await promptOf(request);
+  if (prompt.trim() === "") return fail("the prompt is empty", 2);
+
   // No answerers: nobody can approve anything in a one-shot run, so every approval is denied.
-  await using session = await openTerminalSession(io, args.flags, []);
+  let session: TerminalSession;
+  try {
+    session = await request.open({ answerers: [], questioners: [] });
+  } catch (error) {
+    if (!request.json) throw error;
+    return fail(errorMessage(error), error instanceof DshError && error.code === "usage" ? 2 : 1);
+  }
+  await using _session = session;
   const { handle } = session;
-  const renderer = createLiveRenderer({
-    answer: io.stdout,
-    activity: io.stderr,
-    color: io.stderrIsTTY,
-  });
+  const model = handle.settings().model;
+  if (request.json)
+    io.stdout.write(jsonLine({ type: "session", id: handle.sessionId, cwd: handle.cwd, model }));
+  else io.stderr.write(`session ${handle.sessionId}\n`);
+
+  const view = request.json
+    ? undefined
+    : createTerminalView(io, { activity: "stderr", showReasoning: true });
+  let lastMessage = "";
+  const onEvent = (event: LiveEvent) => {
+    if (event.type === "tool_call") lastMessage = "";
+    if (event.type === "text_delta") lastMessage += event.text;
+    if (view === undefined) for (const line of jsonEventsOf(event)) io.stdout.write(jsonLine(line));
+    else view.renderer.render(event);
+  };
   const events = handle.events();
   const rendering = (async () => {
     for await (const event of events) {
-      renderer.render(event);
+      onEvent(event);
       if (event.type === "turn_end") return;
     }
   })();
 
   let interrupted = false;
   const onSigint = () => {
-    if (interrupted) process.exit(130);
+    if (interrupted) {
+      // A second Ctrl-C: the default action, which ends the process at once.
+      process.off("SIGINT", onSigint);
+      process.kill(process.pid, "SIGINT");
+      return;
+    }
     interrupted = true;
     handle.cancel();
   };
@@ -47,9 +90,39 @@ export async function runExec(
     await rendering;
   } finally {
     process.off("SIGINT", onSigint);
+    view?.screen.close();
   }
-  io.stderr.write(`session ${handle.sessionId} · ${formatStatusLine(handle.status())}\n`);
+  if (request.outputLastMessage !== undefined) {
+    const path = resolve(io.cwd, request.outputLastMessage);
+    try {
+      writeFileSync(path, lastMessage);
+    } catch (error) {
+      printError(io, `could not write the last message to ${path}: ${errorMessage(error)}`);
+      return 1;
+    }
+  }
+  // Last, the session again (to resume it) with its context and cost.
+  if (view !== undefined)
+    io.stderr.write(
+      view.style.dim(`session ${handle.sessionId} · ${formatStatusLine(handle.status())}\n`),
+    );
   if (outcome.reason === "end_turn") return 0;
-  printError(io, describeOutcome(outcome));
+  if (!request.json) {
+    const line =
+      outcome.reason === "error" && outcome.error !== undefined
+        ? adviceFor(outcome.error, { model, baseUrl: session.baseUrl(model) })
+        : describeOutcome(outcome);
+    printError(io, line);
+    if (outcome.reason === "cancelled")
+      io.stderr.write(`resume it with: dsh exec --resume ${handle.sessionId} "PROMPT"\n`);
+  }
   return outcome.reason === "cancelled" ? 130 : 1;
+}
+
+/** The prompt: the words, standard input for `-`, or the words with piped input appended. */
+async function promptOf(request: ExecRequest): Promise<string> {
+  const piped = await request.piped();
+  if (request.prompt === "-") return piped ?? "";
+  if (piped === undefined || piped.trim() === "") return request.prompt;
+  return `${request.prompt}\n\n${piped}`;
 }

@@ -1,16 +1,14 @@
-/** The process's terminal streams, as the CLI commands see them. Only `src/cli/` writes stdout. */
-import type { TextSink } from "./render.ts";
+/** Error lines of the terminal surfaces. Only `src/cli/` writes stdout, through `CliIo`. */
+import { terminalText } from "../exec/sanitize.ts";
+import type { CliIo } from "./types.ts";
 
-export interface CliIo {
-  readonly stdout: TextSink;
-  readonly stderr: TextSink;
-  readonly stdinIsTTY: boolean;
-  readonly stderrIsTTY: boolean;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly cwd: string;
-}
+export type { CliIo, TextSink } from "./types.ts";
 
-/** One line on stderr, prefixed like every dsh error. */
-export function printError(io: CliIo, message: string): void {
-  io.stderr.write(`dsh: ${message}\n`);
+/** One line on stderr, prefixed like every dsh error; the message is made safe to print. */
+export function printError(io: Pick<CliIo, "stderr">, message: string): void {
+  io.stderr.write(
+    `dsh: ${terminalText(message)
+      .replace(/\s*\n\s*/g, " ")
+      .trim()}\n`,
+  );
 }

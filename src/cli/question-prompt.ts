@@ -3,9 +3,10 @@
  * (single select) or a comma list of numbers (multi select) picks, any other text is the
  * user's own answer and overrides the picks. An empty answer declines the whole set.
  */
+import { terminalText } from "../exec/sanitize.ts";
 import type { InteractionProvider, Question, QuestionAnswer } from "../interaction/types.ts";
 import { type LineQueue, afterQueuedOutput } from "./line-queue.ts";
-import type { TextSink } from "./render.ts";
+import type { TextSink } from "./types.ts";
 
 export interface QuestionPromptDeps {
   /** The chat's shared input; undefined while there is none (then nobody can be asked). */
@@ -29,7 +30,7 @@ export function createQuestionPrompt(deps: QuestionPromptDeps): InteractionProvi
         const answers: QuestionAnswer[] = [];
         for (const [index, question] of request.questions.entries()) {
           const shown = promptText(question, index, request.questions.length);
-          deps.out.write(shown.body);
+          deps.out.write(terminalText(shown.body));
           lines.prompt(shown.answerLine);
           let line = await lines.next();
           while (line !== undefined && !signal.aborted && isMistypedPick(question, line)) {

@@ -1,19 +1,35 @@
 /**
  * Terminal rendering of live events: the answer to one stream, reasoning and tool activity to
- * another. Pure formatting; the caller decides which streams those are.
+ * another, a status line saying what the turn is doing. Every string that came from the model,
+ * a tool or a file is made safe to print here (`terminalText`) before it is styled.
  */
 import type { LiveEvent } from "../agent/types.ts";
+import { createTerminalTextSanitizer, terminalText } from "../exec/sanitize.ts";
 import type { PlanIntent, RenderIntent } from "../tools/intent.ts";
+import { changedLines } from "./changed-lines.ts";
+import { type CommandOutputView, createCommandOutputView, outputTail } from "./command-output.ts";
+import { type MarkdownStream, createMarkdownStream } from "./markdown.ts";
+import type { Screen } from "./screen.ts";
+import type { Style } from "./style.ts";
+import type { TextSink } from "./types.ts";
 
-export interface TextSink {
-  write(text: string): void;
-}
+export type { TextSink };
 
 export interface RenderOptions {
-  readonly answer: TextSink;
-  readonly activity: TextSink;
-  /** ANSI styling on the activity stream. */
-  readonly color: boolean;
+  readonly screen: Screen;
+  /** Styling of the activity stream (and of the answer when it is rendered as Markdown). */
+  readonly style: Style;
+  /** Render the answer as terminal Markdown, `columns` wide; otherwise it is printed as is. */
+  readonly markdown?: { readonly columns: number };
+  /**
+   * Hold each step's text until the step ends: text followed by tool calls goes to the
+   * activity stream, the last step's text to the answer stream (`dsh exec` into a pipe).
+   */
+  readonly finalAnswerOnly?: boolean;
+  /** The answer shares the screen with the activity: a blank line sets it apart. */
+  readonly spaced?: boolean;
+  /** Show the model's reasoning (dimmed); otherwise only the status line says it thinks. */
+  readonly showReasoning: boolean;
 }
 
 export interface LiveRenderer {
@@ -21,25 +37,57 @@ export interface LiveRenderer {
 }
 
 export function createLiveRenderer(options: RenderOptions): LiveRenderer {
-  const dim = (text: string) => (options.color ? `\x1b[2m${text}\x1b[22m` : text);
-  const red = (text: string) => (options.color ? `\x1b[31m${text}\x1b[39m` : text);
-  /** What the last write on either stream was, so blocks start on a fresh line. */
+  const { screen, style } = options;
+  /** What the last write was, so blocks start on a fresh line. */
   let last: "answer" | "reasoning" | "activity" | "none" = "none";
-  let answerEndsWithNewline = true;
-  let reasoningEndsWithNewline = true;
+  let lineOpen = false;
+  let text = createTerminalTextSanitizer();
+  let reasoning = createTerminalTextSanitizer();
+  let markdown: MarkdownStream | undefined;
+  let held = "";
+  const titles = new Map<string, string>();
+  const outputs = new Map<string, CommandOutputView>();
   /** The plan as last printed: it is printed again only when it changes. */
   let shownPlan: string | undefined;
 
-  const breakLine = () => {
-    if (last === "answer" && !answerEndsWithNewline) options.answer.write("\n");
-    if (last === "reasoning" && !reasoningEndsWithNewline) options.activity.write("\n");
-    answerEndsWithNewline = true;
-    reasoningEndsWithNewline = true;
+  const write = (sink: "answer" | "activity", chunk: string) => {
+    if (chunk === "") return;
+    screen[sink].write(chunk);
+    lineOpen = !chunk.endsWith("\n");
   };
-
+  const breakLine = () => {
+    if (last === "answer" && lineOpen) write("answer", "\n");
+    if (last === "reasoning" && lineOpen) write("activity", style.dim("\n"));
+    lineOpen = false;
+  };
   const activity = (line: string) => {
+    endAnswerBlock();
     breakLine();
-    options.activity.write(`${line}\n`);
+    write("activity", `${line}\n`);
+    last = "activity";
+  };
+  /** Prints what the answer holds back (a Markdown block, a step's text) before other output. */
+  const endAnswerBlock = () => {
+    const rest = text.end();
+    if (markdown !== undefined) {
+      const rendered = markdown.push(rest) + markdown.end();
+      if (rendered !== "") answer(rendered);
+    } else if (options.finalAnswerOnly) {
+      held += rest;
+    } else if (rest !== "") answer(rest);
+  };
+  const answer = (chunk: string) => {
+    if (last !== "answer") breakLine();
+    if (options.spaced && (last === "activity" || last === "reasoning")) write("answer", "\n");
+    write("answer", chunk);
+    last = "answer";
+  };
+  const commentary = () => {
+    const said = held.trim();
+    held = "";
+    if (said === "") return;
+    breakLine();
+    write("activity", `${said}\n`);
     last = "activity";
   };
 
@@ -47,56 +95,113 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
     render(event) {
       switch (event.type) {
         case "turn_start":
-        case "usage":
+          text = createTerminalTextSanitizer();
+          reasoning = createTerminalTextSanitizer();
+          markdown = options.markdown ? createMarkdownStream(options.markdown.columns) : undefined;
+          held = "";
+          screen.status("waiting for the model");
           return;
         case "compaction":
-          if (event.status === "completed") activity(dim("▸ context compacted"));
+          if (event.status === "in_progress") screen.status("compacting the context");
+          else if (event.status === "completed") activity(style.dim("▸ context compacted"));
           else if (event.status === "failed")
-            activity(dim(`▸ ${event.error ?? "compaction failed"}`));
+            activity(style.dim(`▸ ${oneLine(event.error ?? "compaction failed")}`));
           return;
-        case "reasoning_delta":
+        case "usage":
+          return;
+        case "reasoning_delta": {
+          screen.status("thinking");
+          if (!options.showReasoning) return;
+          const shown = reasoning.push(event.text);
+          if (shown === "") return;
           if (last !== "reasoning") breakLine();
-          options.activity.write(dim(event.text));
-          reasoningEndsWithNewline = event.text.endsWith("\n");
+          write("activity", style.dim(shown));
           last = "reasoning";
           return;
-        case "text_delta":
-          if (last !== "answer") breakLine();
-          options.answer.write(event.text);
-          answerEndsWithNewline = event.text.endsWith("\n");
-          last = "answer";
+        }
+        case "text_delta": {
+          screen.status("writing");
+          const shown = text.push(event.text);
+          if (markdown !== undefined) {
+            const rendered = markdown.push(shown);
+            if (rendered !== "") answer(rendered);
+          } else if (options.finalAnswerOnly) held += shown;
+          else if (shown !== "") answer(shown);
           return;
-        case "tool_call":
+        }
+        case "tool_call": {
+          endAnswerBlock();
+          commentary();
           if (event.intent.type === "plan") {
             const checklist = planChecklist(event.intent);
-            if (checklist !== shownPlan) activity(checklist);
+            if (checklist !== shownPlan) for (const line of checklist.split("\n")) activity(line);
             shownPlan = checklist;
             return;
           }
-          activity(`${dim("▸")} ${intentTitle(event.intent)}`);
-          return;
-        case "tool_start":
-        case "tool_progress":
-          return;
-        case "tool_result":
-          if (event.intent.type === "plan" && !event.isError) return;
-          for (const line of outputPreview(event.intent)) activity(dim(`  │ ${line}`));
-          activity(
-            event.isError
-              ? red(`  ✗ ${firstLine(event.output)}`)
-              : dim(`  ✓ ${resultSummary(event.intent)}`),
-          );
-          return;
-        case "turn_end":
-          breakLine();
-          last = "none";
-          return;
-        case "notice": {
-          const description = event.description === undefined ? "" : `: ${event.description}`;
-          const mark = event.severity === "info" ? dim("•") : red("!");
-          activity(`${mark} ${event.title}${description}`);
+          const title = shortened(oneLine(event.intent.title));
+          titles.set(event.callId, title);
+          activity(`${style.cyan("▸")} ${title}`);
           return;
         }
+        case "tool_start":
+          screen.status(`running ${titles.get(event.callId) ?? "a tool"}`);
+          return;
+        case "tool_progress": {
+          let view = outputs.get(event.callId);
+          if (view === undefined) {
+            view = createCommandOutputView();
+            outputs.set(event.callId, view);
+          }
+          for (const line of view.push(event.chunk)) activity(style.dim(`  │ ${line}`));
+          return;
+        }
+        case "tool_result": {
+          if (event.intent.type === "plan" && !event.isError) {
+            titles.delete(event.callId);
+            screen.status("waiting for the model");
+            return;
+          }
+          const view = outputs.get(event.callId);
+          outputs.delete(event.callId);
+          titles.delete(event.callId);
+          const lines =
+            view?.seen === true
+              ? view.end()
+              : event.intent.type === "terminal"
+                ? outputTail(event.intent.output)
+                : [];
+          for (const line of lines) activity(style.dim(`  │ ${line}`));
+          if (event.isError) {
+            for (const line of errorLines(event.output)) activity(style.red(`  ✗ ${line}`));
+          } else {
+            for (const line of diffLines(event.intent, style)) activity(`  ${line}`);
+            const summary = resultSummary(event.intent);
+            activity(
+              commandFailed(event.intent)
+                ? style.red(`  ✗ ${summary}`)
+                : style.dim(`  ✓ ${summary}`),
+            );
+          }
+          screen.status("waiting for the model");
+          return;
+        }
+        case "notice": {
+          const mark = event.severity === "info" ? style.dim("·") : style.yellow("!");
+          const description = event.description === undefined ? "" : `: ${event.description}`;
+          activity(`${mark} ${oneLine(`${event.title}${description}`)}`);
+          return;
+        }
+        case "turn_end":
+          endAnswerBlock();
+          if (options.finalAnswerOnly && held !== "") {
+            const final = held.endsWith("\n") ? held : `${held}\n`;
+            held = "";
+            answer(final);
+          }
+          breakLine();
+          screen.status(undefined);
+          last = "none";
+          return;
         default: {
           const unhandled: never = event;
           throw new Error(`unhandled live event ${JSON.stringify(unhandled)}`);
@@ -106,8 +211,43 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
   };
 }
 
-function intentTitle(intent: RenderIntent): string {
-  return firstLine(intent.title);
+/** A title, path or message on one line, safe to print, never cut. */
+function oneLine(text: string): string {
+  return terminalText(text)
+    .replace(/\s*\n\s*/g, " ")
+    .trim();
+}
+
+/** A tool title (a whole command, say) is shown up to this many characters. */
+const TITLE_CHARS = 400;
+function shortened(title: string): string {
+  const chars = Array.from(title);
+  return chars.length > TITLE_CHARS ? `${chars.slice(0, TITLE_CHARS - 1).join("")}…` : title;
+}
+
+/** The lines an error result shows: all of a short message, the start of a long one. */
+const ERROR_LINES = 8;
+function errorLines(output: string): string[] {
+  const lines = terminalText(output).trim().split("\n");
+  if (lines.length <= ERROR_LINES) return lines;
+  return [...lines.slice(0, ERROR_LINES), `… ${lines.length - ERROR_LINES} more lines`];
+}
+
+/** A file change as coloured `-`/`+` lines (bounded). */
+function diffLines(intent: RenderIntent, style: Style): string[] {
+  if (intent.type !== "diff") return [];
+  const before = intent.oldText === null ? null : terminalText(intent.oldText);
+  return changedLines(before, terminalText(intent.newText)).map((line) => {
+    if (line.startsWith("+ ")) return style.green(line);
+    if (line.startsWith("- ")) return style.red(line);
+    return style.dim(line);
+  });
+}
+
+/** A command that ran and exited non-zero (or was killed): the tool worked, the command did not. */
+function commandFailed(intent: RenderIntent): boolean {
+  if (intent.type !== "terminal" || intent.exit === undefined) return false;
+  return intent.exit.signal !== null || (intent.exit.code ?? 0) !== 0;
 }
 
 function resultSummary(intent: RenderIntent): string {
@@ -134,27 +274,8 @@ const PLAN_MARKS = { completed: "[x]", in_progress: "[>]", pending: "[ ]" } as c
 
 /** The plan as a checklist: done, in progress and pending items each with their mark. */
 export function planChecklist(plan: PlanIntent): string {
-  const items = plan.entries.map((entry) => `  ${PLAN_MARKS[entry.status]} ${entry.content}`);
+  const items = plan.entries.map(
+    (entry) => `  ${PLAN_MARKS[entry.status]} ${oneLine(terminalText(entry.content))}`,
+  );
   return ["Plan:", ...items].join("\n");
-}
-
-const PREVIEW_LINES = 6;
-
-/** The last lines of a command's output, so the terminal shows what happened without flooding. */
-function outputPreview(intent: RenderIntent): string[] {
-  if (intent.type !== "terminal") return [];
-  const lines = intent.output.replace(/\n+$/, "").split("\n");
-  if (lines.length === 1 && lines[0] === "") return [];
-  const shown = lines.slice(-PREVIEW_LINES).map(cut);
-  return lines.length > PREVIEW_LINES
-    ? [`… ${lines.length - PREVIEW_LINES} more lines`, ...shown]
-    : shown;
-}
-
-function cut(line: string): string {
-  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
-}
-
-function firstLine(text: string): string {
-  return cut(text.split("\n", 1)[0] ?? "");
 }

@@ -3,10 +3,11 @@
  * shown in the prompt), n. Anything else is a deny.
  */
 import type { ApprovalAnswerer } from "../approval/types.ts";
+import { terminalText } from "../exec/sanitize.ts";
 import type { RenderIntent } from "../tools/intent.ts";
 import { changedLines } from "./changed-lines.ts";
 import { type LineQueue, afterQueuedOutput } from "./line-queue.ts";
-import type { TextSink } from "./render.ts";
+import type { TextSink } from "./types.ts";
 
 export interface TerminalAnswererDeps {
   readonly lines: () => LineQueue | undefined;
@@ -21,8 +22,11 @@ export function createTerminalAnswerer(deps: TerminalAnswererDeps): ApprovalAnsw
       await afterQueuedOutput();
       if (signal.aborted) return "deny";
       lines.dropTypeahead();
-      deps.out.write(`\n? ${request.title}\n${detailOf(request.intent)}  ${request.reason}\n`);
-      if (request.offer !== undefined) deps.out.write(`  a: ${request.offer.label}\n`);
+      const title = terminalText(request.title);
+      const reason = terminalText(request.reason);
+      deps.out.write(`\n? ${title}\n${terminalText(detailOf(request.intent))}  ${reason}\n`);
+      if (request.offer !== undefined)
+        deps.out.write(`  a: ${terminalText(request.offer.label)}\n`);
       lines.prompt(request.offer === undefined ? "  Allow? [y/N] " : "  Allow? [y/a/N] ");
       const onAbort = () => lines.interrupt();
       signal.addEventListener("abort", onAbort, { once: true });

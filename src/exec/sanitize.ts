@@ -1,6 +1,10 @@
 /**
- * Turns raw command output into text a model and a terminal card can show: ANSI escapes,
- * NULs and other control characters removed, carriage-return progress lines collapsed.
+ * Turns untrusted text into text a model, an editor card and a terminal can show: ANSI and
+ * OSC escapes, NULs and other control characters removed. Command output has its
+ * carriage-return progress lines collapsed; text for the terminal surfaces (a model's answer,
+ * a tool title, a path, an error) keeps every character it shows, with a carriage return
+ * turned into a line break so nothing can be drawn over. Every print path of `dsh chat` and
+ * `dsh exec` goes through `terminalText` or `createTerminalTextSanitizer`.
  */
 
 // CSI (with its C1 form), OSC/DCS/APC/PM strings ended by BEL or ST, and two-byte escapes.
@@ -67,6 +71,38 @@ export function createStreamSanitizer(): { push(text: string): string; end(): st
       const rest = carry;
       carry = "";
       return treat(rest);
+    },
+  };
+}
+
+/**
+ * A whole untrusted string made safe to print: no escape sequence or control character left
+ * but newline and tab, each carriage return (or CRLF) a newline.
+ */
+export function terminalText(text: string): string {
+  return stripControls(text).replace(/\r\n?/g, "\n");
+}
+
+/**
+ * `terminalText` for text that arrives in pieces (streamed answers and reasoning): an escape
+ * sequence cut by a chunk boundary is held back until it ends, and so is a final carriage
+ * return, which may be the first half of a CRLF.
+ */
+export function createTerminalTextSanitizer(): { push(text: string): string; end(): string } {
+  let carry = "";
+  return {
+    push(text) {
+      const joined = carry + text;
+      const open = OPEN_ESCAPE.exec(joined);
+      let held = open !== null && open[0].length > 0 && open[0].length < 256 ? open[0] : "";
+      if (held === "" && joined.endsWith("\r")) held = "\r";
+      carry = held;
+      return terminalText(held.length > 0 ? joined.slice(0, -held.length) : joined);
+    },
+    end() {
+      const rest = carry;
+      carry = "";
+      return terminalText(rest);
     },
   };
 }

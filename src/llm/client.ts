@@ -112,8 +112,9 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
       if (!response.ok || response.body === null) {
         const text = await response.text().catch(() => "");
         const error = httpError(response.status, text, host);
+        // The user hears of it through the turn's error; the log keeps the request's shape.
         if (error.code === "bad_request")
-          logger.warn("model request refused", requestShape(request));
+          logger.info("model request refused", requestShape(request));
         return failed(error, parseRetryAfter(response.headers.get("retry-after"), Date.now()));
       }
 
@@ -214,7 +215,8 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
       }
       const waitMs = backoffMs(policy, tries, failure.retryAfterMs);
       const { code, status } = failure.error;
-      logger.warn("model request failed; retrying", { code, status, try: tries, waitMs });
+      // A diagnostic: what the user sees of a retry is the notice, shown as a status line.
+      logger.info("model request failed; retrying", { code, status, try: tries, waitMs });
       yield retryNotice(scrub(failure.error), host, waitMs, tries + 1, policy.attempts);
       if (!(await sleep(waitMs, signal))) {
         yield { type: "error", error: abortedError() };

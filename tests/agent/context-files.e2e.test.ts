@@ -84,7 +84,7 @@ test("AGENTS.md files that lead to secrets, pipes, binaries or out of the reposi
   // Each refused file is named in the log, with why.
   const refusals = run.stderr
     .split("\n")
-    .filter((line) => line.includes("WARN instruction file refused"));
+    .filter((line) => line.includes("warning: instruction file refused"));
   expect(refusals.length).toBe(6);
   for (const [file, why] of [
     [join(base, "AGENTS.md"), "holds credentials"],

@@ -121,3 +121,24 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ HOME: dir, DSH_CONFIG: typo })).toThrow(ConfigError);
   });
 });
+
+describe("the endpoint's base URL", () => {
+  test("a DSH_BASE_URL or base_url that is no http(s) URL is a config error naming where it came from", () => {
+    const file = withFile("");
+    for (const bad of ["garbage", "ftp://example.com", "http://", "localhost:8080"]) {
+      expect(() => loadConfig({ DSH_CONFIG: file, HOME: dir, DSH_BASE_URL: bad })).toThrow(
+        new ConfigError(
+          `DSH_BASE_URL "${bad}" is not an http(s) URL; set it to the endpoint's base, such as ${DEFAULT_BASE_URL}`,
+        ),
+      );
+    }
+    const withBadFile = withFile('base_url = "file:///etc/passwd"\n');
+    expect(() => loadConfig({ DSH_CONFIG: withBadFile, HOME: dir })).toThrow(
+      `${withBadFile}: base_url "file:///etc/passwd" is not an http(s) URL`,
+    );
+    expect(
+      loadConfig({ DSH_CONFIG: file, HOME: dir, DSH_BASE_URL: "http://127.0.0.1:11434/v1" })
+        .baseUrl,
+    ).toBe("http://127.0.0.1:11434/v1");
+  });
+});

@@ -45,6 +45,10 @@ test("a conversation: two turns, a model switch, then EOF exits 0", async () => 
   await chat.stdout.waitFor("first reply");
   await chat.say("/model second-model");
   await chat.stdout.waitFor("model: second-model");
+  await chat.say("/effort low");
+  await chat.stdout.waitFor("effort: low");
+  await chat.say("/effort extreme");
+  await chat.stderr.waitFor('dsh: unknown effort "extreme" (off, low, high, max)');
   rig.server.script(textTurn("second reply"));
   await chat.say("and again");
   await chat.stdout.waitFor("second reply");
@@ -108,4 +112,24 @@ test("SIGINT at the idle prompt exits", async () => {
   await chat.stdout.waitFor("Ctrl-D to exit");
   chat.proc.kill("SIGINT");
   expect(await chat.proc.exited).toBe(0);
+});
+
+test('dsh chat "PROMPT" sends it as the first message, then reads the rest', async () => {
+  const { cwd, env } = rig.project("first-prompt");
+  rig.server.script(textTurn("answered the first"), textTurn("answered the second"));
+  const before = rig.server.requests.length;
+  const proc = Bun.spawn([rig.binary, "chat", "explain", "this repo"], {
+    cwd,
+    env,
+    stdin: new Blob(["and then this\n"]),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stdout = watchOutput(proc.stdout);
+  expect(await proc.exited).toBe(0);
+  await stdout.ended;
+  expect(stdout.text()).toContain("answered the first");
+  expect(stdout.text()).toContain("answered the second");
+  const firstMessages = rig.server.requests[before]?.body.messages as { content: string }[];
+  expect(firstMessages.at(-1)?.content).toBe("explain this repo");
 });

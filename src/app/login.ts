@@ -3,12 +3,12 @@
  * asks for an API key with hidden input, checks it with one cheap request to the configured
  * endpoint, and stores it (mode 0600) in dsh's state directory. `dsh logout` removes it.
  */
-import { loadConfig } from "../app/config.ts";
+import { loadConfig } from "./config.ts";
 import { checkKey } from "../auth/key-check.ts";
 import { authFilePath, removeStoredKey, storeKey } from "../auth/key-store.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
-import { type CliIo, printError } from "./io.ts";
-import { readSecret } from "./secret-input.ts";
+import { type CliIo, printError } from "../cli/io.ts";
+import { readSecret } from "../cli/secret-input.ts";
 
 /** Exit 0 once a checked key is stored; 1 when it was rejected or nothing was given. */
 export async function runLogin(io: CliIo, read: typeof readSecret = readSecret): Promise<number> {

@@ -1,9 +1,9 @@
 /** `dsh doctor`'s lines for the config file's MCP servers: each started once, then stopped. */
 import { homedir } from "node:os";
-import type { Config } from "../app/config.ts";
+import type { Config } from "./config.ts";
 import { silentLogger } from "../log.ts";
 import { probeMcpServers } from "../mcp/probe.ts";
-import type { CliIo } from "./io.ts";
+import type { CliIo } from "../cli/io.ts";
 
 export interface McpCheck {
   readonly name: string;

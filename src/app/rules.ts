@@ -1,9 +1,10 @@
 /** `dsh rules`: the saved "always allow" rules, numbered, with their project; `rm N` removes one. */
-import { loadConfig } from "../app/config.ts";
+import { loadConfig } from "./config.ts";
 import { createLogger } from "../log.ts";
 import { describeRule } from "../rules/match.ts";
 import { createRuleBook } from "../rules/store.ts";
-import { type CliIo, printError } from "./io.ts";
+import { type CliIo, printError } from "../cli/io.ts";
+import { terminalText } from "../exec/sanitize.ts";
 
 export function runRules(io: CliIo, remove: number | undefined): number {
   const config = loadConfig(io.env);
@@ -17,7 +18,9 @@ export function runRules(io: CliIo, remove: number | undefined): number {
       printError(io, `there is no rule ${remove}; dsh rules lists them`);
       return 1;
     }
-    io.stdout.write(`removed rule ${remove}: ${describeRule(rule.rule)} in ${rule.project}\n`);
+    io.stdout.write(
+      terminalText(`removed rule ${remove}: ${describeRule(rule.rule)} in ${rule.project}\n`),
+    );
     return 0;
   }
   const rules = book.list();
@@ -27,7 +30,9 @@ export function runRules(io: CliIo, remove: number | undefined): number {
   }
   rules.forEach((saved, index) => {
     io.stdout.write(
-      `${String(index + 1).padStart(3)}  ${saved.project}  ${describeRule(saved.rule)}\n`,
+      terminalText(
+        `${String(index + 1).padStart(3)}  ${saved.project}  ${describeRule(saved.rule)}\n`,
+      ),
     );
   });
   return 0;

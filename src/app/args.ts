@@ -1,4 +1,4 @@
-/** Command-line parsing: argv to one command plus the common flags. Unknown input is a usage error. */
+/** Command-line parsing: argv to one command plus its flags. Unknown input is a usage error (exit 2). */
 import { DshError } from "../errors.ts";
 
 export type CommandName =
@@ -18,12 +18,23 @@ export interface Flags {
   readonly permission?: string;
   readonly cwd?: string;
   readonly resume?: string;
+  /** `-c` / `--continue`: the newest session of the directory. */
+  readonly continue?: boolean;
+  /** `dsh exec --json`. */
+  readonly json?: boolean;
+  /** `dsh exec -o FILE`. */
+  readonly outputLastMessage?: string;
+  /** `dsh sessions --all`. */
+  readonly all?: boolean;
 }
 
 export interface ParsedArgs {
   readonly command: CommandName;
   readonly flags: Flags;
-  /** `dsh exec` prompt words, joined with spaces; `-` means read standard input. */
+  /**
+   * The prompt words, joined with spaces: `dsh exec`'s prompt (`-` means read standard input),
+   * or the first message of `dsh chat`.
+   */
   readonly prompt?: string;
   /** `dsh sessions rm ID`: the session to delete. */
   readonly remove?: string;
@@ -42,10 +53,27 @@ export class UsageError extends DshError<"usage"> {
 
 const VALUE_FLAGS = {
   "--model": "model",
+  "-m": "model",
   "--permission": "permission",
   "--cwd": "cwd",
+  "-C": "cwd",
   "--resume": "resume",
+  "--output-last-message": "outputLastMessage",
+  "-o": "outputLastMessage",
 } as const;
+const SWITCHES = {
+  "--continue": "continue",
+  "-c": "continue",
+  "--json": "json",
+  "--all": "all",
+} as const;
+/** Which command takes which flags, beyond the common ones. */
+const ONLY_FOR: Record<string, readonly CommandName[]> = {
+  json: ["exec"],
+  outputLastMessage: ["exec"],
+  all: ["sessions"],
+};
+const SESSION_FLAGS = ["model", "permission", "cwd", "resume", "continue"];
 const COMMANDS = new Set<string>([
   "acp",
   "chat",
@@ -55,10 +83,11 @@ const COMMANDS = new Set<string>([
   "login",
   "logout",
   "rules",
+  "help",
 ]);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
-  const flags: Record<string, string> = {};
+  const flags: Record<string, string | boolean> = {};
   const positional: string[] = [];
   let command: CommandName | undefined;
   let login = false;
@@ -77,6 +106,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       flags[VALUE_FLAGS[name as keyof typeof VALUE_FLAGS]] = value;
       continue;
     }
+    if (name in SWITCHES) {
+      if (inline !== undefined) throw new UsageError(`${name} takes no value`);
+      flags[SWITCHES[name as keyof typeof SWITCHES]] = true;
+      continue;
+    }
     if (arg === "--login" && command === "acp") {
       login = true;
       continue;
@@ -87,11 +121,15 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     else positional.push(arg);
   }
   const resolved = command ?? "chat";
+  checkFlags(resolved, flags);
+  if (resolved === "help") return { command: resolved, flags: {} };
   if (resolved === "exec") {
     if (positional.length === 0)
       throw new UsageError('dsh exec needs a prompt: dsh exec "fix the failing test"');
     return { command: resolved, flags, prompt: positional.join(" ") };
   }
+  if (resolved === "chat" && positional.length > 0)
+    return { command: resolved, flags, prompt: positional.join(" ") };
   if (resolved === "sessions" && positional[0] === "rm") {
     const [, id, extra] = positional;
     if (id === undefined || id === "") throw new UsageError("dsh sessions rm needs a session id");
@@ -107,12 +145,33 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     }
     return { command: resolved, flags, removeRule: number };
   }
-  if (positional.length > 0) {
-    const hint =
-      command === undefined ? ` (did you mean: dsh exec "${positional.join(" ")}"?)` : "";
-    throw new UsageError(`unexpected argument: ${positional[0]}${hint}`);
-  }
+  if (positional.length > 0) throw new UsageError(`unexpected argument: ${positional[0]}`);
   return { command: resolved, flags };
+}
+
+/**
+ * Flags checked up front, so a misplaced one is a usage error before anything starts. Values
+ * that need the settings table (a preset id) are checked where the session is composed.
+ */
+function checkFlags(command: CommandName, flags: Record<string, string | boolean>): void {
+  for (const [flag, commands] of Object.entries(ONLY_FOR)) {
+    if (flags[flag] !== undefined && !commands.includes(command))
+      throw new UsageError(`${flagName(flag)} is only for dsh ${commands.join(", dsh ")}`);
+  }
+  if (command !== "chat" && command !== "exec") {
+    const misplaced = SESSION_FLAGS.find((flag) => flags[flag] !== undefined);
+    if (misplaced !== undefined)
+      throw new UsageError(`${flagName(misplaced)} is only for dsh chat and dsh exec`);
+  }
+  if (flags.resume !== undefined && flags.continue !== undefined)
+    throw new UsageError("--resume and --continue both name a session: give one");
+}
+
+function flagName(key: string): string {
+  const entry = [...Object.entries(VALUE_FLAGS), ...Object.entries(SWITCHES)].find(
+    ([name, value]) => value === key && name.startsWith("--"),
+  );
+  return entry?.[0] ?? key;
 }
 
 function splitFlag(arg: string): [string, string | undefined] {
@@ -124,24 +183,35 @@ function splitFlag(arg: string): [string, string | undefined] {
 export const HELP = `dsh: a coding agent for your editor (ACP) and your terminal
 
 Usage:
-  dsh [chat]            interactive chat in the current directory
-  dsh exec "PROMPT"     one-shot run: the answer on stdout, activity on stderr
-                        (PROMPT "-" reads the prompt from standard input)
-  dsh acp               Agent Client Protocol agent on stdin/stdout (for editors)
-                        (--login: the login flow, for editors' terminal sign-in)
-  dsh sessions          list saved sessions
-  dsh sessions rm ID    delete a saved session
-  dsh login             store an API key (hidden input, checked against the endpoint)
-  dsh logout            remove the stored API key
-  dsh rules             list the saved "always allow" rules; dsh rules rm N removes one
-  dsh doctor            check the setup and say how to fix each problem
-  dsh --version | --help
+  dsh [chat] ["PROMPT"]   interactive chat in the current directory (PROMPT: the first message)
+  dsh exec "PROMPT"       one-shot run: the answer on stdout, activity on stderr
+                          (PROMPT "-" reads the prompt from standard input; piped input
+                          is appended to a PROMPT given as words)
+  dsh acp                 Agent Client Protocol agent on stdin/stdout (for editors)
+                          (--login: the login flow, for editors' terminal sign-in)
+  dsh sessions [--all]    saved sessions of this directory (--all: of every directory)
+  dsh sessions rm ID      delete a saved session
+  dsh login               store an API key (hidden input, checked against the endpoint)
+  dsh logout              remove the stored API key
+  dsh rules               list the saved "always allow" rules; dsh rules rm N removes one
+  dsh doctor              check the setup and say how to fix each problem
+  dsh help | --help | --version
 
 Flags (chat and exec):
-  --model ID            model id (default: the catalog's default, deepseek-flash)
-  --permission PRESET   read-only | workspace-write | danger-full-access
-  --cwd DIR             working directory (default: the current directory)
-  --resume ID           continue a saved session
+  -m, --model ID          model id (default: the catalog's default, deepseek-flash)
+  --permission PRESET     read-only | workspace-write | danger-full-access
+  -C, --cwd DIR           working directory (default: the current directory)
+  --resume ID             continue a saved session
+  -c, --continue          continue the newest session of the directory
+
+Flags (exec):
+  --json                  one JSON event per line on stdout, nothing else
+  -o, --output-last-message FILE
+                          also write the last message to FILE
+
+Chat keys: Enter sends; Alt-Enter, or a line ending in \\, adds a line; a paste is one
+message; Up/Down recall earlier messages; Ctrl-C clears the line, cancels a running turn, or
+(twice at an empty prompt) exits; Ctrl-D exits. /help lists the slash commands.
 
 Environment:
   DSH_API_KEY           API key (falls back to DEEPSEEK_API_KEY, then the key dsh login stored)
@@ -154,6 +224,8 @@ Environment:
   DSH_LOG               log destination: stderr or a file path (default stderr)
   DSH_LOG_LEVEL         debug | info | warn | error (default warn on stderr, info in a file)
   DSH_STREAM_TIMEOUT    seconds to wait on a silent model endpoint before a step fails (default 120)
+  NO_COLOR              plain output, no styling
 
 Precedence: flags > environment > config file > defaults.
+Exit codes: 0 done, 1 failed, 2 bad command line, 130 cancelled.
 `;

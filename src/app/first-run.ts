@@ -3,14 +3,15 @@
  * when an OpenAI-compatible server answers on a usual local port (Ollama, LM Studio,
  * llama.cpp, vLLM), to use it; that choice is written to the config file.
  */
-import { type LocalServer, findLocalServers } from "../app/local-servers.ts";
-import { setTopLevelKeys } from "../app/config-write.ts";
-import { loadConfig } from "../app/config.ts";
+import { type LocalServer, findLocalServers } from "./local-servers.ts";
+import { setTopLevelKeys } from "./config-write.ts";
+import { loadConfig } from "./config.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { needsApiKey } from "../llm/local-endpoint.ts";
-import type { CliIo } from "./io.ts";
+import type { CliIo } from "../cli/io.ts";
+import { terminalText } from "../exec/sanitize.ts";
 import { runLogin } from "./login.ts";
-import { readTerminalLine } from "./secret-input.ts";
+import { readTerminalLine } from "../cli/secret-input.ts";
 
 export interface FirstRunDeps {
   /** Where to look for local servers; the usual ports when absent. */
@@ -28,7 +29,9 @@ export async function firstRun(io: CliIo, deps: FirstRunDeps = {}): Promise<"con
   if (config.apiKeySource !== "none" || !needsApiKey(endpoint) || !io.stdinIsTTY) return "continue";
 
   const servers = await (deps.findServers ?? (() => findLocalServers()))();
-  const write = (text: string) => io.stdout.write(text);
+  // Server names and model ids come from whatever answers on those ports.
+  const write = (text: string) => io.stdout.write(terminalText(text));
+  const echo = (text: string) => io.stdout.write(text);
   write(`dsh needs a model to talk to, and no API key is set for ${endpoint}.\n`);
   write("  1) paste an API key (checked, then stored like dsh login)\n");
   servers.forEach((server, index) => {
@@ -38,7 +41,7 @@ export async function firstRun(io: CliIo, deps: FirstRunDeps = {}): Promise<"con
   write("  q) quit (or set DSH_API_KEY)\n");
   for (;;) {
     write("choose [1]: ");
-    const answer = await readTerminalLine({ echo: true, write });
+    const answer = await readTerminalLine({ echo: true, write: echo });
     write("\n");
     if (answer === undefined || answer === "q") return "quit";
     if (answer === "" || answer === "1") return (await runLogin(io)) === 0 ? "continue" : "quit";
