@@ -5,11 +5,10 @@
  * exits. Approvals are y/n questions, the model's questions numbered choices.
  */
 import { createInterface } from "node:readline";
-import type { AgentHandle, SessionSettings } from "../agent/types.ts";
+import type { SessionSettings } from "../agent/types.ts";
 import { errorMessage } from "../errors.ts";
 import { terminalText } from "../exec/sanitize.ts";
 import { presetOf } from "../permission/knobs.ts";
-import { createPermissionService } from "../permission/service.ts";
 import { adviceFor } from "./advice.ts";
 import { runChatCommand } from "./chat-commands.ts";
 import { openHistory } from "./history.ts";
