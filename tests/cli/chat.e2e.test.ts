@@ -43,12 +43,15 @@ test("a conversation: two turns, a model switch, then EOF exits 0", async () => 
   rig.server.script(textTurn("first reply"));
   await chat.say("hello");
   await chat.stdout.waitFor("first reply");
-  await chat.say("/model second-model");
-  await chat.stdout.waitFor("model: second-model");
   await chat.say("/effort low");
   await chat.stdout.waitFor("effort: low");
   await chat.say("/effort extreme");
-  await chat.stderr.waitFor('dsh: unknown effort "extreme" (off, low, high, max)');
+  await chat.stderr.waitFor("dsh: unknown effort extreme (off, low, high, max)");
+  // A model dsh does not know has no effort setting to switch.
+  await chat.say("/model second-model");
+  await chat.stdout.waitFor("model: second-model");
+  await chat.say("/effort high");
+  await chat.stderr.waitFor("dsh: model second-model has no reasoning effort setting");
   rig.server.script(textTurn("second reply"));
   await chat.say("and again");
   await chat.stdout.waitFor("second reply");

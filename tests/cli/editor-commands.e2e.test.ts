@@ -66,7 +66,9 @@ test("dsh sessions rm ID deletes a session for good; an unknown id is an error",
   expect((await rig.run(["sessions"], project)).stdout).toContain(id);
   const removed = await rig.run(["sessions", "rm", id], project);
   expect(removed).toEqual({ code: 0, stdout: `deleted session ${id}\n`, stderr: "" });
-  expect((await rig.run(["sessions"], project)).stdout).toBe("no saved sessions\n");
+  expect((await rig.run(["sessions"], project)).stdout).toBe(
+    `no saved sessions in ${project.cwd}\n`,
+  );
   const again = await rig.run(["sessions", "rm", id], project);
   expect({ code: again.code, stderr: again.stderr }).toEqual({
     code: 1,
