@@ -41,3 +41,18 @@ export async function terminateGroup(pgid: number, graceMs: number): Promise<voi
   signalGroup(pgid, "SIGKILL");
   await waitGroupGone(pgid, Math.max(graceMs, 2000));
 }
+
+/**
+ * SIGKILLs every group in `pgids` and blocks until all are gone or `withinMs` passed. For
+ * `process.on("exit")`, where nothing asynchronous runs any more; true when all are gone.
+ */
+export function killGroupsSync(pgids: Iterable<number>, withinMs: number): boolean {
+  const left = [...pgids].filter((pgid) => signalGroup(pgid, "SIGKILL"));
+  const deadline = performance.now() + withinMs;
+  for (;;) {
+    const alive = left.filter((pgid) => signalGroup(pgid, 0));
+    if (alive.length === 0) return true;
+    if (performance.now() >= deadline) return false;
+    Bun.sleepSync(5);
+  }
+}

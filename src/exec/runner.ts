@@ -14,8 +14,10 @@ import { RunnerDisposedError, SandboxUnavailableError } from "./errors.ts";
 import { isWithin } from "./guards.ts";
 import { resolveShell } from "./locate.ts";
 import { createMountPointSweeper } from "./mount-points.ts";
+import { killGroupsSync } from "./process-group.ts";
 import { spawnCommand } from "./spawn.ts";
 import type { SpawnLimits } from "./spawn.ts";
+import { locateSupervisor, superviseArgv } from "./supervisor.ts";
 import type {
   CommandRequest,
   CommandResult,
@@ -79,6 +81,14 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   const shell = resolveShell(deps.env.PATH);
   const live = new Map<symbol, { abort: AbortController; done: Promise<unknown> }>();
   const sweeper = createMountPointSweeper(deps.logger);
+  const supervisor = locateSupervisor(process.platform);
+  if (supervisor === undefined && process.platform === "linux") {
+    deps.logger.warn(
+      "setpriv, sh or timeout is missing: a command can outlive a dsh that is killed (SIGKILL)",
+    );
+  }
+  // Process group ids of the commands running now.
+  const groups = new Set<number>();
   let backend: Promise<Backend> | undefined;
   let disposed = false;
   let reportedScrub = false;
@@ -101,9 +111,13 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     });
     return backend;
   };
-  // Last resort when dsh exits without disposing: synchronous kills still work in `exit`.
+  // Last resort when dsh exits without disposing: nothing asynchronous runs in `exit`, so
+  // the groups are killed and awaited synchronously, and none outlives the exit.
   const killAllOnExit = () => {
     for (const entry of live.values()) entry.abort.abort();
+    if (!killGroupsSync(groups, limits.killGraceMs)) {
+      deps.logger.warn("a command's process group was still there when dsh exited");
+    }
   };
 
   const execute = async (request: CommandRequest, options: RunOptions, signal: AbortSignal) => {
@@ -145,6 +159,9 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         names: scrubbed.removed,
       });
     }
+    if (supervisor !== undefined) {
+      argv = superviseArgv(supervisor, process.pid, limits.killGraceMs, argv);
+    }
     try {
       const result = await spawnCommand({
         argv,
@@ -156,6 +173,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         signal,
         onOutput: options.onOutput,
         logger: deps.logger,
+        groups,
       });
       const notes = release();
       return notes.length === 0

@@ -27,6 +27,8 @@ export interface SpawnSpec {
   readonly signal: AbortSignal;
   readonly onOutput?: (text: string) => void;
   readonly logger: Logger;
+  /** Holds the command's process group id from spawn until the group is gone. */
+  readonly groups?: Set<number>;
 }
 
 type StopReason = "timeout" | "cancel" | "output-limit";
@@ -42,6 +44,20 @@ export async function spawnCommand(spec: SpawnSpec): Promise<CommandResult> {
     stdio: ["ignore", "pipe", "pipe", ...(spec.extraFds ?? [])],
     detached: true,
   });
+  spec.groups?.add(proc.pid);
+  try {
+    return await followCommand(spec, proc, collector, started);
+  } finally {
+    spec.groups?.delete(proc.pid);
+  }
+}
+
+async function followCommand(
+  spec: SpawnSpec,
+  proc: Bun.Subprocess<"ignore", "pipe", "pipe">,
+  collector: ReturnType<typeof createOutputCollector>,
+  started: number,
+): Promise<CommandResult> {
   let reason: StopReason | undefined;
   let stopping: Promise<void> | undefined;
   const stop = (why: StopReason) => {
