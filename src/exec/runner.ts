@@ -160,7 +160,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       });
     }
     if (supervisor !== undefined) {
-      argv = superviseArgv(supervisor, process.pid, limits.killGraceMs, argv);
+      argv = superviseArgv(supervisor, process.pid, argv);
     }
     try {
       const result = await spawnCommand({
@@ -173,6 +173,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         signal,
         onOutput: options.onOutput,
         logger: deps.logger,
+        graceful: backendName !== "bwrap",
         groups,
       });
       const notes = release();

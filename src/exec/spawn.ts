@@ -27,6 +27,12 @@ export interface SpawnSpec {
   readonly signal: AbortSignal;
   readonly onOutput?: (text: string) => void;
   readonly logger: Logger;
+  /**
+   * Whether the group gets SIGTERM and the grace before SIGKILL. Not for bwrap: SIGTERM
+   * ends bwrap itself at once, and with it the sandbox, except while the sandbox is still
+   * being set up, when only SIGKILL of the group ends it.
+   */
+  readonly graceful: boolean;
   /** Holds the command's process group id from spawn until the group is gone. */
   readonly groups?: Set<number>;
 }
@@ -63,7 +69,7 @@ async function followCommand(
   const stop = (why: StopReason) => {
     if (reason !== undefined) return;
     reason = why;
-    stopping = terminateGroup(proc.pid, spec.limits.killGraceMs);
+    stopping = terminateGroup(proc.pid, spec.graceful ? spec.limits.killGraceMs : 0);
   };
   const onAbort = () => stop("cancel");
   spec.signal.addEventListener("abort", onAbort, { once: true });
@@ -85,7 +91,7 @@ async function followCommand(
     spec.signal.removeEventListener("abort", onAbort);
   }
   // The shell is gone; background children it left in its group go with it.
-  await (stopping ?? terminateGroup(proc.pid, spec.limits.killGraceMs));
+  await (stopping ?? terminateGroup(proc.pid, spec.graceful ? spec.limits.killGraceMs : 0));
   const grace = Promise.withResolvers<"late">();
   const graceTimer = setTimeout(() => grace.resolve("late"), spec.limits.killGraceMs);
   const late = await Promise.race([drained.then(() => "done" as const), grace.promise]);

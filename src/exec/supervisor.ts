@@ -3,14 +3,17 @@
  *
  * The spawned process is a chain of three small exec steps before the command itself:
  *
- * 1. `setpriv --pdeathsig TERM` sets PR_SET_PDEATHSIG, so the kernel sends SIGTERM to this
+ * 1. `setpriv --pdeathsig ALRM` sets PR_SET_PDEATHSIG, so the kernel sends SIGALRM to this
  *    process the moment dsh dies, before anything of the command exists.
  * 2. `sh -c '[ "$PPID" = <dsh> ] || exit'`: a dsh that died between the fork and step 1 left
  *    no signal behind, but did leave this process reparented; it then exits without starting
  *    anything.
- * 3. `timeout -k <grace> 0` (no time limit of its own) stays the command's parent and leader of
- *    its process group: on that SIGTERM it signals the whole group, and SIGKILLs it after the
- *    grace period. It passes the command's exit status, or its death signal, on unchanged.
+ * 3. `timeout -s KILL 0` (no time limit of its own) stays the command's parent and leader of
+ *    its process group. SIGALRM is how its own timer expires: it SIGKILLs the whole group,
+ *    itself included, at once. A grace (SIGTERM first) would not do: timeout exits as soon as
+ *    its child does, and would leave a group member that ignores SIGTERM running. Other
+ *    signals it passes on to the group (dsh's own graceful SIGTERM), and it passes the
+ *    command's exit status, or its death signal, on unchanged.
  *
  * The sandbox (bwrap and the namespace it builds) stays inside that group until its own
  * `--die-with-parent` holds, so the group kill reaches it at every stage of its set-up.
@@ -51,22 +54,20 @@ export function locateSupervisor(platform: NodeJS.Platform): Supervisor | undefi
 export function superviseArgv(
   supervisor: Supervisor,
   parentPid: number,
-  graceMs: number,
   argv: readonly string[],
 ): string[] {
-  const grace = `${Math.max(1, Math.ceil(graceMs / 1000))}s`;
   return [
     supervisor.setpriv,
     "--pdeathsig",
-    "TERM",
+    "ALRM",
     "--",
     supervisor.shell,
     "-c",
     '[ "$PPID" = "$0" ] || exit 125; exec "$@"',
     String(parentPid),
     supervisor.timeout,
-    "-k",
-    grace,
+    "-s",
+    "KILL",
     "0",
     ...argv,
   ];
