@@ -11,6 +11,7 @@
  */
 import { version } from "./package.json";
 import { HELP, UsageError, parseArgs } from "./src/cli/args.ts";
+import { exitOnTermination } from "./src/app/exit-on-signal.ts";
 import { processIo } from "./src/app/process-io.ts";
 import { printError } from "./src/cli/io.ts";
 import { DshError, errorMessage } from "./src/errors.ts";
@@ -29,8 +30,10 @@ async function main(argv: readonly string[]): Promise<number> {
       case "acp":
         return await (await import("./src/app/acp.ts")).runAcp(io.env, version);
       case "exec":
+        exitOnTermination();
         return await (await import("./src/cli/exec.ts")).runExec(io, args, () => Bun.stdin.text());
       case "chat":
+        exitOnTermination();
         return await (await import("./src/cli/chat.ts")).runChat(io, args);
       case "sessions":
         return await (await import("./src/cli/sessions.ts")).runSessions(io);
