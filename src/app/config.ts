@@ -8,6 +8,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import * as v from "valibot";
 import { DshError } from "../errors.ts";
 import { EnvConfig } from "../exec/env.ts";
+import { LimitsConfig } from "../exec/limits.ts";
 import { UserModelConfig } from "../llm/catalog.ts";
 import type { Effort } from "../llm/types.ts";
 import { ApprovalPolicy, type Knobs, PRESETS, PresetId, SandboxMode } from "../permission/knobs.ts";
@@ -32,6 +33,7 @@ export const ConfigFile = v.strictObject({
   max_turn_requests: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000))),
   models: v.optional(v.array(UserModelConfig)),
   env: v.optional(EnvConfig),
+  limits: v.optional(LimitsConfig),
 });
 export type ConfigFile = v.InferOutput<typeof ConfigFile>;
 
@@ -58,6 +60,8 @@ export interface Config {
   readonly maxTurnRequests: number;
   readonly models: readonly v.InferOutput<typeof UserModelConfig>[];
   readonly env: v.InferOutput<typeof EnvConfig>;
+  /** The `[limits]` table: resource bounds of sandboxed commands (defaults where absent). */
+  readonly limits: LimitsConfig;
 }
 
 export interface ConfigFlags {
@@ -118,6 +122,7 @@ export function loadConfig(
     maxTurnRequests: file.max_turn_requests ?? 100,
     models: file.models ?? [],
     env: file.env ?? { include: [], allow_secret: [] },
+    limits: file.limits ?? {},
   };
 }
 

@@ -4,6 +4,7 @@
  * output cap, and a process-group kill that leaves no descendant behind.
  */
 import { realpathSync } from "node:fs";
+import { totalmem } from "node:os";
 import { resolve } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -11,7 +12,11 @@ import { openBackend } from "./backend.ts";
 import type { Backend, SandboxPreference } from "./backend.ts";
 import { scrubEnv } from "./env.ts";
 import { RunnerDisposedError, SandboxUnavailableError } from "./errors.ts";
+import { createCgroupMaker } from "./cgroup.ts";
+import type { CommandCgroup } from "./cgroup.ts";
 import { isWithin } from "./guards.ts";
+import { commandLimits, guessLimitHit, limitArgv, locatePrlimit } from "./limits.ts";
+import type { CommandLimits } from "./limits.ts";
 import { resolveShell } from "./locate.ts";
 import { createMountPointSweeper } from "./mount-points.ts";
 import { killGroupsSync } from "./process-group.ts";
@@ -22,6 +27,7 @@ import type {
   CommandRequest,
   CommandResult,
   CommandRunner,
+  LimitHitReport,
   RunOptions,
   SandboxStatus,
 } from "./types.ts";
@@ -70,6 +76,8 @@ export interface CommandRunnerDeps {
   };
   /** A specific bwrap to use instead of searching for one. */
   readonly bwrapPath?: string;
+  /** Bounds of each sandboxed command (`[limits]`); defaults from `commandLimits`. */
+  readonly commandLimits?: CommandLimits;
 }
 
 /**
@@ -89,9 +97,13 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   }
   // Process group ids of the commands running now.
   const groups = new Set<number>();
+  const bounds = deps.commandLimits ?? commandLimits(undefined, totalmem());
+  const prlimit = process.platform === "linux" ? locatePrlimit() : undefined;
+  const cgroups = createCgroupMaker(deps.logger);
   let backend: Promise<Backend> | undefined;
   let disposed = false;
   let reportedScrub = false;
+  let warnedUnbounded = false;
 
   const openOnce = (): Promise<Backend> => {
     backend ??= openBackend({
@@ -129,6 +141,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     let backendName: "bwrap" | "seatbelt" | "none" = "none";
     let release: () => string[] = () => [];
     let extraFds: readonly number[] = [];
+    let cgroup: CommandCgroup | undefined;
     if (request.sandbox !== "danger-full-access") {
       const opened = await openOnce();
       if (!opened.status.ok) throw new SandboxUnavailableError(opened.status);
@@ -137,10 +150,21 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       if (hidden !== undefined) {
         throw new InvalidInputError(`cwd ${cwd} is outside the sandbox's view: ${hidden}`, { cwd });
       }
-      const wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd }, argv);
+      backendName = opened.status.backend === "seatbelt" ? "seatbelt" : "bwrap";
+      // Inside bwrap, so RLIMIT_NPROC counts in the command's own user namespace.
+      const inner = backendName === "bwrap" && prlimit !== undefined;
+      const bounded = inner ? limitArgv(prlimit, bounds, argv) : argv;
+      const wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd }, bounded);
       argv = wrapped.argv;
       extraFds = wrapped.fds;
-      backendName = opened.status.backend === "seatbelt" ? "seatbelt" : "bwrap";
+      if (backendName === "bwrap" && supervisor !== undefined) cgroup = cgroups.create(bounds);
+      if (!warnedUnbounded && process.getuid?.() === 0 && !cgroup?.controllers.includes("pids")) {
+        warnedUnbounded = true;
+        deps.logger.warn(
+          "as root, the kernel ignores RLIMIT_NPROC and no pids cgroup could be made: " +
+            "the number of processes of a sandboxed command is not bounded",
+        );
+      }
       const sweep = sweeper.hold(wrapped.guards);
       release = () => {
         wrapped.close();
@@ -160,7 +184,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       });
     }
     if (supervisor !== undefined) {
-      argv = superviseArgv(supervisor, process.pid, argv);
+      argv = superviseArgv(supervisor, process.pid, argv, cgroup?.procsFiles);
     }
     try {
       const result = await spawnCommand({
@@ -176,11 +200,15 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         graceful: backendName !== "bwrap",
         groups,
       });
+      const limitHit = backendName === "bwrap" ? limitReport(result, cgroup, bounds) : undefined;
+      await cgroup?.remove();
       const notes = release();
+      const withHit = limitHit === undefined ? result : { ...result, limitHit };
       return notes.length === 0
-        ? result
-        : { ...result, output: `${result.output}\n${notes.join("\n")}` };
+        ? withHit
+        : { ...withHit, output: `${withHit.output}\n${notes.join("\n")}` };
     } catch (error) {
+      await cgroup?.remove();
       release();
       throw error;
     }
@@ -220,6 +248,21 @@ function realpathOr(path: string): string {
   } catch {
     return path;
   }
+}
+
+/** The bound a sandboxed command ran into: its cgroup knows; else its failure output tells. */
+function limitReport(
+  result: CommandResult,
+  cgroup: CommandCgroup | undefined,
+  bounds: CommandLimits,
+): LimitHitReport | undefined {
+  const counted = cgroup?.hit();
+  // A timeout counts: a command whose forks fail may retry until it runs out of time.
+  const failed = result.exitCode !== 0 && !result.cancelled;
+  const limit = counted ?? (failed ? guessLimitHit(result.output) : undefined);
+  if (limit === undefined) return undefined;
+  const value = limit === "processes" ? bounds.processes : bounds.memoryBytes / (1024 * 1024);
+  return { limit, value, certain: counted !== undefined };
 }
 
 function clampTimeout(ms: number, limits: RunnerLimits): number {

@@ -7,7 +7,8 @@
  *    process the moment dsh dies, before anything of the command exists.
  * 2. `sh -c '[ "$PPID" = <dsh> ] || exit'`: a dsh that died between the fork and step 1 left
  *    no signal behind, but did leave this process reparented; it then exits without starting
- *    anything.
+ *    anything. Otherwise it joins the command's cgroups, if it has any, before anything of the
+ *    command exists.
  * 3. `timeout -s KILL 0` (no time limit of its own) stays the command's parent and leader of
  *    its process group. SIGALRM is how its own timer expires: it SIGKILLs the whole group,
  *    itself included, at once. A grace (SIGTERM first) would not do: timeout exits as soon as
@@ -50,11 +51,23 @@ export function locateSupervisor(platform: NodeJS.Platform): Supervisor | undefi
   return { setpriv, shell, timeout };
 }
 
-/** `argv` run under the chain, for a child of the process `parentPid`. */
+const CHAIN_SCRIPT = [
+  '[ "$PPID" = "$0" ] || exit 125',
+  "n=$1",
+  "shift",
+  'while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; n=$((n - 1)); shift; done',
+  'exec "$@"',
+].join("; ");
+
+/**
+ * `argv` run under the chain, for a child of the process `parentPid`; the process joins the
+ * cgroups of `cgroupProcs` (their `cgroup.procs` files) first.
+ */
 export function superviseArgv(
   supervisor: Supervisor,
   parentPid: number,
   argv: readonly string[],
+  cgroupProcs: readonly string[] = [],
 ): string[] {
   return [
     supervisor.setpriv,
@@ -63,8 +76,10 @@ export function superviseArgv(
     "--",
     supervisor.shell,
     "-c",
-    '[ "$PPID" = "$0" ] || exit 125; exec "$@"',
+    CHAIN_SCRIPT,
     String(parentPid),
+    String(cgroupProcs.length),
+    ...cgroupProcs,
     supervisor.timeout,
     "-s",
     "KILL",
