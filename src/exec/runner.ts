@@ -23,6 +23,7 @@ import { killGroupsSync } from "./process-group.ts";
 import { spawnCommand } from "./spawn.ts";
 import type { SpawnLimits } from "./spawn.ts";
 import { locateSupervisor, superviseArgv } from "./supervisor.ts";
+import type { Supervisor } from "./supervisor.ts";
 import type {
   CommandRequest,
   CommandResult,
@@ -89,12 +90,19 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   const shell = resolveShell(deps.env.PATH);
   const live = new Map<symbol, { abort: AbortController; done: Promise<unknown> }>();
   const sweeper = createMountPointSweeper(deps.logger);
-  const supervisor = locateSupervisor(process.platform);
-  if (supervisor === undefined && process.platform === "linux") {
-    deps.logger.warn(
-      "setpriv, sh or timeout is missing: a command can outlive a dsh that is killed (SIGKILL)",
-    );
-  }
+  let supervisor: Supervisor | undefined | null = null;
+  // Found and tried at the first command, off the start-up path.
+  const supervisorOnce = (): Supervisor | undefined => {
+    if (supervisor !== null) return supervisor;
+    supervisor = locateSupervisor(process.platform);
+    if (supervisor === undefined && process.platform === "linux") {
+      deps.logger.warn(
+        "setpriv (with --pdeathsig), sh or timeout is missing or fails: a command can outlive " +
+          "a dsh that is killed (SIGKILL)",
+      );
+    }
+    return supervisor;
+  };
   // Process group ids of the commands running now.
   const groups = new Set<number>();
   const bounds = deps.commandLimits ?? commandLimits(undefined, totalmem());
@@ -157,7 +165,8 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       const wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd }, bounded);
       argv = wrapped.argv;
       extraFds = wrapped.fds;
-      if (backendName === "bwrap" && supervisor !== undefined) cgroup = cgroups.create(bounds);
+      if (backendName === "bwrap" && supervisorOnce() !== undefined)
+        cgroup = cgroups.create(bounds);
       if (!warnedUnbounded && process.getuid?.() === 0 && !cgroup?.controllers.includes("pids")) {
         warnedUnbounded = true;
         deps.logger.warn(
@@ -183,8 +192,9 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         names: scrubbed.removed,
       });
     }
-    if (supervisor !== undefined) {
-      argv = superviseArgv(supervisor, process.pid, argv, cgroup?.procsFiles);
+    const chain = supervisorOnce();
+    if (chain !== undefined) {
+      argv = superviseArgv(chain, process.pid, argv, cgroup?.procsFiles);
     }
     try {
       const result = await spawnCommand({

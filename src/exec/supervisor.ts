@@ -33,10 +33,20 @@ const SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/local/bin"];
 
 /**
  * Finds setpriv (util-linux), a POSIX shell and timeout (coreutils) in the system
- * directories; undefined when one is missing (the platform has no PR_SET_PDEATHSIG, or a
- * minimal image lacks them) and commands are spawned directly.
+ * directories and runs the chain once over `true`; undefined when one is missing or the
+ * chain fails (the platform has no PR_SET_PDEATHSIG, a minimal image lacks them, a setpriv
+ * too old for `--pdeathsig`), and commands are then spawned directly.
  */
 export function locateSupervisor(platform: NodeJS.Platform): Supervisor | undefined {
+  const found = findSupervisor(platform);
+  if (found === undefined) return undefined;
+  const check = Bun.spawnSync(superviseArgv(found, process.pid, ["true"]), {
+    stdio: ["ignore", "ignore", "ignore"],
+  });
+  return check.exitCode === 0 ? found : undefined;
+}
+
+function findSupervisor(platform: NodeJS.Platform): Supervisor | undefined {
   if (platform !== "linux") return undefined;
   const find = (name: string) =>
     findExecutable(
