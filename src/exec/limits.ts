@@ -42,6 +42,22 @@ export function commandLimits(
   return { processes: config?.processes ?? DEFAULT_PROCESSES, memoryBytes: memoryMb * mib };
 }
 
+/**
+ * `limits` lowered to the hard limits dsh itself runs under (`procLimits`: the text of
+ * `/proc/self/limits`), which commands inherit: prlimit may lower a hard limit, never raise
+ * it, so a bound above it would fail every command instead of bounding it.
+ */
+export function withinHardLimits(limits: CommandLimits, procLimits: string): CommandLimits {
+  const hard = (name: string) => {
+    const match = new RegExp(`^${name}\\s+\\S+\\s+(\\d+)\\s`, "m").exec(procLimits);
+    return match === null ? Number.POSITIVE_INFINITY : Number(match[1]);
+  };
+  return {
+    processes: Math.min(limits.processes, hard("Max processes")),
+    memoryBytes: Math.min(limits.memoryBytes, hard("Max data size")),
+  };
+}
+
 /** util-linux's prlimit in the system directories, or undefined. */
 export function locatePrlimit(): string | undefined {
   return findExecutable("prlimit", ["/usr/bin/prlimit", "/bin/prlimit"], undefined);

@@ -3,7 +3,7 @@
  * here, in the sandbox of the session's mode, with a scrubbed environment, a timeout, an
  * output cap, and a process-group kill that leaves no descendant behind.
  */
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { totalmem } from "node:os";
 import { resolve } from "node:path";
 import { InvalidInputError } from "../errors.ts";
@@ -15,7 +15,13 @@ import { RunnerDisposedError, SandboxUnavailableError } from "./errors.ts";
 import { createCgroupMaker } from "./cgroup.ts";
 import type { CommandCgroup } from "./cgroup.ts";
 import { isWithin } from "./guards.ts";
-import { commandLimits, guessLimitHit, limitArgv, locatePrlimit } from "./limits.ts";
+import {
+  commandLimits,
+  guessLimitHit,
+  limitArgv,
+  locatePrlimit,
+  withinHardLimits,
+} from "./limits.ts";
 import type { CommandLimits } from "./limits.ts";
 import { resolveShell } from "./locate.ts";
 import { createMountPointSweeper } from "./mount-points.ts";
@@ -105,7 +111,12 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   };
   // Process group ids of the commands running now.
   const groups = new Set<number>();
-  const bounds = deps.commandLimits ?? commandLimits(undefined, totalmem());
+  const configured = deps.commandLimits ?? commandLimits(undefined, totalmem());
+  let inherited: CommandLimits | undefined;
+  const boundsOnce = (): CommandLimits => {
+    inherited ??= withinHardLimits(configured, readTextOr("/proc/self/limits", ""));
+    return inherited;
+  };
   const prlimit = process.platform === "linux" ? locatePrlimit() : undefined;
   const cgroups = createCgroupMaker(deps.logger);
   let backend: Promise<Backend> | undefined;
@@ -150,6 +161,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     let release: () => string[] = () => [];
     let extraFds: readonly number[] = [];
     let cgroup: CommandCgroup | undefined;
+    let bounds = configured;
     if (request.sandbox !== "danger-full-access") {
       const opened = await openOnce();
       if (!opened.status.ok) throw new SandboxUnavailableError(opened.status);
@@ -161,6 +173,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       backendName = opened.status.backend === "seatbelt" ? "seatbelt" : "bwrap";
       // Inside bwrap, so RLIMIT_NPROC counts in the command's own user namespace.
       const inner = backendName === "bwrap" && prlimit !== undefined;
+      bounds = boundsOnce();
       const bounded = inner ? limitArgv(prlimit, bounds, argv) : argv;
       const wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd }, bounded);
       argv = wrapped.argv;
@@ -273,6 +286,14 @@ function limitReport(
   if (limit === undefined) return undefined;
   const value = limit === "processes" ? bounds.processes : bounds.memoryBytes / (1024 * 1024);
   return { limit, value, certain: counted !== undefined };
+}
+
+function readTextOr(path: string, fallback: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return fallback;
+  }
 }
 
 function clampTimeout(ms: number, limits: RunnerLimits): number {

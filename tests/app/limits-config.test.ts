@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../../src/app/config.ts";
-import { DEFAULT_PROCESSES, commandLimits } from "../../src/exec/limits.ts";
+import { DEFAULT_PROCESSES, commandLimits, withinHardLimits } from "../../src/exec/limits.ts";
 
 const MIB = 1024 * 1024;
 
@@ -45,4 +45,16 @@ test("a bad [limits] value is a ConfigError naming the key", () => {
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(key);
   }
+});
+
+test("a bound above the hard limit dsh runs under is lowered to it, never raised past it", () => {
+  const procLimits = [
+    "Limit                     Soft Limit           Hard Limit           Units     ",
+    "Max data size             unlimited            unlimited            bytes     ",
+    "Max processes             500                  1000                 processes ",
+  ].join("\n");
+  expect(withinHardLimits({ processes: 2048, memoryBytes: 512 * MIB }, procLimits)).toEqual({
+    processes: 1000,
+    memoryBytes: 512 * MIB,
+  });
 });
