@@ -28,52 +28,79 @@ const CASES: readonly { moment: Moment; endings: readonly Ending[] }[] = [
   { moment: "running", endings: ["SIGTERM", "SIGKILL"] },
 ];
 
+interface Case {
+  readonly config: string;
+  /** Shell text around `sleep <token>`: `%` stands for the token. */
+  readonly command: string;
+  readonly moment: Moment;
+  readonly ending: Ending;
+}
+
+/** Runs the command in a fresh `dsh acp`, ends dsh at `moment`, and checks nothing is left. */
+async function endDuringCommand(c: Case): Promise<void> {
+  const token = trackedToken();
+  using project = createProject(c.config);
+  await using model = await startModelServer();
+  await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
+  await dsh.initialize();
+  const sessionId = await dsh.newSession();
+  const command = c.command.replaceAll("%", token);
+  model.script(toolTurn([{ id: "c1", name: "bash", args: { command } }]));
+  model.script(textTurn("never reached"));
+  await dsh.prompt(sessionId, "run it");
+  if (c.moment === "spawned") {
+    await until(
+      "the command's process exists",
+      () => processesWith(token).length > 0,
+      GONE_WITHIN_MS,
+    );
+  } else {
+    await until("both sleepers run", () => sleepers(token) === 2, GONE_WITHIN_MS);
+  }
+  if (c.ending === "EOF") {
+    expect(await dsh.closeStdin()).toBe(0);
+  } else {
+    dsh.proc.kill(c.ending);
+    await dsh.proc.exited;
+  }
+  if (c.ending === "SIGKILL") {
+    await until(
+      "the command is gone after dsh was killed",
+      () => processesWith(token).length === 0,
+      GONE_WITHIN_MS,
+    );
+  } else {
+    // A graceful end waits for every group it started: nothing is left at exit.
+    expect({ code: dsh.proc.exitCode, left: processesWith(token) }).toEqual({
+      code: 0,
+      left: [],
+    });
+  }
+  expect(dsh.problems).toEqual([]);
+}
+
 describe("no command outlives dsh acp", () => {
   for (const mode of MODES) {
     for (const { moment, endings } of CASES) {
       for (const ending of endings) {
-        test(`${mode.name}, ${ending} once the command is ${moment}`, async () => {
-          const token = trackedToken();
-          using project = createProject(mode.config);
-          await using model = await startModelServer();
-          await using dsh = await spawnRawAcp(project, { baseUrl: model.url });
-          await dsh.initialize();
-          const sessionId = await dsh.newSession();
-          const command = `sleep ${token} & sleep ${token}; wait`;
-          model.script(toolTurn([{ id: "c1", name: "bash", args: { command } }]));
-          model.script(textTurn("never reached"));
-          await dsh.prompt(sessionId, "run it");
-          if (moment === "spawned") {
-            await until(
-              "the command's process exists",
-              () => processesWith(token).length > 0,
-              GONE_WITHIN_MS,
-            );
-          } else {
-            await until("both sleepers run", () => sleepers(token) === 2, GONE_WITHIN_MS);
-          }
-          if (ending === "EOF") {
-            expect(await dsh.closeStdin()).toBe(0);
-          } else {
-            dsh.proc.kill(ending);
-            await dsh.proc.exited;
-          }
-          if (ending === "SIGKILL") {
-            await until(
-              "the command is gone after dsh was killed",
-              () => processesWith(token).length === 0,
-              GONE_WITHIN_MS,
-            );
-          } else {
-            // A graceful end waits for every group it started: nothing is left at exit.
-            expect({ code: dsh.proc.exitCode, left: processesWith(token) }).toEqual({
-              code: 0,
-              left: [],
-            });
-          }
-          expect(dsh.problems).toEqual([]);
-        });
+        test(`${mode.name}, ${ending} once the command is ${moment}`, () =>
+          endDuringCommand({
+            config: mode.config,
+            command: "sleep % & sleep %; wait",
+            moment,
+            ending,
+          }));
       }
     }
+  }
+});
+
+describe("no command outlives dsh acp, even one that ignores SIGTERM, SIGHUP and SIGINT", () => {
+  const command = "trap '' TERM HUP INT; sleep % & sleep %; wait";
+  const config = MODES[1].config;
+  // Unsandboxed, a graceful end gives the group its SIGTERM grace (2 s), then SIGKILL.
+  for (const ending of ["SIGTERM", "SIGKILL"] as const) {
+    test(`unsandboxed, ${ending} once the command runs`, () =>
+      endDuringCommand({ config, command, moment: "running", ending }));
   }
 });
