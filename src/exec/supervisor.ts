@@ -40,7 +40,9 @@ const SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/local/bin"];
 export function locateSupervisor(platform: NodeJS.Platform): Supervisor | undefined {
   const found = findSupervisor(platform);
   if (found === undefined) return undefined;
-  const check = Bun.spawnSync(superviseArgv(found, process.pid, ["true"]), {
+  // Absolute paths throughout, so the check needs no environment (and gets none of dsh's).
+  const check = Bun.spawnSync(superviseArgv(found, process.pid, [found.shell, "-c", "exit 0"]), {
+    env: {},
     stdio: ["ignore", "ignore", "ignore"],
   });
   return check.exitCode === 0 ? found : undefined;

@@ -1,0 +1,58 @@
+/**
+ * The supervisor chain on its own: it starts nothing when the process that spawned it is
+ * already gone, and the signal a dying dsh sends it (SIGALRM, by PR_SET_PDEATHSIG) ends the
+ * command's whole group at once, a member that ignores SIGTERM included.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { locateSupervisor, superviseArgv } from "../../src/exec/supervisor.ts";
+import { processesWith, sleepers, trackedToken, until } from "../hostile/processes.ts";
+import { tempDir } from "./helpers.ts";
+
+const supervisor = locateSupervisor(process.platform);
+// Skip reason: the chain needs Linux with setpriv (util-linux) and timeout (coreutils); the
+// runner then spawns commands directly, and the README says what holds.
+const chainTest = supervisor === undefined ? test.skip : test.concurrent;
+
+describe("the supervisor chain", () => {
+  chainTest("starts nothing when its parent is not the process it was made for", async () => {
+    if (supervisor === undefined) return;
+    using dir = tempDir();
+    const marker = join(dir.path, "ran");
+    // pid 1 stands for a dsh that died and left the chain to init before it was bound.
+    const proc = Bun.spawn(superviseArgv(supervisor, 1, ["touch", marker]), {
+      stdio: ["ignore", "ignore", "ignore"],
+    });
+    expect({ code: await proc.exited, ran: existsSync(marker) }).toEqual({
+      code: 125,
+      ran: false,
+    });
+  });
+
+  chainTest("passes the command's exit status on", async () => {
+    if (supervisor === undefined) return;
+    const proc = Bun.spawn(superviseArgv(supervisor, process.pid, ["sh", "-c", "exit 7"]), {
+      stdio: ["ignore", "ignore", "ignore"],
+    });
+    expect(await proc.exited).toBe(7);
+  });
+
+  chainTest("SIGALRM, what a dying dsh sends, SIGKILLs the whole group at once", async () => {
+    if (supervisor === undefined) return;
+    const token = trackedToken();
+    const command = `trap '' TERM HUP INT; sleep ${token} & sleep ${token}; wait`;
+    const proc = Bun.spawn(superviseArgv(supervisor, process.pid, ["sh", "-c", command]), {
+      stdio: ["ignore", "ignore", "ignore"],
+      detached: true,
+    });
+    await until("both sleepers run", () => sleepers(token) === 2, 10_000);
+    proc.kill("SIGALRM");
+    expect(await proc.exited).toBe(137);
+    await until("the group is gone", () => processesWith(token).length === 0, 10_000);
+  });
+
+  test("is not used off Linux", () => {
+    expect(locateSupervisor("darwin")).toBeUndefined();
+  });
+});
