@@ -119,6 +119,14 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   };
   const prlimit = process.platform === "linux" ? locatePrlimit() : undefined;
   const cgroups = createCgroupMaker(deps.logger);
+  // The kernel may call a cgroup busy for a moment after its last process exited: removing it
+  // must not hold up the command's result. Dispose waits for these.
+  const removals = new Set<Promise<void>>();
+  const removeLater = (cgroup: CommandCgroup | undefined) => {
+    if (cgroup === undefined) return;
+    const removal = cgroup.remove().finally(() => removals.delete(removal));
+    removals.add(removal);
+  };
   let backend: Promise<Backend> | undefined;
   let disposed = false;
   let reportedScrub = false;
@@ -224,14 +232,14 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         groups,
       });
       const limitHit = backendName === "bwrap" ? limitReport(result, cgroup, bounds) : undefined;
-      await cgroup?.remove();
+      removeLater(cgroup);
       const notes = release();
       const withHit = limitHit === undefined ? result : { ...result, limitHit };
       return notes.length === 0
         ? withHit
         : { ...withHit, output: `${withHit.output}\n${notes.join("\n")}` };
     } catch (error) {
-      await cgroup?.remove();
+      removeLater(cgroup);
       release();
       throw error;
     }
@@ -261,6 +269,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       const running = [...live.values()];
       for (const entry of running) entry.abort.abort();
       await Promise.allSettled(running.map((entry) => entry.done));
+      await Promise.allSettled([...removals]);
     },
   };
 }
