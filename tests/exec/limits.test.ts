@@ -39,6 +39,7 @@ async function samplePeak(token: string, done: Promise<unknown>): Promise<number
 
 const probe = createCgroupMaker(silentLogger).create(LOW);
 const pidsCgroup = probe?.controllers.includes("pids") === true;
+const memoryCgroup = probe?.controllers.includes("memory") === true;
 await probe?.remove();
 const root = process.getuid?.() === 0;
 
@@ -78,6 +79,25 @@ sandboxTest("a runaway allocation fails at the memory limit and says so", async 
     hit: { limit: "memory", value: 256, certain: expect.any(Boolean) },
   });
 });
+
+// Skip reason: only a memory cgroup bounds the command as a whole; without one (no
+// permission, a read-only cgroupfs) each process is still bounded, as the case above shows.
+const memoryCgroupTest = memoryCgroup ? sandboxTest : sandboxTest.skip;
+
+memoryCgroupTest(
+  "processes that together pass the memory limit are killed, and the result says so",
+  async () => {
+    using dir = tempDir();
+    await using runner = makeRunner({ commandLimits: LOW });
+    // Each stays under the per-process bound (about 100 MiB); six of them pass 256 MiB.
+    const grow = `awk 'BEGIN { s = "x"; while (length(s) < 50000000) s = s s; system("sleep 1") }'`;
+    const result = await run(runner, dir.path, `for i in 1 2 3 4 5 6; do ${grow} & done; wait`);
+    expect({ killed: result.output.includes("Killed"), hit: result.limitHit }).toEqual({
+      killed: true,
+      hit: { limit: "memory", value: 256, certain: true },
+    });
+  },
+);
 
 sandboxTest("a command within its bounds reports no limit", async () => {
   using dir = tempDir();
