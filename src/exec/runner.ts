@@ -162,9 +162,14 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   const execute = async (request: CommandRequest, options: RunOptions, signal: AbortSignal) => {
     const cwd = realDirectory(request.cwd, "cwd");
     const workspace = realDirectory(request.workspace, "workspace");
-    // Merge stderr into stdout inside the child, so the two arrive in their true order; `--`
-    // keeps a command that starts with a dash from being read as a shell option.
-    let argv = [shell, "-c", 'exec "$0" -c -- "$1" 2>&1', shell, request.command];
+    // stderr goes into stdout inside the child, so the two arrive in their true order: the
+    // supervisor chain does it, else a wrapper shell. `--` keeps a command that starts with a
+    // dash from being read as a shell option.
+    const chain = supervisorOnce();
+    let argv =
+      chain === undefined
+        ? [shell, "-c", 'exec "$0" -c -- "$1" 2>&1', shell, request.command]
+        : [shell, "-c", "--", request.command];
     let backendName: "bwrap" | "seatbelt" | "none" = "none";
     let release: () => string[] = () => [];
     let extraFds: readonly number[] = [];
@@ -186,8 +191,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       const wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd }, bounded);
       argv = wrapped.argv;
       extraFds = wrapped.fds;
-      if (backendName === "bwrap" && supervisorOnce() !== undefined)
-        cgroup = cgroups.create(bounds);
+      if (backendName === "bwrap" && chain !== undefined) cgroup = cgroups.create(bounds);
       if (!warnedUnbounded && process.getuid?.() === 0 && !cgroup?.controllers.includes("pids")) {
         warnedUnbounded = true;
         deps.logger.warn(
@@ -213,7 +217,6 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         names: scrubbed.removed,
       });
     }
-    const chain = supervisorOnce();
     if (chain !== undefined) {
       argv = superviseArgv(chain, process.pid, argv, cgroup?.procsFiles);
     }

@@ -8,7 +8,7 @@
  * 2. `sh -c '[ "$PPID" = <dsh> ] || exit'`: a dsh that died between the fork and step 1 left
  *    no signal behind, but did leave this process reparented; it then exits without starting
  *    anything. Otherwise it joins the command's cgroups, if it has any, before anything of the
- *    command exists.
+ *    command exists, and sends stderr to stdout, so the two arrive in their true order.
  * 3. `timeout -s KILL 0` (no time limit of its own) stays the command's parent and leader of
  *    its process group. SIGALRM is how its own timer expires: it SIGKILLs the whole group,
  *    itself included, at once. A grace (SIGTERM first) would not do: timeout exits as soon as
@@ -68,12 +68,12 @@ const CHAIN_SCRIPT = [
   "n=$1",
   "shift",
   'while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; n=$((n - 1)); shift; done',
-  'exec "$@"',
+  'exec "$@" 2>&1',
 ].join("; ");
 
 /**
- * `argv` run under the chain, for a child of the process `parentPid`; the process joins the
- * cgroups of `cgroupProcs` (their `cgroup.procs` files) first.
+ * `argv` run under the chain, for a child of the process `parentPid`, with stderr merged into
+ * stdout; the process joins the cgroups of `cgroupProcs` (their `cgroup.procs` files) first.
  */
 export function superviseArgv(
   supervisor: Supervisor,
