@@ -14,7 +14,8 @@
  *    itself included, at once. A grace (SIGTERM first) would not do: timeout exits as soon as
  *    its child does, and would leave a group member that ignores SIGTERM running. Other
  *    signals it passes on to the group (dsh's own graceful SIGTERM), and it passes the
- *    command's exit status, or its death signal, on unchanged.
+ *    command's exit status, or its death signal, on unchanged. (A command that sends SIGALRM
+ *    to its own group ends itself the same way.)
  *
  * The sandbox (bwrap and the namespace it builds) stays inside that group until its own
  * `--die-with-parent` holds, so the group kill reaches it at every stage of its set-up.
