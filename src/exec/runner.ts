@@ -175,6 +175,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     let extraFds: readonly number[] = [];
     let cgroup: CommandCgroup | undefined;
     let bounds = configured;
+    let rlimited = false;
     if (request.sandbox !== "danger-full-access") {
       const opened = await openOnce();
       if (!opened.status.ok) throw new SandboxUnavailableError(opened.status);
@@ -185,9 +186,9 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       }
       backendName = opened.status.backend === "seatbelt" ? "seatbelt" : "bwrap";
       // Inside bwrap, so RLIMIT_NPROC counts in the command's own user namespace.
-      const inner = backendName === "bwrap" && prlimit !== undefined;
+      rlimited = backendName === "bwrap" && prlimit !== undefined;
       bounds = boundsOnce();
-      const bounded = inner ? limitArgv(prlimit, bounds, argv) : argv;
+      const bounded = rlimited && prlimit !== undefined ? limitArgv(prlimit, bounds, argv) : argv;
       const wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd }, bounded);
       argv = wrapped.argv;
       extraFds = wrapped.fds;
@@ -234,7 +235,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         graceful: backendName !== "bwrap",
         groups,
       });
-      const limitHit = backendName === "bwrap" ? limitReport(result, cgroup, bounds) : undefined;
+      const limitHit = limitReport(result, cgroup, rlimited, bounds);
       removeLater(cgroup);
       const notes = release();
       const withHit = limitHit === undefined ? result : { ...result, limitHit };
@@ -285,16 +286,20 @@ function realpathOr(path: string): string {
   }
 }
 
-/** The bound a sandboxed command ran into: its cgroup knows; else its failure output tells. */
+/**
+ * The bound a sandboxed command ran into: its cgroup knows; else, under rlimits, its failure
+ * output tells.
+ */
 function limitReport(
   result: CommandResult,
   cgroup: CommandCgroup | undefined,
+  rlimited: boolean,
   bounds: CommandLimits,
 ): LimitHitReport | undefined {
   const counted = cgroup?.hit();
   // A timeout counts: a command whose forks fail may retry until it runs out of time.
   const failed = result.exitCode !== 0 && !result.cancelled;
-  const limit = counted ?? (failed ? guessLimitHit(result.output) : undefined);
+  const limit = counted ?? (rlimited && failed ? guessLimitHit(result.output) : undefined);
   if (limit === undefined) return undefined;
   const value = limit === "processes" ? bounds.processes : bounds.memoryBytes / (1024 * 1024);
   return { limit, value, certain: counted !== undefined };
