@@ -166,16 +166,32 @@ async function removeGroups(dirs: readonly string[]): Promise<void> {
   }
 }
 
-function removeStale(parent: string): void {
+/** Removes the cgroups of dsh processes that are gone; returns the ones still busy. */
+function removeStale(parent: string): string[] {
   let names: string[];
   try {
     names = readdirSync(parent);
   } catch {
-    return;
+    return [];
   }
-  for (const name of names) {
-    const pid = NAME.exec(name)?.[1];
-    if (pid !== undefined && !signalProcess(Number(pid), 0)) tryRmdir(join(parent, name));
+  return names
+    .filter((name) => {
+      const pid = NAME.exec(name)?.[1];
+      return pid !== undefined && !signalProcess(Number(pid), 0);
+    })
+    .map((name) => join(parent, name))
+    .filter((dir) => !tryRmdir(dir));
+}
+
+/**
+ * Removes every cgroup left by a dsh process that is gone, waiting (bounded) for the ones
+ * the kernel still calls busy; what a new dsh does at its first command, without the wait.
+ */
+export async function removeStaleCgroups(): Promise<void> {
+  const parents = [...new Set(findPlaces().map((place) => place.parent))];
+  const deadline = performance.now() + REMOVE_WITHIN_MS;
+  while (parents.flatMap(removeStale).length > 0 && performance.now() < deadline) {
+    await Bun.sleep(10);
   }
 }
 

@@ -3,15 +3,17 @@
  * end with a clear result, quickly, and the machine keeps working. The bounds are low here,
  * so every case stays small even where a bound fails.
  */
-import { expect } from "bun:test";
+import { afterAll, expect } from "bun:test";
 import { chmodSync } from "node:fs";
 import { join } from "node:path";
 import { createCgroupMaker } from "../../src/exec/cgroup.ts";
 import type { CommandLimits } from "../../src/exec/limits.ts";
 import { silentLogger } from "../../src/log.ts";
-import { processesWith, trackedToken } from "../hostile/processes.ts";
+import { cleanUp, processesWith, trackedToken } from "../hostile/processes.ts";
 import { makeRunner, run, tempDir } from "./helpers.ts";
 import { sandboxTest } from "./sandbox-support.ts";
+
+afterAll(cleanUp);
 
 const LOW: CommandLimits = { processes: 48, memoryBytes: 256 * 1024 * 1024 };
 /**

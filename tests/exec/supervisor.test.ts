@@ -3,12 +3,14 @@
  * already gone, and the signal a dying dsh sends it (SIGALRM, by PR_SET_PDEATHSIG) ends the
  * command's whole group at once, a member that ignores SIGTERM included.
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { locateSupervisor, superviseArgv } from "../../src/exec/supervisor.ts";
-import { processesWith, sleepers, trackedToken, until } from "../hostile/processes.ts";
+import { cleanUp, processesWith, sleepers, trackedToken, until } from "../hostile/processes.ts";
 import { tempDir } from "./helpers.ts";
+
+afterAll(cleanUp);
 
 const supervisor = locateSupervisor(process.platform);
 // Skip reason: the chain needs Linux with setpriv (util-linux) and timeout (coreutils); the

@@ -7,7 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type CliRig, startCliRig } from "../support/cli.ts";
 import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
-import { GONE_WITHIN_MS, processesWith, trackedToken, until } from "./processes.ts";
+import { GONE_WITHIN_MS, cleanUp, processesWith, trackedToken, until } from "./processes.ts";
+
+afterAll(cleanUp);
 
 type Ending = "SIGTERM" | "SIGHUP" | "SIGINT" | "SIGKILL";
 

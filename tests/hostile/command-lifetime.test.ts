@@ -5,11 +5,20 @@
  * graceful end nothing of the command is left when dsh has exited; after SIGKILL, which no
  * handler sees, it is gone within the kill grace.
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
 import { createProject } from "./project.ts";
-import { GONE_WITHIN_MS, processesWith, sleepers, trackedToken, until } from "./processes.ts";
+import {
+  GONE_WITHIN_MS,
+  cleanUp,
+  processesWith,
+  sleepers,
+  trackedToken,
+  until,
+} from "./processes.ts";
 import { spawnRawAcp } from "./raw-acp.ts";
+
+afterAll(cleanUp);
 
 type Ending = "SIGTERM" | "SIGHUP" | "SIGINT" | "EOF" | "SIGKILL";
 type Moment = "spawned" | "running";

@@ -2,15 +2,15 @@
  * Finding a command's processes from outside: a unique token in the command text appears in
  * the argv of every process of the chain (supervisor, bwrap, shells) and of the sleepers.
  */
-import { afterAll } from "bun:test";
 import { readFileSync, readdirSync } from "node:fs";
+import { removeStaleCgroups } from "../../src/exec/cgroup.ts";
 
 /** Room for a loaded machine; only a killed dsh leaves its command a moment to go at all. */
 export const GONE_WITHIN_MS = 10_000;
 
 /**
- * A token no other process has in its argv (a fractional sleep duration); processes that
- * still carry one are SIGKILLed after the file's tests, so a failure leaks nothing.
+ * A token no other process has in its argv (a fractional sleep duration); `cleanUp` SIGKILLs
+ * the processes that still carry one, so a failure leaks nothing.
  */
 export function trackedToken(): string {
   const token = `1000.${Math.floor(Math.random() * 1e9)}`;
@@ -19,9 +19,15 @@ export function trackedToken(): string {
 }
 
 const tokens: string[] = [];
-afterAll(() => {
+
+/**
+ * For each test file's `afterAll`: SIGKILLs what still carries a tracked token, and removes
+ * the cgroups a SIGKILLed dsh left (as the next dsh would), so nothing is left behind.
+ */
+export async function cleanUp(): Promise<void> {
   for (const token of tokens) for (const { pid } of processesWith(token)) killQuietly(pid);
-});
+  await removeStaleCgroups();
+}
 
 /** Processes whose argv mentions `token`. */
 export function processesWith(token: string): { pid: number; argv: string[] }[] {
