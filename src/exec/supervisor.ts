@@ -1,7 +1,7 @@
 /**
  * Ties every command's lifetime to dsh's, whatever the moment dsh ends, SIGKILL included.
  *
- * The spawned process is a chain of three small exec steps before the command itself:
+ * The spawned process is a chain of small exec steps before the command itself:
  *
  * 1. `setpriv --pdeathsig ALRM` sets PR_SET_PDEATHSIG, so the kernel sends SIGALRM to this
  *    process the moment dsh dies, before anything of the command exists.
@@ -16,6 +16,10 @@
  *    signals it passes on to the group (dsh's own graceful SIGTERM), and it passes the
  *    command's exit status, or its death signal, on unchanged. (A command that sends SIGALRM
  *    to its own group ends itself the same way.)
+ * 4. In timeout's child, `setpriv --pdeathsig KILL` and `sh -c '[ "$PPID" = <timeout> ]'`
+ *    again: a SIGALRM that reaches timeout while it forks makes it exit without signalling
+ *    anyone (it does not know its child yet), and this child then dies with it, or, when
+ *    timeout was gone before step 4 took hold, starts nothing.
  *
  * The sandbox (bwrap and the namespace it builds) stays inside that group until its own
  * `--die-with-parent` holds, so the group kill reaches it at every stage of its set-up.
@@ -64,12 +68,16 @@ function findSupervisor(platform: NodeJS.Platform): Supervisor | undefined {
   return { setpriv, shell, timeout };
 }
 
+// $0: dsh's pid; then the number of cgroups and their cgroup.procs files; then timeout,
+// setpriv and sh for the steps after this one; then the command.
 const CHAIN_SCRIPT = [
   '[ "$PPID" = "$0" ] || exit 125',
   "n=$1",
   "shift",
   'while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; n=$((n - 1)); shift; done',
-  'exec "$@" 2>&1',
+  "t=$1 p=$2 s=$3",
+  "shift 3",
+  `exec "$t" -s KILL 0 "$p" --pdeathsig KILL -- "$s" -c '${'[ "$PPID" = "$0" ] || exit 125; exec "$@"'}' "$$" "$@" 2>&1`,
 ].join("; ");
 
 /**
@@ -94,9 +102,8 @@ export function superviseArgv(
     String(cgroupProcs.length),
     ...cgroupProcs,
     supervisor.timeout,
-    "-s",
-    "KILL",
-    "0",
+    supervisor.setpriv,
+    supervisor.shell,
     ...argv,
   ];
 }
