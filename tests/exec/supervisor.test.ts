@@ -54,6 +54,27 @@ describe("the supervisor chain", () => {
     await until("the group is gone", () => processesWith(token).length === 0, 10_000);
   });
 
+  chainTest("a parent SIGKILLed at any moment of the chain's start leaves nothing", async () => {
+    const fixture = join(import.meta.dir, "fixtures/spawn-chain.ts");
+    const left: number[] = [];
+    // Each millisecond of the chain's first dozen: setpriv, the checks, timeout's fork.
+    for (let delay = 0; delay < 12; delay++) {
+      const token = trackedToken();
+      const command = `trap '' TERM HUP INT; sleep ${token} & sleep ${token}; wait`;
+      const parent = Bun.spawn([process.execPath, fixture, command], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      await parent.stdout.getReader().read();
+      if (delay > 0) await Bun.sleep(delay);
+      parent.kill("SIGKILL");
+      await parent.exited;
+      await until("the chain is gone", () => processesWith(token).length === 0, 10_000).catch(() =>
+        left.push(delay),
+      );
+    }
+    expect(left).toEqual([]);
+  });
+
   test("is not used off Linux", () => {
     expect(locateSupervisor("darwin")).toBeUndefined();
   });
