@@ -11,6 +11,7 @@
  */
 import { version } from "./package.json";
 import { HELP, UsageError, parseArgs } from "./src/app/args.ts";
+import { exitOnTermination } from "./src/app/exit-on-signal.ts";
 import { type ProcessIo, processIo } from "./src/app/process-io.ts";
 import { DshError, errorMessage } from "./src/errors.ts";
 import { terminalText } from "./src/exec/sanitize.ts";
@@ -29,8 +30,10 @@ async function main(io: ProcessIo, argv: readonly string[]): Promise<number> {
         if (args.login) return await (await import("./src/app/login.ts")).runLogin(io);
         return await (await import("./src/app/acp.ts")).runAcp(io.env, version);
       case "exec":
+        exitOnTermination();
         return await (await import("./src/app/exec.ts")).runExecCommand(io, args);
       case "chat":
+        exitOnTermination();
         return await (await import("./src/app/chat.ts")).runChatCommand(io, args);
       case "sessions":
         return await (await import("./src/app/sessions.ts")).runSessionsCommand(io, args);

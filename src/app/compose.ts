@@ -2,12 +2,13 @@
  * The composition root: picks the real implementation of every seam and wires them into an
  * agent service. Each surface (acp, chat, exec) composes once, with its own answerers.
  */
-import { homedir } from "node:os";
+import { homedir, totalmem } from "node:os";
 import { createAgentService } from "../agent/service.ts";
 import type { AgentService, SessionSettings } from "../agent/types.ts";
 import { createApprovalSeam } from "../approval/seam.ts";
 import { createRuleBook } from "../rules/store.ts";
 import type { ApprovalAnswerer } from "../approval/types.ts";
+import { commandLimits } from "../exec/limits.ts";
 import { createCommandRunner } from "../exec/runner.ts";
 import type { CommandRunner } from "../exec/types.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
@@ -70,6 +71,7 @@ export function compose(options: ComposeOptions): Composition {
     stateDir: config.home,
     protectedDirs,
     envConfig: { include: config.env.include, allowSecret: config.env.allow_secret },
+    commandLimits: commandLimits(config.limits, totalmem()),
     logger,
   });
   const tools = createToolRegistry([

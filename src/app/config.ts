@@ -9,6 +9,7 @@ import * as v from "valibot";
 import { DshError } from "../errors.ts";
 import { readStoredKey } from "../auth/key-store.ts";
 import { EnvConfig } from "../exec/env.ts";
+import { LimitsConfig } from "../exec/limits.ts";
 import { UserModelConfig } from "../llm/catalog.ts";
 import { McpServerTables, serversOf } from "../mcp/config.ts";
 import type { McpServerSpec } from "../mcp/types.ts";
@@ -52,6 +53,7 @@ export const ConfigFile = v.strictObject({
   compact_at: v.optional(
     v.pipe(v.number(), v.gtValue(0, "compact_at must be above 0"), v.maxValue(1)),
   ),
+  limits: v.optional(LimitsConfig),
 });
 export type ConfigFile = v.InferOutput<typeof ConfigFile>;
 
@@ -93,6 +95,8 @@ export interface Config {
   };
   /** The share of a model's window a request may fill before the context is compacted. */
   readonly compactAt: number;
+  /** The `[limits]` table: resource bounds of sandboxed commands (defaults where absent). */
+  readonly limits: LimitsConfig;
 }
 
 export interface ConfigFlags {
@@ -160,6 +164,7 @@ export function loadConfig(
       toolTimeoutMs: file.mcp_tool_timeout_ms ?? 120_000,
     },
     compactAt: file.compact_at ?? DEFAULT_COMPACT_AT,
+    limits: file.limits ?? {},
   };
 }
 

@@ -50,8 +50,11 @@ export function bwrapArgs(
   const args = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"];
   args.push("--unshare-cgroup-try", plan.network ? "--share-net" : "--unshare-net");
   if (features.disableUserns) args.push("--disable-userns");
-  // As root, bwrap keeps every capability unless told to drop them.
-  args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL");
+  // As root, bwrap keeps every capability unless told to drop them. No `--new-session`: the
+  // runner starts each command in a session of its own without a terminal already, and
+  // bwrap's setsid comes before its --die-with-parent, which would let the sandbox leave the
+  // command's process group (and escape its kill) while it is still being set up.
+  args.push("--die-with-parent", "--cap-drop", "ALL");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   for (const entry of plan.kernel) args.push("--ro-bind-try", checked(entry), entry);
   args.push("--tmpfs", "/tmp");

@@ -3,6 +3,7 @@
  * pid is also its group id and `kill(-pid)` reaches every descendant that stayed in the group
  * (Bun's own timeout kills only the direct child).
  */
+import { readFileSync, readdirSync } from "node:fs";
 
 const POLL_MS = 20;
 
@@ -24,7 +25,7 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
  */
 export async function waitGroupGone(pgid: number, withinMs: number): Promise<boolean> {
   const deadline = performance.now() + withinMs;
-  while (signalGroup(pgid, 0)) {
+  while (groupAlive(pgid)) {
     if (performance.now() >= deadline) return false;
     await Bun.sleep(POLL_MS);
   }
@@ -33,11 +34,58 @@ export async function waitGroupGone(pgid: number, withinMs: number): Promise<boo
 
 /**
  * SIGTERM to the group, SIGKILL after `graceMs` if anything is left, then waits (bounded)
- * until the group is gone. Safe to call when the group is already empty.
+ * until the group is gone. A `graceMs` of 0 sends SIGKILL at once. Safe to call when the
+ * group is already empty.
  */
 export async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
-  if (!signalGroup(pgid, "SIGTERM")) return;
-  if (await waitGroupGone(pgid, graceMs)) return;
-  signalGroup(pgid, "SIGKILL");
+  if (graceMs > 0) {
+    if (!signalGroup(pgid, "SIGTERM")) return;
+    if (await waitGroupGone(pgid, graceMs)) return;
+  }
+  if (!signalGroup(pgid, "SIGKILL")) return;
   await waitGroupGone(pgid, Math.max(graceMs, 2000));
+}
+
+/**
+ * SIGKILLs every group in `pgids` and blocks until all are gone or `withinMs` passed. For
+ * `process.on("exit")`, where nothing asynchronous runs any more; true when all are gone.
+ */
+export function killGroupsSync(pgids: Iterable<number>, withinMs: number): boolean {
+  const left = [...pgids].filter((pgid) => signalGroup(pgid, "SIGKILL"));
+  const deadline = performance.now() + withinMs;
+  for (;;) {
+    const alive = left.filter(groupAlive);
+    if (alive.length === 0) return true;
+    if (performance.now() >= deadline) return false;
+    Bun.sleepSync(5);
+  }
+}
+
+/**
+ * True while a process of the group still runs. A member that died after its parent did is
+ * reparented to init and stays a zombie (still in the group for `kill`) until init reaps it,
+ * which some container inits do only every second or so: a zombie runs nothing, so it does
+ * not count. Where there is no /proc, membership is all that can be seen.
+ */
+function groupAlive(pgid: number): boolean {
+  if (!signalGroup(pgid, 0)) return false;
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  return entries.some((entry) => /^\d+$/.test(entry) && runsInGroup(entry, pgid));
+}
+
+function runsInGroup(pid: string, pgid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return false;
+  }
+  // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so split after it.
+  const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(pgrp) === pgid && state !== "Z" && state !== "X";
 }

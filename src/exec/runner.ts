@@ -3,7 +3,8 @@
  * here, in the sandbox of the session's mode, with a scrubbed environment, a timeout, an
  * output cap, and a process-group kill that leaves no descendant behind.
  */
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
+import { totalmem } from "node:os";
 import { resolve } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -12,14 +13,28 @@ import { openBackend } from "./backend.ts";
 import type { Backend, SandboxPreference } from "./backend.ts";
 import { scrubEnv } from "./env.ts";
 import { RunnerDisposedError, SandboxUnavailableError } from "./errors.ts";
+import { createCgroupMaker } from "./cgroup.ts";
+import type { CommandCgroup } from "./cgroup.ts";
 import { isWithin } from "./guards.ts";
+import {
+  commandLimits,
+  guessLimitHit,
+  limitArgv,
+  locatePrlimit,
+  withinHardLimits,
+} from "./limits.ts";
+import type { CommandLimits } from "./limits.ts";
 import { resolveShell } from "./locate.ts";
+import { killGroupsSync } from "./process-group.ts";
 import { spawnCommand } from "./spawn.ts";
 import type { SpawnLimits } from "./spawn.ts";
+import { locateSupervisor, superviseArgv } from "./supervisor.ts";
+import type { Supervisor } from "./supervisor.ts";
 import type {
   CommandRequest,
   CommandResult,
   CommandRunner,
+  LimitHitReport,
   RunOptions,
   SandboxStatus,
 } from "./types.ts";
@@ -72,6 +87,8 @@ export interface CommandRunnerDeps {
   readonly bwrapPath?: string;
   /** Where host service sockets are looked for (`/run`, `/var/run` when absent). */
   readonly serviceRoots?: readonly string[];
+  /** Bounds of each sandboxed command (`[limits]`); defaults from `commandLimits`. */
+  readonly commandLimits?: CommandLimits;
 }
 
 /**
@@ -82,6 +99,38 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   const limits: RunnerLimits = { ...DEFAULT_LIMITS, ...deps.limits };
   const shell = resolveShell(deps.env.PATH);
   const live = new Map<symbol, { abort: AbortController; done: Promise<unknown> }>();
+  let supervisor: Supervisor | undefined | null = null;
+  // Found and tried at the first command, off the start-up path.
+  const supervisorOnce = (): Supervisor | undefined => {
+    if (supervisor !== null) return supervisor;
+    supervisor = locateSupervisor(process.platform);
+    if (supervisor === undefined && process.platform === "linux") {
+      deps.logger.warn(
+        "setpriv (with --pdeathsig), sh or timeout is missing or fails: a command can outlive " +
+          "a dsh that is killed (SIGKILL)",
+      );
+    }
+    return supervisor;
+  };
+  // Process group ids of the commands running now.
+  const groups = new Set<number>();
+  const configured = deps.commandLimits ?? commandLimits(undefined, totalmem());
+  let inherited: CommandLimits | undefined;
+  const boundsOnce = (): CommandLimits => {
+    inherited ??= withinHardLimits(configured, readTextOr("/proc/self/limits", ""));
+    return inherited;
+  };
+  const prlimit = process.platform === "linux" ? locatePrlimit() : undefined;
+  const cgroups = createCgroupMaker(deps.logger);
+  // The kernel may call a cgroup busy for a moment after its last process exited: removing it
+  // must not hold up the command's result. Dispose waits for these.
+  const removals = new Set<Promise<void>>();
+  const removeLater = (cgroup: CommandCgroup | undefined) => {
+    if (cgroup === undefined) return;
+    const removal = cgroup.remove().finally(() => removals.delete(removal));
+    removals.add(removal);
+  };
+  let warnedUnbounded = false;
   let backend: Promise<Backend> | undefined;
   let disposed = false;
   let reportedScrub = false;
@@ -108,20 +157,32 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     });
     return backend;
   };
-  // Last resort when dsh exits without disposing: synchronous kills still work in `exit`.
+  // Last resort when dsh exits without disposing: nothing asynchronous runs in `exit`, so
+  // the groups are killed and awaited synchronously, and none outlives the exit.
   const killAllOnExit = () => {
     for (const entry of live.values()) entry.abort.abort();
+    if (!killGroupsSync(groups, limits.killGraceMs)) {
+      deps.logger.warn("a command's process group was still there when dsh exited");
+    }
   };
 
   const execute = async (request: CommandRequest, options: RunOptions, signal: AbortSignal) => {
     const cwd = realDirectory(request.cwd, "cwd");
     const workspace = realDirectory(request.workspace, "workspace");
-    // Merge stderr into stdout inside the child, so the two arrive in their true order; `--`
-    // keeps a command that starts with a dash from being read as a shell option.
-    let argv = [shell, "-c", 'exec "$0" -c -- "$1" 2>&1', shell, request.command];
+    // stderr goes into stdout inside the child, so the two arrive in their true order: the
+    // supervisor chain does it, else a wrapper shell. `--` keeps a command that starts with a
+    // dash from being read as a shell option.
+    const chain = supervisorOnce();
+    let argv =
+      chain === undefined
+        ? [shell, "-c", 'exec "$0" -c -- "$1" 2>&1', shell, request.command]
+        : [shell, "-c", "--", request.command];
     let backendName: "bwrap" | "seatbelt" | "none" = "none";
     let release: () => string[] = () => [];
     let extraFds: readonly number[] = [];
+    let cgroup: CommandCgroup | undefined;
+    let bounds = configured;
+    let rlimited = false;
     if (request.sandbox !== "danger-full-access") {
       const opened = await openOnce();
       if (!opened.status.ok) throw new SandboxUnavailableError(opened.status);
@@ -130,10 +191,22 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       if (hidden !== undefined) {
         throw new InvalidInputError(`cwd ${cwd} is outside the sandbox's view: ${hidden}`, { cwd });
       }
-      const wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd }, argv);
+      backendName = opened.status.backend === "seatbelt" ? "seatbelt" : "bwrap";
+      // Inside bwrap, so RLIMIT_NPROC counts in the command's own user namespace.
+      rlimited = backendName === "bwrap" && prlimit !== undefined;
+      bounds = boundsOnce();
+      const bounded = rlimited && prlimit !== undefined ? limitArgv(prlimit, bounds, argv) : argv;
+      const wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd }, bounded);
       argv = wrapped.argv;
       extraFds = wrapped.fds;
-      backendName = opened.status.backend === "seatbelt" ? "seatbelt" : "bwrap";
+      if (backendName === "bwrap" && chain !== undefined) cgroup = cgroups.create(bounds);
+      if (!warnedUnbounded && process.getuid?.() === 0 && !cgroup?.controllers.includes("pids")) {
+        warnedUnbounded = true;
+        deps.logger.warn(
+          "as root, the kernel ignores RLIMIT_NPROC and no pids cgroup could be made: " +
+            "the number of processes of a sandboxed command is not bounded",
+        );
+      }
       release = wrapped.close;
     }
     const scrubbed = scrubEnv(deps.env, {
@@ -148,6 +221,9 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         names: scrubbed.removed,
       });
     }
+    if (chain !== undefined) {
+      argv = superviseArgv(chain, process.pid, argv, cgroup?.procsFiles);
+    }
     try {
       const result = await spawnCommand({
         argv,
@@ -159,12 +235,18 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         signal,
         onOutput: options.onOutput,
         logger: deps.logger,
+        graceful: backendName !== "bwrap",
+        groups,
       });
+      const limitHit = limitReport(result, cgroup, rlimited, bounds);
+      removeLater(cgroup);
       const notes = release();
+      const withHit = limitHit === undefined ? result : { ...result, limitHit };
       return notes.length === 0
-        ? result
-        : { ...result, output: `${result.output}\n${notes.join("\n")}` };
+        ? withHit
+        : { ...withHit, output: `${withHit.output}\n${notes.join("\n")}` };
     } catch (error) {
+      removeLater(cgroup);
       release();
       throw error;
     }
@@ -194,6 +276,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       const running = [...live.values()];
       for (const entry of running) entry.abort.abort();
       await Promise.allSettled(running.map((entry) => entry.done));
+      await Promise.allSettled([...removals]);
     },
   };
 }
@@ -203,6 +286,33 @@ function realpathOr(path: string): string {
     return realpathSync(path);
   } catch {
     return path;
+  }
+}
+
+/**
+ * The bound a sandboxed command ran into: its cgroup knows; else, under rlimits, its failure
+ * output tells.
+ */
+function limitReport(
+  result: CommandResult,
+  cgroup: CommandCgroup | undefined,
+  rlimited: boolean,
+  bounds: CommandLimits,
+): LimitHitReport | undefined {
+  const counted = cgroup?.hit();
+  // A timeout counts: a command whose forks fail may retry until it runs out of time.
+  const failed = result.exitCode !== 0 && !result.cancelled;
+  const limit = counted ?? (rlimited && failed ? guessLimitHit(result.output) : undefined);
+  if (limit === undefined) return undefined;
+  const value = limit === "processes" ? bounds.processes : bounds.memoryBytes / (1024 * 1024);
+  return { limit, value, certain: counted !== undefined };
+}
+
+function readTextOr(path: string, fallback: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return fallback;
   }
 }
 

@@ -27,6 +27,14 @@ export interface SpawnSpec {
   readonly signal: AbortSignal;
   readonly onOutput?: (text: string) => void;
   readonly logger: Logger;
+  /**
+   * Whether the group gets SIGTERM and the grace before SIGKILL. Not for bwrap: SIGTERM
+   * ends bwrap itself at once, and with it the sandbox, except while the sandbox is still
+   * being set up, when only SIGKILL of the group ends it.
+   */
+  readonly graceful: boolean;
+  /** Holds the command's process group id from spawn until the group is gone. */
+  readonly groups?: Set<number>;
 }
 
 type StopReason = "timeout" | "cancel" | "output-limit";
@@ -42,12 +50,26 @@ export async function spawnCommand(spec: SpawnSpec): Promise<CommandResult> {
     stdio: ["ignore", "pipe", "pipe", ...(spec.extraFds ?? [])],
     detached: true,
   });
+  spec.groups?.add(proc.pid);
+  try {
+    return await followCommand(spec, proc, collector, started);
+  } finally {
+    spec.groups?.delete(proc.pid);
+  }
+}
+
+async function followCommand(
+  spec: SpawnSpec,
+  proc: Bun.Subprocess<"ignore", "pipe", "pipe">,
+  collector: ReturnType<typeof createOutputCollector>,
+  started: number,
+): Promise<CommandResult> {
   let reason: StopReason | undefined;
   let stopping: Promise<void> | undefined;
   const stop = (why: StopReason) => {
     if (reason !== undefined) return;
     reason = why;
-    stopping = terminateGroup(proc.pid, spec.limits.killGraceMs);
+    stopping = terminateGroup(proc.pid, spec.graceful ? spec.limits.killGraceMs : 0);
   };
   const onAbort = () => stop("cancel");
   spec.signal.addEventListener("abort", onAbort, { once: true });
@@ -69,7 +91,7 @@ export async function spawnCommand(spec: SpawnSpec): Promise<CommandResult> {
     spec.signal.removeEventListener("abort", onAbort);
   }
   // The shell is gone; background children it left in its group go with it.
-  await (stopping ?? terminateGroup(proc.pid, spec.limits.killGraceMs));
+  await (stopping ?? terminateGroup(proc.pid, spec.graceful ? spec.limits.killGraceMs : 0));
   const grace = Promise.withResolvers<"late">();
   const graceTimer = setTimeout(() => grace.resolve("late"), spec.limits.killGraceMs);
   const late = await Promise.race([drained.then(() => "done" as const), grace.promise]);

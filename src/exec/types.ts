@@ -24,7 +24,17 @@ export interface CommandResult {
   readonly cancelled: boolean;
   /** The output passed the runner's hard ceiling and the command was killed. */
   readonly outputLimited?: boolean;
+  /** A resource bound of the sandbox ([limits] in the config) the command ran into. */
+  readonly limitHit?: LimitHitReport;
   readonly durationMs: number;
+}
+
+export interface LimitHitReport {
+  readonly limit: "processes" | "memory";
+  /** The bound: a number of processes, or MiB. */
+  readonly value: number;
+  /** Counted by the command's cgroup; otherwise read from the errors the command printed. */
+  readonly certain: boolean;
 }
 
 export interface RunOptions {

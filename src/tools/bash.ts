@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import type { ApprovalKind } from "../approval/types.ts";
 import { DshError } from "../errors.ts";
-import type { CommandResult } from "../exec/types.ts";
+import type { CommandResult, LimitHitReport } from "../exec/types.ts";
 import type { SandboxMode } from "../permission/knobs.ts";
 import type { RenderIntent, TerminalIntent } from "./intent.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
@@ -241,7 +241,16 @@ function statusLine(result: CommandResult, sandbox: SandboxMode): string {
     what = "output limit reached; the command and its children were killed";
   else if (result.signal !== null) what = `killed by ${result.signal}`;
   else what = `exit code ${result.exitCode}`;
-  return `[${what}; ${where}; ${took}]`;
+  const limit = result.limitHit === undefined ? "" : `; ${limitNote(result.limitHit)}`;
+  return `[${what}${limit}; ${where}; ${took}]`;
+}
+
+function limitNote(hit: LimitHitReport): string {
+  const bound =
+    hit.limit === "processes"
+      ? `${hit.value} processes ([limits] processes)`
+      : `${hit.value} MiB of memory ([limits] memory_mb)`;
+  return `${hit.certain ? "it ran into" : "it likely ran into"} the sandbox's limit of ${bound}`;
 }
 
 function terminalIntent(command: string, cwd: string): TerminalIntent {

@@ -71,15 +71,17 @@ export function trackedSleepTokens(): () => string {
 
 /**
  * Shell text that sets `$T` to `token` and, via `ready`, waits until `count`
- * `sleep $T` processes exist (forked and exec'd), so "ready" means they really run. The
- * token never appears literally in the script, so the shell's own argv does not count.
+ * `sleep $T` processes exist (forked and exec'd), so "ready" means they really run. Only a
+ * process whose argv starts with `sleep $T` counts, as in `pidsWith`: `setsid sleep $T`
+ * shows that text before it execs sleep. The token never appears literally in the script, so
+ * the shell's own argv does not count.
  */
 export function sleepScript(token: string): { setup: string; ready(count: number): string } {
   const [whole, fraction] = token.split(".");
+  const count = `n=0; for d in /proc/[0-9]*; do c=; { read -r c < "$d/comm"; } 2>/dev/null; [ "$c" = sleep ] || continue; case "$( { tr '\\0' ' ' < "$d/cmdline"; } 2>/dev/null)" in "sleep $T "*) n=$((n + 1));; esac; done`;
   return {
     setup: `T=${whole}.""${fraction}`,
-    ready: (count) =>
-      `until [ "$(cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' ' | grep -o "slee[p] $T" | wc -l)" -ge ${count} ]; do :; done`,
+    ready: (want) => `until ${count}; [ "$n" -ge ${want} ]; do :; done`,
   };
 }
 

@@ -6,11 +6,15 @@
 import { afterAll, expect } from "bun:test";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
+import { cleanUp } from "../hostile/processes.ts";
 import { killAll, pidsWith, sleepScript, sleepToken, tempDir } from "./helpers.ts";
 import { sandboxTest } from "./sandbox-support.ts";
 
 const t = sleepToken();
-afterAll(() => killAll(t));
+afterAll(async () => {
+  killAll(t);
+  await cleanUp();
+});
 
 sandboxTest("SIGKILL of the parent leaves no sandboxed descendant alive (case 23)", async () => {
   using dir = tempDir();

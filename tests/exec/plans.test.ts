@@ -53,7 +53,6 @@ describe("the bwrap argument plan", () => {
       "--unshare-net",
       "--disable-userns",
       "--die-with-parent",
-      "--new-session",
       "--cap-drop",
       "ALL",
       "--ro-bind",

@@ -1,0 +1,136 @@
+/**
+ * Resource bounds of sandboxed commands (`[limits]`): a fork bomb and a runaway allocation
+ * end with a clear result, quickly, and the machine keeps working. The bounds are low here,
+ * so every case stays small even where a bound fails.
+ */
+import { afterAll, expect } from "bun:test";
+import { chmodSync } from "node:fs";
+import { join } from "node:path";
+import { createCgroupMaker } from "../../src/exec/cgroup.ts";
+import type { CommandLimits } from "../../src/exec/limits.ts";
+import { silentLogger } from "../../src/log.ts";
+import { cleanUp, processesWith, trackedToken } from "../hostile/processes.ts";
+import { makeRunner, run, tempDir } from "./helpers.ts";
+import { sandboxTest } from "./sandbox-support.ts";
+
+afterAll(cleanUp);
+
+const LOW: CommandLimits = { processes: 48, memoryBytes: 256 * 1024 * 1024 };
+/**
+ * The bomb doubles at every level but stops at this depth: should the bound ever fail, it
+ * makes 2^11 processes on a shared machine, not all the machine has.
+ */
+const DEPTH = 10;
+/** The supervisor chain and bwrap run in the command's cgroup too. */
+const CHAIN = 4;
+
+/** The most processes carrying `token` seen at once until `done` settles. */
+async function samplePeak(token: string, done: Promise<unknown>): Promise<number> {
+  let settled = false;
+  void done.finally(() => {
+    settled = true;
+  });
+  let peak = 0;
+  while (!settled) {
+    peak = Math.max(peak, processesWith(token).length);
+    // /proc has no change event: sample it.
+    await Bun.sleep(5);
+  }
+  return peak;
+}
+
+const probe = createCgroupMaker(silentLogger).create(LOW);
+const pidsCgroup = probe?.controllers.includes("pids") === true;
+const memoryCgroup = probe?.controllers.includes("memory") === true;
+await probe?.remove();
+const root = process.getuid?.() === 0;
+
+// Skip reason: the kernel does not apply RLIMIT_NPROC to root, so as root only a pids cgroup
+// bounds a fork bomb; where none can be made (a read-only cgroupfs) a real fork bomb would
+// take the machine down. The README's known limits say so; the unprivileged case below runs.
+const boundedTest = !root || pidsCgroup ? sandboxTest : sandboxTest.skip;
+
+boundedTest("a fork bomb is held at the process limit and its result names the limit", async () => {
+  using dir = tempDir();
+  await using runner = makeRunner({ commandLimits: LOW });
+  const token = trackedToken();
+  const level = "$(($1 + 1))";
+  const bomb = `bomb() { [ "$1" -lt ${DEPTH} ] && { bomb ${level} | bomb ${level} & }; }`;
+  // The shell stays, so the bomb runs until the command's timeout ends it.
+  const running = run(runner, dir.path, `: ${token}; ${bomb}; bomb 0; sleep 10`, {
+    timeoutMs: 1_500,
+  });
+  const peak = samplePeak(token, running);
+  const result = await running;
+  expect({
+    timedOut: result.timedOut,
+    limit: result.limitHit?.limit,
+    bounded: (await peak) <= LOW.processes + CHAIN,
+    // The machine still starts processes, and nothing of the bomb is left.
+    machine: Bun.spawnSync(["true"]).exitCode,
+    left: processesWith(token),
+  }).toEqual({ timedOut: true, limit: "processes", bounded: true, machine: 0, left: [] });
+});
+
+sandboxTest("a runaway allocation fails at the memory limit and says so", async () => {
+  using dir = tempDir();
+  await using runner = makeRunner({ commandLimits: LOW });
+  const result = await run(runner, dir.path, `awk 'BEGIN { s = "x"; while (1) s = s s }'`);
+  expect({ failed: result.exitCode !== 0, hit: result.limitHit }).toEqual({
+    failed: true,
+    hit: { limit: "memory", value: 256, certain: expect.any(Boolean) },
+  });
+});
+
+// Skip reason: only a memory cgroup bounds the command as a whole; without one (no
+// permission, a read-only cgroupfs) each process is still bounded, as the case above shows.
+const memoryCgroupTest = memoryCgroup ? sandboxTest : sandboxTest.skip;
+
+memoryCgroupTest(
+  "processes that together pass the memory limit are killed, and the result says so",
+  async () => {
+    using dir = tempDir();
+    await using runner = makeRunner({ commandLimits: LOW });
+    // Each stays under the per-process bound (about 100 MiB); six of them pass 256 MiB.
+    const grow = `awk 'BEGIN { s = "x"; while (length(s) < 50000000) s = s s; system("sleep 1") }'`;
+    const result = await run(runner, dir.path, `for i in 1 2 3 4 5 6; do ${grow} & done; wait`);
+    expect({ killed: result.output.includes("Killed"), hit: result.limitHit }).toEqual({
+      killed: true,
+      hit: { limit: "memory", value: 256, certain: true },
+    });
+  },
+);
+
+sandboxTest("a command within its bounds reports no limit", async () => {
+  using dir = tempDir();
+  await using runner = makeRunner({ commandLimits: LOW });
+  const result = await run(runner, dir.path, "for i in 1 2 3 4 5 6 7 8; do sleep 0 & done; wait");
+  expect({ code: result.exitCode, hit: result.limitHit }).toEqual({ code: 0, hit: undefined });
+});
+
+// Skip reason: this case drops to an unprivileged user, which only root can do; a non-root
+// run already exercises the same path in the fork bomb case above.
+const asRootTest = root ? sandboxTest : sandboxTest.skip;
+
+asRootTest("as an unprivileged user, RLIMIT_NPROC alone holds a burst of forks", async () => {
+  using dir = tempDir();
+  chmodSync(dir.path, 0o777);
+  const token = trackedToken();
+  // A bounded burst, so a failed bound leaves 200 sleepers for a second, not a dead machine.
+  const command = `: ${token}; for i in $(seq 200); do sleep 1 & done; wait`;
+  const fixture = join(import.meta.dir, "fixtures/run-limited.ts");
+  const user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"];
+  const proc = Bun.spawn(
+    [...user, process.execPath, fixture, dir.path, "32", "256", "3000", command],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path },
+    },
+  );
+  const peak = samplePeak(token, proc.exited);
+  const result = JSON.parse(await new Response(proc.stdout).text());
+  expect({ limit: result.limitHit?.limit, bounded: (await peak) <= 32 + CHAIN }).toEqual({
+    limit: "processes",
+    bounded: true,
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * The supervisor chain on its own: it starts nothing when the process that spawned it is
+ * already gone, and the signal a dying dsh sends it (SIGALRM, by PR_SET_PDEATHSIG) ends the
+ * command's whole group at once, a member that ignores SIGTERM included.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { locateSupervisor, superviseArgv } from "../../src/exec/supervisor.ts";
+import { cleanUp, processesWith, sleepers, trackedToken, until } from "../hostile/processes.ts";
+import { tempDir } from "./helpers.ts";
+
+afterAll(cleanUp);
+
+const supervisor = locateSupervisor(process.platform);
+// Skip reason: the chain needs Linux with setpriv (util-linux) and timeout (coreutils); the
+// runner then spawns commands directly, and the README says what holds.
+const chainTest = supervisor === undefined ? test.skip : test.concurrent;
+
+describe("the supervisor chain", () => {
+  chainTest("starts nothing when its parent is not the process it was made for", async () => {
+    if (supervisor === undefined) return;
+    using dir = tempDir();
+    const marker = join(dir.path, "ran");
+    // pid 1 stands for a dsh that died and left the chain to init before it was bound.
+    const proc = Bun.spawn(superviseArgv(supervisor, 1, ["touch", marker]), {
+      stdio: ["ignore", "ignore", "ignore"],
+    });
+    expect({ code: await proc.exited, ran: existsSync(marker) }).toEqual({
+      code: 125,
+      ran: false,
+    });
+  });
+
+  chainTest("passes the command's exit status on", async () => {
+    if (supervisor === undefined) return;
+    const proc = Bun.spawn(superviseArgv(supervisor, process.pid, ["sh", "-c", "exit 7"]), {
+      stdio: ["ignore", "ignore", "ignore"],
+    });
+    expect(await proc.exited).toBe(7);
+  });
+
+  chainTest("SIGALRM, what a dying dsh sends, SIGKILLs the whole group at once", async () => {
+    if (supervisor === undefined) return;
+    const token = trackedToken();
+    const command = `trap '' TERM HUP INT; sleep ${token} & sleep ${token}; wait`;
+    const proc = Bun.spawn(superviseArgv(supervisor, process.pid, ["sh", "-c", command]), {
+      stdio: ["ignore", "ignore", "ignore"],
+      detached: true,
+    });
+    await until("both sleepers run", () => sleepers(token) === 2, 10_000);
+    proc.kill("SIGALRM");
+    expect(await proc.exited).toBe(137);
+    await until("the group is gone", () => processesWith(token).length === 0, 10_000);
+  });
+
+  chainTest("a parent SIGKILLed at any moment of the chain's start leaves nothing", async () => {
+    const fixture = join(import.meta.dir, "fixtures/spawn-chain.ts");
+    const left: number[] = [];
+    // Each millisecond of the chain's first dozen: setpriv, the checks, timeout's fork.
+    for (let delay = 0; delay < 12; delay++) {
+      const token = trackedToken();
+      const command = `trap '' TERM HUP INT; sleep ${token} & sleep ${token}; wait`;
+      const parent = Bun.spawn([process.execPath, fixture, command], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      await parent.stdout.getReader().read();
+      if (delay > 0) await Bun.sleep(delay);
+      parent.kill("SIGKILL");
+      await parent.exited;
+      await until("the chain is gone", () => processesWith(token).length === 0, 10_000).catch(() =>
+        left.push(delay),
+      );
+    }
+    expect(left).toEqual([]);
+  });
+
+  test("is not used off Linux", () => {
+    expect(locateSupervisor("darwin")).toBeUndefined();
+  });
+});
