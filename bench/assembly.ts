@@ -12,6 +12,7 @@ import { silentLogger } from "../src/log.ts";
 import { createSessionStore } from "../src/session/store.ts";
 import { binaryPath, ensureBinary } from "../tests/support/binary.ts";
 import { startModelServer, textTurn } from "../tests/support/model-server.ts";
+import { benchEnv, withAcpAgent } from "./lib/acp-agent.ts";
 import { type Figure, emit, size } from "./lib/figures.ts";
 
 const PROMPTS = size(7, 2);
@@ -43,32 +44,10 @@ async function generate(turns: number): Promise<string> {
 }
 
 async function measure(sessionId: string): Promise<number[]> {
-  const proc = Bun.spawn([binaryPath, "acp"], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: root,
-      DSH_HOME: home,
-      DSH_CONFIG: join(root, "config.toml"),
-      DSH_BASE_URL: server.url,
-      DSH_API_KEY: "bench",
-    },
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  const output = new WritableStream<Uint8Array>({
-    async write(chunk) {
-      proc.stdin.write(chunk);
-      await proc.stdin.flush();
-    },
-  });
   const times: number[] = [];
-  await acp
-    .client({ name: "bench" })
-    .onNotification(acp.methods.client.session.update, () => {})
-    .connectWith(acp.ndJsonStream(output, proc.stdout), async (agent) => {
-      await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
+  await withAcpAgent(
+    { command: [binaryPath, "acp"], cwd, env: benchEnv(root, server.url) },
+    async (agent) => {
       await agent.request(acp.methods.agent.session.resume, { sessionId, cwd, mcpServers: [] });
       for (let i = 0; i < PROMPTS; i++) {
         server.script(textTurn("ok"));
@@ -82,9 +61,8 @@ async function measure(sessionId: string): Promise<number[]> {
         times.push(performance.now() - start);
         await prompt;
       }
-    });
-  proc.stdin.end();
-  await proc.exited;
+    },
+  );
   // The first prompt of a process also composes the agent; it is not assembly.
   return times.slice(1);
 }

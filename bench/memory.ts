@@ -11,6 +11,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { compile } from "../scripts/build.ts";
 import { binaryPath, ensureBinary } from "../tests/support/binary.ts";
 import { startModelServer, textTurn } from "../tests/support/model-server.ts";
+import { benchEnv, withAcpAgent } from "./lib/acp-agent.ts";
 import { emit, size } from "./lib/figures.ts";
 
 const SESSIONS = size(100, 10);
@@ -26,41 +27,11 @@ const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
 /** Runs `work` against a fresh agent process; resolves with what it returns. */
-async function withAgent<T>(
+function withAgent<T>(
   command: string[],
   work: (agent: acp.ClientContext, pid: number) => Promise<T>,
 ): Promise<T> {
-  const proc = Bun.spawn(command, {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: root,
-      DSH_HOME: join(root, "home"),
-      DSH_CONFIG: join(root, "config.toml"),
-      DSH_BASE_URL: server.url,
-      DSH_API_KEY: "bench",
-    },
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  const output = new WritableStream<Uint8Array>({
-    async write(chunk) {
-      proc.stdin.write(chunk);
-      await proc.stdin.flush();
-    },
-  });
-  let result: T | undefined;
-  await acp
-    .client({ name: "bench" })
-    .onNotification(acp.methods.client.session.update, () => {})
-    .connectWith(acp.ndJsonStream(output, proc.stdout), async (agent) => {
-      await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
-      result = await work(agent, proc.pid);
-    });
-  proc.stdin.end();
-  await proc.exited;
-  return result as T;
+  return withAcpAgent({ command, cwd: root, env: benchEnv(root, server.url) }, work);
 }
 
 /** Settles the process's startup garbage before RSS is read. */

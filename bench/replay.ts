@@ -11,6 +11,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { silentLogger } from "../src/log.ts";
 import { createSessionStore } from "../src/session/store.ts";
 import { binaryPath, ensureBinary } from "../tests/support/binary.ts";
+import { withAcpAgent } from "./lib/acp-agent.ts";
 import { type Figure, emit, size } from "./lib/figures.ts";
 
 const EVENTS_PER_TURN = 9;
@@ -77,38 +78,19 @@ const env = {
 async function loadOnce(
   sessionId: string,
 ): Promise<{ ms: number; peakMb: number; updates: number }> {
-  const proc = Bun.spawn([binaryPath, "acp"], {
-    cwd,
-    env,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  const output = new WritableStream<Uint8Array>({
-    async write(chunk) {
-      proc.stdin.write(chunk);
-      await proc.stdin.flush();
-    },
-  });
   let updates = 0;
-  let ms = 0;
-  let peakMb = 0;
-  await acp
-    .client({ name: "bench" })
-    .onNotification(acp.methods.client.session.update, () => {
-      updates++;
-    })
-    .connectWith(acp.ndJsonStream(output, proc.stdout), async (agent) => {
-      await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
-      const start = performance.now();
-      await agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
-      ms = performance.now() - start;
-      const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
-      peakMb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-    });
-  proc.stdin.end();
-  await proc.exited;
-  return { ms, peakMb, updates };
+  const command = [binaryPath, "acp"];
+  const onUpdate = () => {
+    updates++;
+  };
+  return withAcpAgent({ command, cwd, env, onUpdate }, async (agent, pid) => {
+    const start = performance.now();
+    await agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    const ms = performance.now() - start;
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const peakMb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    return { ms, peakMb, updates };
+  });
 }
 
 try {

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { compile } from "../scripts/build.ts";
 import { binaryPath, ensureBinary } from "../tests/support/binary.ts";
+import { benchEnv, withAcpAgent } from "./lib/acp-agent.ts";
 import { emit, size } from "./lib/figures.ts";
 import { percentile } from "./stats.ts";
 
@@ -58,56 +59,31 @@ const server = Bun.serve({
 
 /** One prompt through `command`; returns chunks per second and per-chunk latencies (ms). */
 async function run(command: string[]): Promise<{ rate: number; latencies: number[] }> {
-  const proc = Bun.spawn(command, {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: root,
-      DSH_HOME: join(root, "home"),
-      DSH_CONFIG: join(root, "config.toml"),
-      DSH_BASE_URL: `http://127.0.0.1:${server.port}`,
-      DSH_API_KEY: "bench",
-      STREAM_CHUNKS: String(paced ? PACED_CHUNKS : CHUNKS),
-      STREAM_PACE_MS: paced ? "1" : "0",
-    },
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  const output = new WritableStream<Uint8Array>({
-    async write(chunk) {
-      proc.stdin.write(chunk);
-      await proc.stdin.flush();
-    },
-  });
   const latencies: number[] = [];
-  let rate = 0;
-  await acp
-    .client({ name: "bench" })
-    .onNotification(acp.methods.client.session.update, ({ params }) => {
-      const { update } = params;
-      if (update.sessionUpdate !== "agent_message_chunk" || update.content.type !== "text") return;
-      const now = wallNow();
-      // A delta may hold several sent times when the model stream's reads merged them.
-      for (const stamp of update.content.text.split(";")) {
-        if (stamp !== "") latencies.push(now - Number(stamp));
-      }
-    })
-    .connectWith(acp.ndJsonStream(output, proc.stdout), async (agent) => {
-      await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION });
-      const { sessionId } = await agent.request(acp.methods.agent.session.new, {
-        cwd: root,
-        mcpServers: [],
-      });
-      const start = performance.now();
-      await agent.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "stream" }],
-      });
-      rate = (paced ? PACED_CHUNKS : CHUNKS) / ((performance.now() - start) / 1000);
+  const env = benchEnv(root, `http://127.0.0.1:${server.port}`, {
+    STREAM_CHUNKS: String(paced ? PACED_CHUNKS : CHUNKS),
+    STREAM_PACE_MS: paced ? "1" : "0",
+  });
+  const onUpdate = ({ update }: acp.SessionNotification) => {
+    if (update.sessionUpdate !== "agent_message_chunk" || update.content.type !== "text") return;
+    const now = wallNow();
+    // A delta may hold several sent times when the model stream's reads merged them.
+    for (const stamp of update.content.text.split(";")) {
+      if (stamp !== "") latencies.push(now - Number(stamp));
+    }
+  };
+  const rate = await withAcpAgent({ command, cwd: root, env, onUpdate }, async (agent) => {
+    const { sessionId } = await agent.request(acp.methods.agent.session.new, {
+      cwd: root,
+      mcpServers: [],
     });
-  proc.stdin.end();
-  await proc.exited;
+    const start = performance.now();
+    await agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "stream" }],
+    });
+    return (paced ? PACED_CHUNKS : CHUNKS) / ((performance.now() - start) / 1000);
+  });
   return { rate, latencies };
 }
 
