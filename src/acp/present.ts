@@ -4,7 +4,7 @@
  * terminal convention (acp.md §7) only when the client advertised `_meta.terminal_output`.
  */
 import type * as acp from "@agentclientprotocol/sdk";
-import type { Location, RenderIntent, TerminalIntent, ToolKind } from "../tools/intent.ts";
+import type { Location, RenderIntent, TerminalIntent, ToolKind } from "../render/intent.ts";
 
 /** What the client can render, read once from `initialize`. */
 export interface PresentOptions {

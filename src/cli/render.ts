@@ -5,7 +5,7 @@
  */
 import type { LiveEvent } from "../agent/types.ts";
 import { createTerminalTextSanitizer, terminalText } from "../exec/sanitize.ts";
-import type { PlanIntent, RenderIntent } from "../tools/intent.ts";
+import type { PlanIntent, RenderIntent } from "../render/intent.ts";
 import { changedLines } from "./changed-lines.ts";
 import { type CommandOutputView, createCommandOutputView, outputTail } from "./command-output.ts";
 import { type MarkdownStream, createMarkdownStream } from "./markdown.ts";

@@ -4,7 +4,7 @@
  * policy allows it (servers run outside the sandbox, as the user).
  */
 import * as v from "valibot";
-import type { ToolKind } from "../tools/intent.ts";
+import type { ToolKind } from "../render/intent.ts";
 import type { AnyTool, RenderIntent, ToolContext, ToolResult } from "../tools/types.ts";
 import { mcpToolName } from "./names.ts";
 import { sanitizeInputSchema } from "./schema.ts";

@@ -5,7 +5,7 @@ import { InvalidInputError } from "../errors.ts";
 import { displayPath } from "./containment.ts";
 import type { SecretPlaces } from "./credential-paths.ts";
 import { decodeForDisplay, readTextBytes } from "./file-io.ts";
-import type { RenderIntent } from "./intent.ts";
+import type { RenderIntent } from "../render/intent.ts";
 import { resolveForRead } from "./paths.ts";
 import { snapshotSecrets } from "./secret-identity.ts";
 import type { PresentContext, Tool, ToolResult } from "./types.ts";

@@ -8,7 +8,7 @@ import * as v from "valibot";
 import { DshError, InvalidInputError, errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ToolDefinition } from "../llm/types.ts";
-import type { RenderIntent } from "./intent.ts";
+import type { RenderIntent } from "../render/intent.ts";
 import type {
   AnyTool,
   ExecutedCall,

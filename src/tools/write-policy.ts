@@ -7,7 +7,7 @@
  * get this far (see `checkWrite`).
  */
 import * as path from "node:path";
-import type { DiffIntent } from "./intent.ts";
+import type { DiffIntent } from "../render/intent.ts";
 import type { WriteTarget } from "./paths.ts";
 import type { ToolContext, ToolResult } from "./types.ts";
 import { isInside, relativeInside } from "./containment.ts";
