@@ -128,16 +128,6 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
       }
     },
 
-    async read(id: string) {
-      assertSessionId(id);
-      const { parsed } = await load(id);
-      return { header: parsed.header, events: parsed.events };
-    },
-
-    async exists(id: string): Promise<boolean> {
-      return Bun.file(sessionPath(home, id)).exists();
-    },
-
     async delete(id: string): Promise<void> {
       assertSessionId(id);
       const path = sessionPath(home, id);
