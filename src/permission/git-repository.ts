@@ -4,8 +4,9 @@
  * sandbox keeps these unwritable, the file tools refuse them, and AGENTS.md discovery stops at
  * the same repository root.
  */
-import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { realpathOrUndefined } from "../paths.ts";
 import { readConfigChain, valuesOf } from "./git-config.ts";
 
 /** A repository found from a directory inside its worktree. */
@@ -188,13 +189,5 @@ function isFile(path: string): boolean {
     return statSync(path).isFile();
   } catch {
     return false;
-  }
-}
-
-function realpathOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
   }
 }

@@ -6,6 +6,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { realpathOr } from "../paths.ts";
 import { credentialStores } from "../permission/credentials.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 
@@ -136,13 +137,5 @@ function exists(target: string): boolean {
     return fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
-  }
-}
-
-function realpathOr(target: string): string {
-  try {
-    return fs.realpathSync(target);
-  } catch {
-    return target;
   }
 }

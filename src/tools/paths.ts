@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
-import { isInside } from "./containment.ts";
+import { isWithin, realpathOr } from "../paths.ts";
 import { secretRefusal } from "./credential-paths.ts";
 import { PathRefusedError, UnsupportedFileError, describeFileError, errorCode } from "./errors.ts";
 import { gitWriteProtections } from "../permission/git-repository.ts";
@@ -59,7 +59,7 @@ export function locate(cwd: string, input: string): LocatedPath {
   const lexical = resolveLexical(cwd, input);
   const root = realpathOr(cwd);
   const { real, exists } = resolveReal(lexical);
-  return { path: lexical, real, root, exists, place: isInside(root, real) ? "inside" : "outside" };
+  return { path: lexical, real, root, exists, place: isWithin(root, real) ? "inside" : "outside" };
 }
 
 /**
@@ -115,7 +115,7 @@ export function checkWrite(
     );
   }
   const gitControl = gitWriteProtections(cwd, { home: os.homedir() }).find(
-    (control) => isInside(control, located.path) || isInside(control, located.real),
+    (control) => isWithin(control, located.path) || isWithin(control, located.real),
   );
   if (gitControl !== undefined) {
     throw new PathRefusedError(
@@ -123,7 +123,7 @@ export function checkWrite(
     );
   }
   const own = protectedDirs.find(
-    (dir) => isInside(dir, located.path) || isInside(dir, located.real),
+    (dir) => isWithin(dir, located.path) || isWithin(dir, located.real),
   );
   if (own !== undefined) {
     throw new PathRefusedError(
@@ -175,14 +175,6 @@ function protectedSegment(absolutePath: string): string | undefined {
   const parts = absolutePath.split(path.sep);
   const index = parts.findIndex((part) => PROTECTED_SEGMENTS.has(part.toLowerCase()));
   return index === -1 ? undefined : parts.slice(0, index + 1).join(path.sep);
-}
-
-function realpathOr(directory: string): string {
-  try {
-    return fs.realpathSync(directory);
-  } catch {
-    return directory;
-  }
 }
 
 /** realpath of the path, or of its deepest existing ancestor plus the missing components. */
