@@ -3,6 +3,7 @@
  * act on. The server's own explanation is kept (DeepSeek's 400 text names the broken field),
  * with any copy of the API key removed.
  */
+import { errorCode } from "../error-code.ts";
 import { LlmError, type LlmErrorCode } from "./types.ts";
 import { readServerError, type ServerError } from "./wire.ts";
 
@@ -143,9 +144,7 @@ const CONNECTION_FAILURES: Readonly<Record<string, string>> = {
  * never the runtime's advice to its own developers.
  */
 export function describeFetchFailure(cause: unknown): string {
-  const code =
-    typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
-  const known = CONNECTION_FAILURES[code];
+  const known = CONNECTION_FAILURES[errorCode(cause) ?? ""];
   if (known !== undefined) return known;
   const message = cause instanceof Error ? cause.message : String(cause);
   // Bun's fetch errors end with a hint for developers ("pass `verbose: true` ..."); drop it.

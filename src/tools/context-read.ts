@@ -14,7 +14,7 @@ import { errorMessage } from "../errors.ts";
 import { isWithin } from "../paths.ts";
 import { secretRefusal } from "./credential-paths.ts";
 import type { SecretPlaces } from "./credential-paths.ts";
-import { errorCode } from "./errors.ts";
+import { errorCode } from "../error-code.ts";
 import { formatBytes, openRegularFile } from "./file-io.ts";
 import { procFdAvailable } from "./opened-path.ts";
 import { snapshotSecrets } from "./secret-identity.ts";

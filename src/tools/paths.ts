@@ -9,7 +9,8 @@ import * as path from "node:path";
 import { InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
 import { isWithin, realpathOr } from "../paths.ts";
 import { secretRefusal } from "./credential-paths.ts";
-import { PathRefusedError, UnsupportedFileError, describeFileError, errorCode } from "./errors.ts";
+import { errorCode } from "../error-code.ts";
+import { PathRefusedError, UnsupportedFileError, describeFileError } from "./errors.ts";
 import { gitWriteProtections } from "../permission/git-repository.ts";
 import type { SecretSnapshot } from "./secret-identity.ts";
 
