@@ -164,12 +164,12 @@ function answerOf(question: Question, pick: unknown, text: unknown): QuestionAns
 }
 
 /** The property key of question `index`'s pick field (sorted keys keep the form's order). */
-export function pickKey(index: number): string {
+function pickKey(index: number): string {
   return `q${index + 1}`;
 }
 
 /** The property key of question `index`'s free-text field. */
-export function textKey(index: number): string {
+function textKey(index: number): string {
   return `q${index + 1}_other`;
 }
 

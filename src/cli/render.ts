@@ -273,7 +273,7 @@ function resultSummary(intent: RenderIntent): string {
 const PLAN_MARKS = { completed: "[x]", in_progress: "[>]", pending: "[ ]" } as const;
 
 /** The plan as a checklist: done, in progress and pending items each with their mark. */
-export function planChecklist(plan: PlanIntent): string {
+function planChecklist(plan: PlanIntent): string {
   const items = plan.entries.map(
     (entry) => `  ${PLAN_MARKS[entry.status]} ${oneLine(terminalText(entry.content))}`,
   );

@@ -48,7 +48,7 @@ export interface RunnerLimits extends SpawnLimits {
   readonly probeTimeoutMs: number;
 }
 
-export const DEFAULT_LIMITS: RunnerLimits = {
+const DEFAULT_LIMITS: RunnerLimits = {
   defaultTimeoutMs: 120_000,
   minTimeoutMs: 1_000,
   maxTimeoutMs: 600_000,

@@ -106,7 +106,7 @@ function serverDetail(bodyText: string): string {
 }
 
 /** The most a `Retry-After` header may make dsh wait. */
-export const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
  * Reads `Retry-After` (delta seconds or an HTTP date), capped at `MAX_RETRY_AFTER_MS`.

@@ -30,7 +30,7 @@ export interface McpToolDeps {
 }
 
 /** Longest description offered; a server's longer text is cut (it is sent on every request). */
-export const MAX_DESCRIPTION = 4000;
+const MAX_DESCRIPTION = 4000;
 
 /** Arguments are a JSON object; what it holds is the server's to validate. */
 const McpArguments = v.record(v.string(), v.unknown());

@@ -72,7 +72,7 @@ export function openGitDirectory(dir: string): Repository | undefined {
 }
 
 /** The realpath of the git directory a `.git` entry leads to (directly or by `gitdir:`). */
-export function gitDirOf(dotGit: string): string | undefined {
+function gitDirOf(dotGit: string): string | undefined {
   const stat = lstatOrUndefined(dotGit);
   if (stat === undefined) return undefined;
   if (!stat.isFile()) return isDirectory(dotGit) ? realpathOrUndefined(dotGit) : undefined;
@@ -83,14 +83,14 @@ export function gitDirOf(dotGit: string): string | undefined {
 }
 
 /** The directory `gitDir/commondir` names (linked worktrees, submodules), else `gitDir`. */
-export function commonDirOf(gitDir: string): string {
+function commonDirOf(gitDir: string): string {
   const named = readOrEmpty(join(gitDir, "commondir")).trim();
   if (named === "") return gitDir;
   return realpathOrUndefined(resolve(gitDir, named)) ?? resolve(gitDir, named);
 }
 
 /** The system's and the user's config files, in git's order. */
-export function userConfigFiles(user: GitUserConfig): string[] {
+function userConfigFiles(user: GitUserConfig): string[] {
   if (user.globalConfig !== undefined && user.globalConfig !== "") {
     return ["/etc/gitconfig", user.globalConfig];
   }

@@ -110,7 +110,7 @@ export function secretRefusal(shown: string, match: SecretMatch, action: string)
 }
 
 /** The home directory as given and its realpath (they differ when `$HOME` is a symlink). */
-export function homeDirsOf(homeDir: string): readonly string[] {
+function homeDirsOf(homeDir: string): readonly string[] {
   const real = realpathOr(homeDir);
   return real === homeDir ? [homeDir] : [homeDir, real];
 }

@@ -44,11 +44,7 @@ export function firstChangedLine(oldText: string | null, newText: string): numbe
 }
 
 /** The diff intent of a change, with a location at its first changed line. */
-export function changeIntent(
-  verb: string,
-  change: FileChangeDetails,
-  ctx: PresentContext,
-): DiffIntent {
+function changeIntent(verb: string, change: FileChangeDetails, ctx: PresentContext): DiffIntent {
   return {
     type: "diff",
     title: `${verb} ${displayPath(ctx.cwd, change.path)}`,

@@ -19,7 +19,7 @@ export const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const BINARY_PROBE_BYTES = 8192;
 
 /** Whether bytes look binary: a NUL byte in the first 8 KiB. */
-export function looksBinary(bytes: Uint8Array): boolean {
+function looksBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, BINARY_PROBE_BYTES).includes(0);
 }
 

@@ -15,7 +15,7 @@ import { gitWriteProtections } from "../permission/git-repository.ts";
 import type { SecretSnapshot } from "./secret-identity.ts";
 
 /** Longest path a tool accepts, in characters (Linux `PATH_MAX`). */
-export const MAX_PATH_LENGTH = 4096;
+const MAX_PATH_LENGTH = 4096;
 
 /** Path segments that are never written, whatever the preset (compared case-insensitively). */
 const PROTECTED_SEGMENTS: ReadonlySet<string> = new Set([".git", ".dsh"]);
@@ -46,7 +46,7 @@ export interface WriteTarget extends LocatedPath {
  * Validates a model-given path and makes it absolute against the session root (never the
  * process's cwd). Throws `InvalidInputError` for an empty, NUL-bearing or over-long path.
  */
-export function resolveLexical(cwd: string, input: string): string {
+function resolveLexical(cwd: string, input: string): string {
   if (input.length === 0) throw new InvalidInputError("path is empty");
   if (input.includes("\0")) throw new InvalidInputError("path contains a NUL byte");
   if (input.length > MAX_PATH_LENGTH) {

@@ -30,7 +30,7 @@ export interface ToolRegistryDeps {
 }
 
 /** Default time a tool has after a cancel to return its own result (e.g. output so far). */
-export const CANCEL_GRACE_MS = 500;
+const CANCEL_GRACE_MS = 500;
 
 /**
  * Creates a registry over `tools`, in the order given (definitions keep it). Throws when two
