@@ -172,7 +172,9 @@ function merge(
 ): boolean {
   const moved = new Map(report.moved.map((entry) => [entry.file, entry.opened]));
   const searched = new Set<number>();
-  for (const [file, status] of report.status.entries()) {
+  const { status: statuses } = report;
+  for (let file = 0; file < statuses.length; file++) {
+    const status = statuses[file];
     if (status === FileStatus.unread) continue;
     const opened = moved.get(file) ?? files[first + file] ?? "";
     if (!mayRead(opened, identityAt(report.identity, file), guard)) continue;
@@ -198,8 +200,13 @@ function merge(
 
 /** The device, inode and link count of the batch's `file`, as the worker's fstat saw them. */
 function identityAt(identity: BigUint64Array, file: number): FileIdentity {
-  const [dev = 0n, ino = 0n, nlink = 0n] = identity.subarray(file * 3, file * 3 + 3);
-  return { dev, ino, nlink, isFile: () => true };
+  const at = file * 3;
+  return {
+    dev: identity[at] ?? 0n,
+    ino: identity[at + 1] ?? 0n,
+    nlink: identity[at + 2] ?? 0n,
+    isFile: () => true,
+  };
 }
 
 /** `path` is `root` or under it; both are real, normalised paths (no `..`). */
