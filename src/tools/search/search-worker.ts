@@ -90,6 +90,8 @@ export function searchWorkerMain(): void {
   // Statuses are `FileStatus` values, written out: this text cannot import it.
   const unread = { status: 0, opened: "", dev: 0n, ino: 0n, nlink: 0n };
 
+  let scratch: Buffer | undefined;
+  /** The file's bytes are valid until the next call. */
   const readBounded = (path: string, maxBytes: number) => {
     let fd: number | undefined;
     try {
@@ -107,27 +109,20 @@ export function searchWorkerMain(): void {
       const found = { opened, dev: stat.dev, ino: stat.ino, nlink: stat.nlink };
       const tooLarge = { ...found, status: 2 };
       if (size > maxBytes) return tooLarge;
-      // Bounded by what is read, not by what fstat says (procfs files report 0): one read of
-      // the stated size, growing only while the file turns out longer. Sizes stay whole pages:
-      // some procfs files (pagemap) refuse reads that are not multiples of 8 bytes.
+      // Bounded by what is read, not by what fstat says (procfs files report 0). One buffer
+      // serves every file: a fresh one per file costs more than reading it. Its size is whole
+      // pages: some procfs files (pagemap) refuse reads that are not multiples of 8 bytes.
       const page = 4096;
       const cap = Math.ceil((maxBytes + 1) / page) * page;
-      let buffer = new Uint8Array(Math.min(Math.ceil((size + 1) / page) * page, cap));
+      if (scratch === undefined || scratch.length !== cap) scratch = Buffer.allocUnsafe(cap);
       let total = 0;
-      for (;;) {
-        if (total === buffer.length) {
-          if (total > maxBytes) return tooLarge;
-          const grown = new Uint8Array(Math.min(buffer.length * 2, cap));
-          grown.set(buffer);
-          buffer = grown;
-        }
-        const n = fs.readSync(fd, buffer, total, buffer.length - total, null);
+      while (total < cap) {
+        const n = fs.readSync(fd, scratch, total, cap - total, null);
         if (n === 0) break;
         total += n;
-        if (total > maxBytes) return tooLarge;
       }
       if (total > maxBytes) return tooLarge;
-      return { ...found, status: 1, bytes: buffer.subarray(0, total) };
+      return { ...found, status: 1, bytes: scratch.subarray(0, total) };
     } catch {
       return unread;
     } finally {
@@ -183,14 +178,11 @@ export function searchWorkerMain(): void {
       if (read.opened !== path) moved.push({ file, opened: read.opened });
       const bytes = "bytes" in read ? read.bytes : undefined;
       if (bytes === undefined) continue;
-      if (bytes.subarray(0, 8192).includes(0)) {
+      if (bytes.subarray(0, 8192).indexOf(0) !== -1) {
         status[file] = 3;
         continue;
       }
-      if (needle !== undefined) {
-        const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-        if (view.indexOf(needle) === -1) continue;
-      }
+      if (needle !== undefined && bytes.indexOf(needle) === -1) continue;
       const text = decoder.decode(bytes);
       if (whole !== undefined && !whole.test(text)) continue;
       search(text, regex, file, request.limit, request.lineChars, matches);
