@@ -80,3 +80,21 @@ test("a store is matched by path however its path is spelled", () => {
   expect(secretMatch(`${box.root}/.ssh/id_rsa`, places)).toBeUndefined();
   expect(secretMatch(`${ssh}-not/id_rsa`, places)).toBeUndefined();
 });
+
+test("each file is searched alone, up to exactly 2 MiB: nothing of the file read before it", async () => {
+  const limit = 2 * 1024 * 1024;
+  // In walk order: a file at the limit whose match lies past where the next file ends, then
+  // a short one, then one byte over the limit.
+  box.write("a-at-limit.txt", `${"a".repeat(limit - 12)}\nneedle here`);
+  box.write("b-short.txt", "short\n");
+  box.write("c-over-limit.txt", `${"a".repeat(limit)}\n`);
+  box.write("d-empty.txt", "");
+  const grep = createGrepTool({ secrets: secretPlacesOf({ home: box.home }) });
+  const needle = await grep.execute({ pattern: "needle|^a{3}" }, toolContext(box.root));
+  expect(needle.output).toBe(
+    `a-at-limit.txt:1:${"a".repeat(500)}…\na-at-limit.txt:2:needle here\n[skipped 1 file over 2 MiB]`,
+  );
+  expect(fs.statSync(path.join(box.root, "a-at-limit.txt")).size).toBe(limit);
+  const short = await grep.execute({ pattern: "^short$" }, toolContext(box.root));
+  expect(short.output).toBe("b-short.txt:1:short\n[skipped 1 file over 2 MiB]");
+});
