@@ -83,7 +83,7 @@ export function secretMatch(absolutePath: string, secrets: SecretPlaces): Secret
   }
   // Down from the root, one lookup per component, only while the path follows the places'
   // tree: this runs for every file a search opens, and most paths leave the tree at once.
-  const target = path.resolve(absolutePath);
+  const target = isNormalAbsolute(absolutePath) ? absolutePath : path.resolve(absolutePath);
   for (let end = target.indexOf(path.sep, 1); ; end = target.indexOf(path.sep, end + 1)) {
     const prefix = end === -1 ? target : target.slice(0, end);
     const place = secrets.byPath.get(prefix);
@@ -92,6 +92,21 @@ export function secretMatch(absolutePath: string, secrets: SecretPlaces): Secret
     }
     if (end === -1 || !secrets.ancestors.has(prefix)) return undefined;
   }
+}
+
+/**
+ * Whether `target` is an absolute POSIX path that `path.resolve` would return unchanged: no
+ * empty, `.` or `..` segment and no trailing separator. Most paths a search checks are; they
+ * skip the resolve.
+ */
+function isNormalAbsolute(target: string): boolean {
+  return (
+    path.sep === "/" &&
+    target.startsWith("/") &&
+    !target.includes("/.") &&
+    !target.includes("//") &&
+    (target.length === 1 || !target.endsWith("/"))
+  );
 }
 
 /**

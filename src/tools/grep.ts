@@ -14,12 +14,12 @@ import { MAX_FILE_BYTES, formatBytes } from "./file-io.ts";
 import type { Location } from "../render/intent.ts";
 import type { ReadGuard } from "./opened-path.ts";
 import { resolveForRead, statLocated } from "./paths.ts";
-import { snapshotSecrets } from "./secret-identity.ts";
+import { type FileIdentity, snapshotSecrets } from "./secret-identity.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
 import type { SearchDetails } from "./search-intent.ts";
 import { createFileSearcher } from "./search/file-searcher.ts";
 import { createPathFeed } from "./search/path-feed.ts";
-import type { FileReport } from "./search/search-worker.ts";
+import { type BatchReport, FileStatus } from "./search/search-worker.ts";
 import type { Tool, ToolResult } from "./types.ts";
 import { type WalkEntry, collectFiles, ignoredNote, namesHidden, skippedDirs } from "./walk.ts";
 
@@ -113,8 +113,8 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
         budgetMs: deps.matchBudgetMs ?? MATCH_BUDGET_MS,
         signal: ctx.signal,
       });
-      const searching = searcher.search(feed, MAX_GREP_MATCHES, (reports, first) =>
-        merge(reports, first, files, tally, ctx.cwd, { secrets, within: base.real }),
+      const searching = searcher.search(feed, MAX_GREP_MATCHES, (report, first) =>
+        merge(report, first, files, tally, ctx.cwd, { secrets, within: base.real }),
       );
       // Awaited below; handled here too, so a failure while the walk still runs is not unhandled.
       searching.catch(() => undefined);
@@ -163,30 +163,50 @@ function compile(pattern: string, ignoreCase: boolean): RegExp {
  * unreadable: its results are dropped.
  */
 function merge(
-  reports: readonly FileReport[],
+  report: BatchReport,
   first: number,
   files: readonly string[],
   tally: Tally,
   cwd: string,
   guard: ReadGuard,
 ): boolean {
-  for (const [offset, report] of reports.entries()) {
-    const file = files[first + offset] ?? "";
-    if (!mayRead(report, guard)) continue;
-    if (report.tooLarge) {
-      tally.tooLarge++;
-      continue;
-    }
-    if (report.binary) continue;
-    tally.searched++;
-    const shown = displayPath(cwd, file);
-    for (const match of report.matches) {
-      if (tally.lines.length >= MAX_GREP_MATCHES) return false;
-      tally.lines.push(`${shown}:${match.line}:${match.text}`);
-      tally.hits.push({ path: file, line: match.line });
+  const moved = new Map(report.moved.map((entry) => [entry.file, entry.opened]));
+  const searched = new Set<number>();
+  const { status: statuses } = report;
+  for (let file = 0; file < statuses.length; file++) {
+    const status = statuses[file];
+    if (status === FileStatus.unread) continue;
+    const opened = moved.get(file) ?? files[first + file] ?? "";
+    if (!mayRead(opened, identityAt(report.identity, file), guard)) continue;
+    if (status === FileStatus.tooLarge) tally.tooLarge++;
+    else if (status === FileStatus.searched) {
+      tally.searched++;
+      searched.add(file);
     }
   }
+  let shown: { file: number; path: string; display: string } | undefined;
+  for (const match of report.matches) {
+    if (!searched.has(match.file)) continue;
+    if (tally.lines.length >= MAX_GREP_MATCHES) return false;
+    if (shown?.file !== match.file) {
+      const path = files[first + match.file] ?? "";
+      shown = { file: match.file, path, display: displayPath(cwd, path) };
+    }
+    tally.lines.push(`${shown.display}:${match.line}:${match.text}`);
+    tally.hits.push({ path: shown.path, line: match.line });
+  }
   return tally.lines.length < MAX_GREP_MATCHES;
+}
+
+/** The device, inode and link count of the batch's `file`, as the worker's fstat saw them. */
+function identityAt(identity: BigUint64Array, file: number): FileIdentity {
+  const at = file * 3;
+  return {
+    dev: identity[at] ?? 0n,
+    ino: identity[at + 1] ?? 0n,
+    nlink: identity[at + 2] ?? 0n,
+    isFile: () => true,
+  };
 }
 
 /** `path` is `root` or under it; both are real, normalised paths (no `..`). */
@@ -198,12 +218,10 @@ function within(root: string, path: string): boolean {
  * The opened file (its real path and identity, as the worker saw them) is no secret place, by
  * path or by device and inode, and lies inside the searched directory.
  */
-function mayRead(report: FileReport, guard: ReadGuard): boolean {
-  const { opened, identity } = report;
-  if (opened === null || identity === null) return false;
+function mayRead(opened: string, identity: FileIdentity, guard: ReadGuard): boolean {
   const real = opened.endsWith(" (deleted)") ? opened.slice(0, -" (deleted)".length) : opened;
   if (guard.within !== undefined && !within(guard.within, real)) return false;
-  return guard.secrets.match(real, { ...identity, isFile: () => true }) === undefined;
+  return guard.secrets.match(real, identity) === undefined;
 }
 
 function summarize(

@@ -41,7 +41,7 @@ export function snapshotSecrets(
   places: SecretPlaces,
   maxLinkedEntries = MAX_LINKED_ENTRIES,
 ): SecretSnapshot {
-  const byIdentity = new Map<string, SecretPlace>();
+  const byIdentity: ByIdentity = new Map();
   // Directory stores by device: a hard link never crosses file systems. The state directory
   // is left out (its transcripts are many, and no command can see them to link them); its
   // stored key is a file store of its own.
@@ -49,21 +49,20 @@ export function snapshotSecrets(
   for (const place of places.places) {
     const stats = statIdentity(place.path);
     if (stats === undefined) continue;
-    const key = keyOf(stats);
     // A store is listed as given and as it really is: the same directory is compared once.
-    if (byIdentity.has(key)) continue;
-    byIdentity.set(key, place);
+    if (placeAt(byIdentity, stats) !== undefined) continue;
+    setPlace(byIdentity, stats, place);
     if (place.type !== "dir" || place.kind !== "credentials") continue;
     dirsByDevice.set(stats.dev, [...(dirsByDevice.get(stats.dev) ?? []), place]);
   }
   const ancestors = new Map<string, SecretPlace | null>();
-  const linked = new Map<bigint, Map<string, SecretPlace> | "too many">();
+  const linked = new Map<bigint, ByIdentity | "too many">();
 
   const placeOfDirectory = (dir: string): SecretPlace | undefined => {
     const known = ancestors.get(dir);
     if (known !== undefined) return known ?? undefined;
     const stats = statIdentity(dir);
-    const own = stats === undefined ? undefined : byIdentity.get(keyOf(stats));
+    const own = stats === undefined ? undefined : placeAt(byIdentity, stats);
     const parent = path.dirname(dir);
     const found = own?.type === "dir" ? own : parent === dir ? undefined : placeOfDirectory(parent);
     ancestors.set(dir, found ?? null);
@@ -82,12 +81,16 @@ export function snapshotSecrets(
     match(realPath, identity) {
       const byPath = secretMatch(realPath, places);
       if (byPath !== undefined) return byPath;
-      const own = identity ?? statIdentity(realPath);
+      const stats = identity === undefined ? statIdentity(realPath) : undefined;
+      const own = identity ?? stats;
       if (own !== undefined) {
-        const place = byIdentity.get(keyOf(own));
+        const place = placeAt(byIdentity, own);
         if (place !== undefined) return asMatch(place);
       }
       const parent = placeOfDirectory(path.dirname(realPath));
+      // What `placeOfDirectory` would find for this directory: its files are checked next
+      // (a search walks into it), and it need not be stat'ed again for each.
+      if (stats?.isDirectory() === true) ancestors.set(realPath, parent ?? null);
       if (parent !== undefined) return asMatch(parent);
       if (own === undefined || own.nlink <= 1n || !own.isFile()) return undefined;
       let files = linked.get(own.dev);
@@ -103,14 +106,14 @@ export function snapshotSecrets(
           reason: `it has ${own.nlink} hard links, and the credential stores hold too many files to tell whether one of them is this file`,
         };
       }
-      const store = files.get(keyOf(own));
+      const store = placeAt(files, own);
       return store === undefined ? undefined : asMatch(store);
     },
   };
 }
 
 /** The identity of what `target` names (symlinks followed), or undefined. */
-function statIdentity(target: string): FileIdentity | undefined {
+function statIdentity(target: string): (FileIdentity & { isDirectory(): boolean }) | undefined {
   try {
     // Most stores do not exist: no exception for those keeps a snapshot cheap.
     return fs.statSync(target, { bigint: true, throwIfNoEntry: false });
@@ -119,16 +122,28 @@ function statIdentity(target: string): FileIdentity | undefined {
   }
 }
 
-function keyOf(identity: FileIdentity): string {
-  return `${identity.dev}:${identity.ino}`;
+/**
+ * Places by device, then inode: looked up for every file a search opens, so without building
+ * a key for each.
+ */
+type ByIdentity = Map<bigint, Map<bigint, SecretPlace>>;
+
+function placeAt(places: ByIdentity, identity: FileIdentity): SecretPlace | undefined {
+  return places.get(identity.dev)?.get(identity.ino);
+}
+
+function setPlace(places: ByIdentity, identity: FileIdentity, place: SecretPlace): void {
+  let inodes = places.get(identity.dev);
+  if (inodes === undefined) {
+    inodes = new Map();
+    places.set(identity.dev, inodes);
+  }
+  inodes.set(identity.ino, place);
 }
 
 /** The files inside directory stores `places`, by identity; "too many" past the bound. */
-function linkedFiles(
-  places: readonly SecretPlace[],
-  maxEntries: number,
-): Map<string, SecretPlace> | "too many" {
-  const found = new Map<string, SecretPlace>();
+function linkedFiles(places: readonly SecretPlace[], maxEntries: number): ByIdentity | "too many" {
+  const found: ByIdentity = new Map();
   let visited = 0;
   for (const place of places) {
     const pending = [place.path];
@@ -145,7 +160,7 @@ function linkedFiles(
         if (entry.isDirectory()) pending.push(entryPath);
         else if (entry.isFile()) {
           const stats = lstatIdentity(entryPath);
-          if (stats !== undefined) found.set(keyOf(stats), place);
+          if (stats !== undefined) setPlace(found, stats, place);
         }
       }
     }

@@ -11,7 +11,7 @@
  */
 import * as v from "valibot";
 import { TimeLimitError } from "../errors.ts";
-import type { FileReport, SearchRequest } from "./search-worker.ts";
+import type { BatchReport, SearchRequest } from "./search-worker.ts";
 import type { PathSource } from "./path-feed.ts";
 import { searchWorkerMain } from "./search-worker.ts";
 
@@ -19,15 +19,10 @@ import { searchWorkerMain } from "./search-worker.ts";
 const BATCH_FILES = 160;
 
 const Reply = v.object({
-  files: v.array(
-    v.object({
-      opened: v.nullable(v.string()),
-      identity: v.nullable(v.object({ dev: v.bigint(), ino: v.bigint(), nlink: v.bigint() })),
-      tooLarge: v.boolean(),
-      binary: v.boolean(),
-      matches: v.array(v.object({ line: v.number(), text: v.string() })),
-    }),
-  ),
+  status: v.instance(Uint8Array),
+  identity: v.instance(BigUint64Array),
+  moved: v.array(v.object({ file: v.number(), opened: v.string() })),
+  matches: v.array(v.object({ file: v.number(), line: v.number(), text: v.string() })),
 });
 
 export interface FileSearcherOptions {
@@ -46,14 +41,14 @@ export interface FileSearcherOptions {
 
 export interface FileSearcher extends Disposable {
   /**
-   * Searches the paths `source` gives, handing each batch's reports to `onBatch` in path order
+   * Searches the paths `source` gives, handing each batch's report to `onBatch` in path order
    * (`first` is the index of the batch's first path). Stops dispatching once `onBatch` returns false. Rejects
    * with the signal's reason on abort and with `TimeLimitError` once the budget is spent.
    */
   search(
     source: PathSource,
     limit: number,
-    onBatch: (reports: readonly FileReport[], first: number) => boolean,
+    onBatch: (report: BatchReport, first: number) => boolean,
   ): Promise<void>;
 }
 
@@ -124,7 +119,7 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
       signal.throwIfAborted();
       const deadline = performance.now() + options.budgetMs;
       const wanted = options.threads ?? Math.min(4, Math.max(1, navigator.hardwareConcurrency));
-      const done = new Map<number, readonly FileReport[]>();
+      const done = new Map<number, BatchReport>();
       let taken = 0;
       let delivered = 0;
       let wantMore = true;
@@ -140,9 +135,10 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
             lineChars: options.lineChars,
             maxBytes: options.maxBytes,
             literal: requiredLiteral(options.regex),
-            paths,
+            paths: paths.join("\0"),
           };
-          done.set(index, await exchange(worker(), request, deadline - performance.now(), signal));
+          const timeout = deadline - performance.now();
+          done.set(index, await exchange(worker(), request, paths.length, timeout, signal));
           // Hand over every batch that is now next in order.
           for (let ready = done.get(delivered); ready !== undefined; ready = done.get(delivered)) {
             done.delete(delivered);
@@ -179,15 +175,16 @@ const TIMED_OUT = Symbol("timed out");
 function exchange(
   worker: Worker,
   request: SearchRequest,
+  files: number,
   timeoutMs: number,
   signal: AbortSignal,
-): Promise<readonly FileReport[]> {
+): Promise<BatchReport> {
   if (signal.aborted) return Promise.reject(signal.reason);
   if (timeoutMs <= 0) return Promise.reject(TIMED_OUT);
-  const { promise, resolve, reject } = Promise.withResolvers<readonly FileReport[]>();
+  const { promise, resolve, reject } = Promise.withResolvers<BatchReport>();
   const onMessage = (event: MessageEvent) => {
     const reply = v.safeParse(Reply, event.data);
-    if (reply.success) resolve(reply.output.files);
+    if (reply.success && covers(reply.output, files)) resolve(reply.output);
     else reject(new Error("grep worker: malformed reply"));
   };
   const onError = (event: ErrorEvent) => reject(new Error(`grep worker failed: ${event.message}`));
@@ -203,6 +200,17 @@ function exchange(
     worker.removeEventListener("error", onError);
     signal.removeEventListener("abort", onAbort);
   });
+}
+
+/** The report speaks of exactly the batch's `files` files, and of nothing else. */
+function covers(report: BatchReport, files: number): boolean {
+  const inBatch = (file: number) => Number.isInteger(file) && file >= 0 && file < files;
+  return (
+    report.status.length === files &&
+    report.identity.length === files * 3 &&
+    report.moved.every((entry) => inBatch(entry.file)) &&
+    report.matches.every((match) => inBatch(match.file))
+  );
 }
 
 /** "0.3 s", "10 s". */

@@ -28,15 +28,22 @@ export function pathsOf(paths: readonly string[]): PathSource {
 
 /** A feed the walk fills while searchers take from it, in the order they asked. */
 export function createPathFeed(): PathFeed {
-  let queue: string[] = [];
+  const queue: string[] = [];
+  // Paths before `head` were taken; the queue is compacted only once most of it was.
+  let head = 0;
   let ended = false;
   const waiters: { n: number; resolve: (batch: string[]) => void }[] = [];
   const serve = () => {
     for (let first = waiters[0]; first !== undefined; first = waiters[0]) {
-      if (!ended && queue.length < first.n) return;
+      if (!ended && queue.length - head < first.n) return;
       waiters.shift();
-      first.resolve(queue.slice(0, first.n));
-      queue = queue.slice(first.n);
+      const end = Math.min(head + first.n, queue.length);
+      first.resolve(queue.slice(head, end));
+      head = end;
+      if (head > 4096 && head * 2 > queue.length) {
+        queue.splice(0, head);
+        head = 0;
+      }
     }
   };
   return {

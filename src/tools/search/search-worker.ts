@@ -22,28 +22,52 @@ export interface SearchRequest {
   readonly maxBytes: number;
   /** Text every match contains (see `requiredLiteral`): a file without it is not decoded. */
   readonly literal?: string;
-  readonly paths: readonly string[];
+  /**
+   * The files' paths joined by NUL, which no path holds: one string crosses to a thread far
+   * cheaper than an array of them.
+   */
+  readonly paths: string;
 }
 
-/** A matching line: its 1-based number and its text, cut. */
+/** What came of one file of a batch (`BatchReport.status`). */
+export const FileStatus = {
+  /** Nothing was read: not there, not a regular file, or not openable. */
+  unread: 0,
+  searched: 1,
+  tooLarge: 2,
+  /** Binary files (a NUL byte near the start) are not searched. */
+  binary: 3,
+} as const;
+
+/** A matching line of one file of a batch: its 1-based number and its text, cut. */
 export interface LineMatch {
+  /** The file's index in the batch. */
+  readonly file: number;
   readonly line: number;
   readonly text: string;
 }
 
-/** What a worker found in one file of a request. */
-export interface FileReport {
-  /** The real path of what was opened (Linux: `/proc/self/fd`); null when nothing was read. */
-  readonly opened: string | null;
-  /** Device, inode and link count of what was opened, for the secret-place check. */
-  readonly identity: { readonly dev: bigint; readonly ino: bigint; readonly nlink: bigint } | null;
-  readonly tooLarge: boolean;
-  /** Binary files (a NUL byte near the start) are not searched. */
-  readonly binary: boolean;
+/**
+ * What a worker found in one batch, in the request's path order, packed so a reply of many
+ * files is a few typed arrays rather than an object per file. Each report names what was
+ * really opened, so the main side can refuse the results of a file whose path was swapped for
+ * a link into a place grep must not read.
+ */
+export interface BatchReport {
+  /** Per file, a `FileStatus`. */
+  readonly status: Uint8Array;
+  /** Per file three values: device, inode and link count of what was opened (0 if unread). */
+  readonly identity: BigUint64Array;
+  /**
+   * Files whose real opened path (Linux: `/proc/self/fd`) is not the path asked for: a link
+   * in the path, or a file removed since (" (deleted)"). Every other file opened that path.
+   */
+  readonly moved: readonly { readonly file: number; readonly opened: string }[];
+  /** Matching lines, by file then line. */
   readonly matches: readonly LineMatch[];
 }
 
-/** The worker's entry point; it answers each `SearchRequest` with `{ files: FileReport[] }`. */
+/** The worker's entry point; it answers each `SearchRequest` with a `BatchReport`. */
 export function searchWorkerMain(): void {
   // Not `require` or an import: the bundler would rename them, and this text runs unbundled.
   const fs = process.getBuiltinModule("node:fs");
@@ -63,71 +87,75 @@ export function searchWorkerMain(): void {
     }
     return compiled;
   };
-  const none = { opened: null, identity: null, tooLarge: false, binary: false, matches: [] };
+  // Statuses are `FileStatus` values, written out: this text cannot import it.
+  const unread = { status: 0, opened: "", dev: 0n, ino: 0n, nlink: 0n };
 
+  let scratch: Buffer | undefined;
+  /** The file's bytes are valid until the next call. */
   const readBounded = (path: string, maxBytes: number) => {
     let fd: number | undefined;
     try {
       fd = fs.openSync(path, flags);
       const stat = fs.fstatSync(fd, { bigint: true });
-      if (!stat.isFile()) return none;
-      const identity = { dev: stat.dev, ino: stat.ino, nlink: stat.nlink };
+      if (!stat.isFile()) return unread;
       const size = Number(stat.size);
       let opened: string;
       if (procFd) opened = fs.readlinkSync(`/proc/self/fd/${fd}`);
       else {
         const there = fs.statSync(path);
-        if (BigInt(there.ino) !== stat.ino || BigInt(there.dev) !== stat.dev) return none;
+        if (BigInt(there.ino) !== stat.ino || BigInt(there.dev) !== stat.dev) return unread;
         opened = fs.realpathSync(path);
       }
-      if (size > maxBytes) return { ...none, opened, identity, tooLarge: true };
-      // Bounded by what is read, not by what fstat says (procfs files report 0): one read of
-      // the stated size, growing only while the file turns out longer. Sizes stay whole pages:
-      // some procfs files (pagemap) refuse reads that are not multiples of 8 bytes.
+      const found = { opened, dev: stat.dev, ino: stat.ino, nlink: stat.nlink };
+      const tooLarge = { ...found, status: 2 };
+      if (size > maxBytes) return tooLarge;
+      // Bounded by what is read, not by what fstat says (procfs files report 0). One buffer
+      // serves every file: a fresh one per file costs more than reading it. Its size is whole
+      // pages: some procfs files (pagemap) refuse reads that are not multiples of 8 bytes.
       const page = 4096;
       const cap = Math.ceil((maxBytes + 1) / page) * page;
-      let buffer = new Uint8Array(Math.min(Math.ceil((size + 1) / page) * page, cap));
+      if (scratch === undefined || scratch.length !== cap) scratch = Buffer.allocUnsafe(cap);
       let total = 0;
-      for (;;) {
-        if (total === buffer.length) {
-          if (total > maxBytes) return { ...none, opened, identity, tooLarge: true };
-          const grown = new Uint8Array(Math.min(buffer.length * 2, cap));
-          grown.set(buffer);
-          buffer = grown;
-        }
-        const n = fs.readSync(fd, buffer, total, buffer.length - total, null);
+      while (total < cap) {
+        const n = fs.readSync(fd, scratch, total, cap - total, null);
         if (n === 0) break;
         total += n;
-        if (total > maxBytes) return { ...none, opened, identity, tooLarge: true };
       }
-      if (total > maxBytes) return { ...none, opened, identity, tooLarge: true };
-      const bytes = buffer.subarray(0, total);
-      return { opened, identity, bytes };
+      if (total > maxBytes) return tooLarge;
+      return { ...found, status: 1, bytes: scratch.subarray(0, total) };
     } catch {
-      return none;
+      return unread;
     } finally {
       if (fd !== undefined) fs.closeSync(fd);
     }
   };
 
-  const search = (text: string, regex: RegExp, limit: number, lineChars: number) => {
-    const found: { line: number; text: string }[] = [];
+  const search = (
+    text: string,
+    regex: RegExp,
+    file: number,
+    limit: number,
+    lineChars: number,
+    found: { file: number; line: number; text: string }[],
+  ) => {
+    let kept = 0;
     let start = 0;
-    for (let index = 1; start <= text.length && found.length < limit; index++) {
+    for (let index = 1; start <= text.length && kept < limit; index++) {
       let end = text.indexOf("\n", start);
       if (end === -1) end = text.length;
       if (end === text.length && start === end) break;
       let line = text.slice(start, end);
       if (line.endsWith("\r")) line = line.slice(0, -1);
       if (regex.test(line)) {
+        kept++;
         found.push({
+          file,
           line: index,
           text: line.length > lineChars ? `${line.slice(0, lineChars)}…` : line,
         });
       }
       start = end + 1;
     }
-    return found;
   };
 
   addEventListener("message", (event: MessageEvent) => {
@@ -135,20 +163,30 @@ export function searchWorkerMain(): void {
     const request = event.data as SearchRequest;
     const { regex, whole } = regexFor(request.source, request.flags);
     const needle = request.literal === undefined ? undefined : Buffer.from(request.literal);
-    const files = request.paths.map((path) => {
+    const paths = request.paths.split("\0");
+    const status = new Uint8Array(paths.length);
+    const identity = new BigUint64Array(paths.length * 3);
+    const moved: { file: number; opened: string }[] = [];
+    const matches: { file: number; line: number; text: string }[] = [];
+    for (const [file, path] of paths.entries()) {
       const read = readBounded(path, request.maxBytes);
-      if (!("bytes" in read) || read.bytes === undefined) return read;
-      const { opened, identity, bytes } = read;
-      if (bytes.subarray(0, 8192).includes(0)) return { ...none, opened, identity, binary: true };
-      if (needle !== undefined) {
-        const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-        if (view.indexOf(needle) === -1) return { ...none, opened, identity };
+      status[file] = read.status;
+      if (read.status === 0) continue;
+      identity[file * 3] = read.dev;
+      identity[file * 3 + 1] = read.ino;
+      identity[file * 3 + 2] = read.nlink;
+      if (read.opened !== path) moved.push({ file, opened: read.opened });
+      const bytes = "bytes" in read ? read.bytes : undefined;
+      if (bytes === undefined) continue;
+      if (bytes.subarray(0, 8192).indexOf(0) !== -1) {
+        status[file] = 3;
+        continue;
       }
+      if (needle !== undefined && bytes.indexOf(needle) === -1) continue;
       const text = decoder.decode(bytes);
-      if (whole !== undefined && !whole.test(text)) return { ...none, opened, identity };
-      const matches = search(text, regex, request.limit, request.lineChars);
-      return { ...none, opened, identity, matches };
-    });
-    postMessage({ files });
+      if (whole !== undefined && !whole.test(text)) continue;
+      search(text, regex, file, request.limit, request.lineChars, matches);
+    }
+    postMessage({ status, identity, moved, matches }, [status.buffer, identity.buffer]);
   });
 }
