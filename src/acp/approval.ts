@@ -6,6 +6,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalAnswer, ApprovalAnswerer, AskedRequest } from "../approval/types.ts";
 import { type PresentOptions, contentOf, fence, kindOf, textContent } from "./present.ts";
+import { createSessionTargets } from "./session-targets.ts";
 import type { AcpApprovalRegistry, AcpPermissionTarget } from "./types.ts";
 
 const ALLOW = "allow";
@@ -14,14 +15,9 @@ const REJECT = "reject";
 
 /** Creates the answerer; the composition hands the same object to `runAcpServer`. */
 export function createAcpApprovalAnswerer(): ApprovalAnswerer & AcpApprovalRegistry {
-  const targets = new Map<string, AcpPermissionTarget>();
+  const targets = createSessionTargets<AcpPermissionTarget>();
   return {
-    register(sessionId, target) {
-      targets.set(sessionId, target);
-      return () => {
-        if (targets.get(sessionId) === target) targets.delete(sessionId);
-      };
-    },
+    register: targets.register,
     async answer(request, signal): Promise<ApprovalAnswer | "pass"> {
       const target = targets.get(request.sessionId);
       const { toolCallId } = request;

@@ -13,6 +13,7 @@ import type {
   QuestionOutcome,
 } from "../interaction/types.ts";
 import type { Logger } from "../log.ts";
+import { createSessionTargets } from "./session-targets.ts";
 import type { AcpFormRegistry, AcpFormTarget } from "./types.ts";
 
 export interface AcpQuestionerDeps {
@@ -37,14 +38,9 @@ export interface QuestionFormRequest extends QuestionForm {
 export function createAcpQuestioner(
   deps: AcpQuestionerDeps = {},
 ): InteractionProvider & AcpFormRegistry {
-  const targets = new Map<string, AcpFormTarget>();
+  const targets = createSessionTargets<AcpFormTarget>();
   return {
-    register(sessionId, target) {
-      targets.set(sessionId, target);
-      return () => {
-        if (targets.get(sessionId) === target) targets.delete(sessionId);
-      };
-    },
+    register: targets.register,
     canAsk: (sessionId) => targets.get(sessionId)?.canElicitForm === true,
     async ask(request, signal) {
       const target = targets.get(request.sessionId);
@@ -168,12 +164,12 @@ function answerOf(question: Question, pick: unknown, text: unknown): QuestionAns
 }
 
 /** The property key of question `index`'s pick field (sorted keys keep the form's order). */
-export function pickKey(index: number): string {
+function pickKey(index: number): string {
   return `q${index + 1}`;
 }
 
 /** The property key of question `index`'s free-text field. */
-export function textKey(index: number): string {
+function textKey(index: number): string {
   return `q${index + 1}_other`;
 }
 

@@ -18,7 +18,7 @@ const SIGNATURES: Readonly<Record<string, (head: Uint8Array) => boolean>> = {
 };
 
 /** The MIME types an image may have. */
-export const IMAGE_TYPES: readonly string[] = Object.keys(SIGNATURES);
+const IMAGE_TYPES: readonly string[] = Object.keys(SIGNATURES);
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

@@ -7,10 +7,10 @@
 import type * as acp from "@agentclientprotocol/sdk";
 
 /** The deepest nesting of arrays and objects a message may have; ACP needs far fewer levels. */
-export const MAX_MESSAGE_DEPTH = 128;
+const MAX_MESSAGE_DEPTH = 128;
 
 /** The longest string id dsh answers to: a reply must not grow with what the client sent. */
-export const MAX_ID_CHARS = 1024;
+const MAX_ID_CHARS = 1024;
 
 /** A line nested too deep is parsed for its id only up to this length (parsing depth is slow). */
 const MAX_ID_LOOKUP_CHARS = 1024 * 1024;

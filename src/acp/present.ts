@@ -4,7 +4,7 @@
  * terminal convention (acp.md §7) only when the client advertised `_meta.terminal_output`.
  */
 import type * as acp from "@agentclientprotocol/sdk";
-import type { Location, RenderIntent, TerminalIntent, ToolKind } from "../tools/intent.ts";
+import type { Location, RenderIntent, TerminalIntent, ToolKind } from "../render/intent.ts";
 
 /** What the client can render, read once from `initialize`. */
 export interface PresentOptions {
@@ -13,7 +13,7 @@ export interface PresentOptions {
 }
 
 /** Longest tool output shown as text content; the model-facing output is not affected. */
-export const MAX_TEXT_OUTPUT = 64 * 1024;
+const MAX_TEXT_OUTPUT = 64 * 1024;
 
 /** The ACP tool kind of an intent. */
 export function kindOf(intent: RenderIntent): ToolKind {
@@ -37,7 +37,7 @@ export function kindOf(intent: RenderIntent): ToolKind {
  * Follow-the-agent locations. Intents carry 1-based lines; Zed (the reference client) reads
  * `line` as a 0-based row (zed.md §3), so the line is shifted down by one.
  */
-export function locationsOf(intent: RenderIntent): acp.ToolCallLocation[] {
+function locationsOf(intent: RenderIntent): acp.ToolCallLocation[] {
   switch (intent.type) {
     case "generic":
       return (intent.locations ?? []).map(toAcpLocation);

@@ -7,6 +7,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../session/events.ts";
 import type { UserContent } from "../session/events.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
+import { parseRawInput } from "../tools/raw-arguments.ts";
 import { compactionUpdates } from "./compaction-updates.ts";
 import { createUpdateMapper, type UpdateMapperOptions } from "./update-mapper.ts";
 
@@ -50,7 +51,7 @@ export function replayUpdates(
             turnId: event.turnId,
             callId: event.callId,
             name: event.name,
-            rawInput: parseArguments(event.arguments),
+            rawInput: parseRawInput(event.arguments),
             intent: event.intent,
           }),
         );
@@ -145,15 +146,5 @@ export function userBlock(content: UserContent): acp.ContentBlock {
       const exhaustive: never = content;
       return exhaustive;
     }
-  }
-}
-
-/** The model's argument text as a value for `rawInput` (as shown live); non-JSON stays text. */
-export function parseArguments(text: string): unknown {
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
   }
 }

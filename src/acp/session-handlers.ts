@@ -111,7 +111,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
  * A cheap guard before the store's own id check: nothing that could name another path ever
  * reaches the file system, whatever the store's id format is.
  */
-export function checkSessionId(id: string): void {
+function checkSessionId(id: string): void {
   const hostile = id === "" || id.length > 256 || id.startsWith(".") || /[/\\\0:]/.test(id);
   if (hostile) throw new InvalidInputError("malformed session id", { sessionId: id.slice(0, 256) });
 }

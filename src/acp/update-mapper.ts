@@ -6,7 +6,7 @@
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { LiveEvent } from "../agent/types.ts";
-import type { RenderIntent } from "../tools/intent.ts";
+import type { RenderIntent } from "../render/intent.ts";
 import { compactionUpdates } from "./compaction-updates.ts";
 import {
   type PresentOptions,

@@ -17,6 +17,7 @@ import type {
 import { estimateContextTokens, foldContext, foldCost } from "../session/context.ts";
 import type { LoggedError } from "../session/events.ts";
 import type { SessionLog } from "../session/types.ts";
+import { parseRawInput } from "../tools/raw-arguments.ts";
 import type { ToolContext, ToolRegistry } from "../tools/types.ts";
 import { type CompactionResult, canCompact, compactContext, fixedTokens } from "./compaction.ts";
 import { budgetToolOutput } from "./output-budget.ts";
@@ -315,14 +316,4 @@ async function runToolCall(
     output: result.output,
     intent,
   });
-}
-
-/** The arguments as an object for display when they parse, else the raw text. */
-function parseRawInput(text: string): unknown {
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

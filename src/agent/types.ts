@@ -5,7 +5,7 @@
 import type { Knobs } from "../permission/knobs.ts";
 import type { LoggedError, SessionEvent, StopReason, UserContent } from "../session/events.ts";
 import type { SessionSummary } from "../session/types.ts";
-import type { RenderIntent } from "../tools/intent.ts";
+import type { RenderIntent } from "../render/intent.ts";
 import type { Effort, Usage } from "../llm/types.ts";
 import type { McpServerSpec, McpServerStatus } from "../mcp/types.ts";
 

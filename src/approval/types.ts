@@ -1,6 +1,6 @@
 /** Contracts of the approval seam: how a plugin asks a human, and who answers. */
 import type { RuleOffer } from "../rules/types.ts";
-import type { RenderIntent } from "../tools/intent.ts";
+import type { RenderIntent } from "../render/intent.ts";
 
 /** Why a decision is needed. */
 export type ApprovalKind =

@@ -8,7 +8,7 @@
 import { terminalText } from "../exec/sanitize.ts";
 
 /** Renders one complete piece of Markdown for a terminal `columns` wide. */
-export function renderMarkdown(text: string, columns: number): string {
+function renderMarkdown(text: string, columns: number): string {
   const rendered = Bun.markdown.ansi(terminalText(text), { columns, hyperlinks: false });
   return `${rendered.replace(/\s+$/, "")}\n`;
 }

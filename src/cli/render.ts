@@ -5,7 +5,7 @@
  */
 import type { LiveEvent } from "../agent/types.ts";
 import { createTerminalTextSanitizer, terminalText } from "../exec/sanitize.ts";
-import type { PlanIntent, RenderIntent } from "../tools/intent.ts";
+import type { PlanIntent, RenderIntent } from "../render/intent.ts";
 import { changedLines } from "./changed-lines.ts";
 import { type CommandOutputView, createCommandOutputView, outputTail } from "./command-output.ts";
 import { type MarkdownStream, createMarkdownStream } from "./markdown.ts";
@@ -273,7 +273,7 @@ function resultSummary(intent: RenderIntent): string {
 const PLAN_MARKS = { completed: "[x]", in_progress: "[>]", pending: "[ ]" } as const;
 
 /** The plan as a checklist: done, in progress and pending items each with their mark. */
-export function planChecklist(plan: PlanIntent): string {
+function planChecklist(plan: PlanIntent): string {
   const items = plan.entries.map(
     (entry) => `  ${PLAN_MARKS[entry.status]} ${oneLine(terminalText(entry.content))}`,
   );

@@ -4,7 +4,7 @@
  */
 import type { ApprovalAnswerer } from "../approval/types.ts";
 import { terminalText } from "../exec/sanitize.ts";
-import type { RenderIntent } from "../tools/intent.ts";
+import type { RenderIntent } from "../render/intent.ts";
 import { changedLines } from "./changed-lines.ts";
 import { type LineQueue, afterQueuedOutput } from "./line-queue.ts";
 import type { TextSink } from "./types.ts";

@@ -2,7 +2,7 @@
  * Picks the sandbox backend for `DSH_SANDBOX` and the platform, probes it, and wraps argv
  * for it. `none` is no backend at all: sandboxed modes then fail closed.
  */
-import { lstatSync, realpathSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { gitControlPaths } from "../permission/git-repository.ts";
@@ -13,7 +13,8 @@ import type { GitEntryCache } from "./git-entries.ts";
 import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import { SandboxUnavailableError } from "./errors.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
-import { credentialMasks, credentialPaths, isWithin, stateDirMasks } from "./guards.ts";
+import { isWithin, realpathOr } from "../paths.ts";
+import { credentialMasks, credentialPaths, stateDirMasks } from "./guards.ts";
 import { hostServiceMasks } from "./host-services.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
@@ -217,8 +218,8 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
     status,
     wrap(input, argv) {
       refuseRedirectedGit(input.workspace);
-      const tempDirs = [realOr("/tmp"), realOr("/var/tmp")];
-      const stateDir = realOr(options.stateDir);
+      const tempDirs = [realpathOr("/tmp"), realpathOr("/var/tmp")];
+      const stateDir = realpathOr(options.stateDir);
       const hideState = !isWithin(stateDir, input.workspace);
       const writable = input.mode === "workspace-write";
       const git = options.git ?? { home: options.home };
@@ -226,9 +227,9 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
         ...input,
         tempDirs,
         stateDir,
-        protectedDirs: (options.protectedDirs ?? []).map(realOr),
+        protectedDirs: (options.protectedDirs ?? []).map(realpathOr),
         // Rules are path patterns: missing paths are covered as well as existing ones.
-        gitControl: writable ? gitControlPaths(input.workspace, git).map(realOr) : [],
+        gitControl: writable ? gitControlPaths(input.workspace, git).map(realpathOr) : [],
         secrets: hideState ? [...secrets, { type: "dir" as const, path: stateDir }] : secrets,
         network: false,
       };
@@ -299,13 +300,5 @@ function refuseUnsafe(unsafe: ReadonlySet<string>, workspace: string): void {
         { path },
       );
     }
-  }
-}
-
-function realOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
   }
 }

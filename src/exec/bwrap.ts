@@ -34,7 +34,7 @@ export interface BwrapFeatures {
 }
 
 /** Where bwrap is looked for before PATH. */
-export const BWRAP_LOCATIONS = ["/usr/bin/bwrap", "/usr/local/bin/bwrap"];
+const BWRAP_LOCATIONS = ["/usr/bin/bwrap", "/usr/local/bin/bwrap"];
 
 /** The bwrap executable, or undefined when there is none. */
 export function locateBwrap(path: string | undefined): string | undefined {

@@ -19,6 +19,7 @@ import {
 } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import { errorCode } from "../error-code.ts";
 import type { Logger } from "../log.ts";
 import type { CommandLimits, LimitHit } from "./limits.ts";
 
@@ -202,10 +203,6 @@ function tryRmdir(dir: string): boolean {
   } catch (error) {
     return errorCode(error) === "ENOENT";
   }
-}
-
-function errorCode(error: unknown): unknown {
-  return error instanceof Error && "code" in error ? error.code : undefined;
 }
 
 function readText(path: string): string {

@@ -137,7 +137,7 @@ const allowedPatterns = ALLOWED.map((glob) => globToRegExp(glob, false));
 const deniedPatterns = DENIED.map((glob) => globToRegExp(glob, true));
 
 /** True when a variable's name or value looks like a credential. */
-export function looksSecret(name: string, value: string): boolean {
+function looksSecret(name: string, value: string): boolean {
   return (
     deniedPatterns.some((re) => re.test(name)) ||
     URL_USERINFO.test(value) ||

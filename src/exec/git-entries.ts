@@ -16,7 +16,7 @@ export interface WalkLimits {
   readonly ms: number;
 }
 
-export const DEFAULT_WALK_LIMITS: WalkLimits = { entries: 1_000_000, ms: 5_000 };
+const DEFAULT_WALK_LIMITS: WalkLimits = { entries: 1_000_000, ms: 5_000 };
 
 /** Thrown when a workspace is too large to check within the walk's limits. */
 export class WorkspaceTooLargeError extends InvalidInputError {}

@@ -3,8 +3,9 @@
  * command runs: the guard and mask shapes, dsh's state directory and the usual credential
  * stores under HOME. The workspace's own guards are built in `workspace-guards.ts`.
  */
-import { realpathSync, statSync } from "node:fs";
-import { resolve, sep } from "node:path";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { isWithin, realpathOrUndefined } from "../paths.ts";
 import { credentialStores } from "../permission/credentials.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 import { mountAliases, readMountTable } from "./mount-aliases.ts";
@@ -25,13 +26,6 @@ export interface Guard {
 export interface Mask {
   readonly type: "dir" | "file";
   readonly path: string;
-}
-
-/** True when `path` is `root` or lies below it, comparing whole path segments. */
-export function isWithin(root: string, path: string): boolean {
-  if (path === root) return true;
-  const prefix = root.endsWith(sep) ? root : root + sep;
-  return path.startsWith(prefix);
 }
 
 /**
@@ -84,15 +78,6 @@ export function credentialPaths(scope: CredentialScope): Mask[] {
 function statOrUndefined(path: string) {
   try {
     return statSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The realpath of `path`, or undefined when it does not exist. */
-export function realpathOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
   } catch {
     return undefined;
   }

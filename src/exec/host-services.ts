@@ -7,7 +7,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import type { Mask } from "./guards.ts";
-import { isWithin, realpathOrUndefined } from "./guards.ts";
+import { isWithin, realpathOrUndefined } from "../paths.ts";
 
 /** Where service sockets live on a host (`/var/run` is usually a link to `/run`). */
 export const SERVICE_ROOTS: readonly string[] = ["/run", "/var/run"];

@@ -4,7 +4,8 @@
  * not hide the other. Read from `/proc/self/mountinfo` (Linux); elsewhere there are none.
  */
 import { readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join, relative } from "node:path";
+import { isWithin } from "../paths.ts";
 
 /** One line of `/proc/self/mountinfo`. */
 export interface MountEntry {
@@ -59,10 +60,6 @@ export function mountAliases(target: string, mounts: readonly MountEntry[]): str
     if (alias !== target && identity(alias) === own) aliases.add(alias);
   }
   return [...aliases];
-}
-
-function isWithin(root: string, path: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
 function identity(path: string): string | undefined {

@@ -4,6 +4,7 @@
  * (Bun's own timeout kills only the direct child).
  */
 import { readFileSync, readdirSync } from "node:fs";
+import { errorCode } from "../error-code.ts";
 
 const POLL_MS = 20;
 
@@ -14,7 +15,7 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
     return true;
   } catch (error) {
     // EPERM means a member exists that we may not signal: the group is still there.
-    return error instanceof Error && "code" in error && error.code === "EPERM";
+    return errorCode(error) === "EPERM";
   }
 }
 

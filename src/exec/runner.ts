@@ -3,11 +3,12 @@
  * here, in the sandbox of the session's mode, with a scrubbed environment, a timeout, an
  * output cap, and a process-group kill that leaves no descendant behind.
  */
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { totalmem } from "node:os";
 import { resolve } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { isWithin, realpathOr } from "../paths.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 import { openBackend } from "./backend.ts";
 import type { Backend, SandboxPreference } from "./backend.ts";
@@ -15,7 +16,6 @@ import { scrubEnv } from "./env.ts";
 import { RunnerDisposedError, SandboxUnavailableError } from "./errors.ts";
 import { createCgroupMaker } from "./cgroup.ts";
 import type { CommandCgroup } from "./cgroup.ts";
-import { isWithin } from "./guards.ts";
 import {
   commandLimits,
   guessLimitHit,
@@ -48,7 +48,7 @@ export interface RunnerLimits extends SpawnLimits {
   readonly probeTimeoutMs: number;
 }
 
-export const DEFAULT_LIMITS: RunnerLimits = {
+const DEFAULT_LIMITS: RunnerLimits = {
   defaultTimeoutMs: 120_000,
   minTimeoutMs: 1_000,
   maxTimeoutMs: 600_000,
@@ -279,14 +279,6 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       await Promise.allSettled([...removals]);
     },
   };
-}
-
-function realpathOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /**

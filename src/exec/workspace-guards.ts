@@ -24,7 +24,7 @@ import type { GitUserConfig, Repository } from "../permission/git-repository.ts"
 import { findGitEntries } from "./git-entries.ts";
 import type { GitEntryCache, WalkLimits } from "./git-entries.ts";
 import type { Guard } from "./guards.ts";
-import { isWithin, realpathOrUndefined } from "./guards.ts";
+import { isWithin, realpathOrUndefined } from "../paths.ts";
 
 /** The guards of one command and the `.git` entries that existed before it. */
 export interface WorkspaceProtection {

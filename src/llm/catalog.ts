@@ -107,8 +107,6 @@ export interface ModelCatalog {
    */
   get(id: string): ModelInfo;
   readonly default: ModelInfo;
-  /** Whether the model has a reasoning switch (the `effort` option is offered). */
-  supportsEffort(id: string): boolean;
 }
 
 /** Builds the catalog; a user entry with a built-in id overrides that built-in's fields. */
@@ -126,7 +124,6 @@ export function createModelCatalog(options: ModelCatalogOptions = {}): ModelCata
     models: () => list,
     get,
     default: get(defaultId),
-    supportsEffort: (id) => get(id).thinking !== "none",
   };
 }
 

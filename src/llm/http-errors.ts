@@ -3,6 +3,7 @@
  * act on. The server's own explanation is kept (DeepSeek's 400 text names the broken field),
  * with any copy of the API key removed.
  */
+import { errorCode } from "../error-code.ts";
 import { LlmError, type LlmErrorCode } from "./types.ts";
 import { readServerError, type ServerError } from "./wire.ts";
 
@@ -105,7 +106,7 @@ function serverDetail(bodyText: string): string {
 }
 
 /** The most a `Retry-After` header may make dsh wait. */
-export const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
  * Reads `Retry-After` (delta seconds or an HTTP date), capped at `MAX_RETRY_AFTER_MS`.
@@ -143,9 +144,7 @@ const CONNECTION_FAILURES: Readonly<Record<string, string>> = {
  * never the runtime's advice to its own developers.
  */
 export function describeFetchFailure(cause: unknown): string {
-  const code =
-    typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
-  const known = CONNECTION_FAILURES[code];
+  const known = CONNECTION_FAILURES[errorCode(cause) ?? ""];
   if (known !== undefined) return known;
   const message = cause instanceof Error ? cause.message : String(cause);
   // Bun's fetch errors end with a hint for developers ("pass `verbose: true` ..."); drop it.

@@ -33,7 +33,7 @@ export interface BilledTokens {
 const WEEKDAYS = [1, 2, 3, 4, 5];
 
 /** DeepSeek's peak hours: 01:00–04:00 and 06:00–10:00 UTC on weekdays. */
-export const DEEPSEEK_PEAK_WINDOWS: readonly PriceWindow[] = [
+const DEEPSEEK_PEAK_WINDOWS: readonly PriceWindow[] = [
   { days: WEEKDAYS, fromHour: 1, toHour: 4 },
   { days: WEEKDAYS, fromHour: 6, toHour: 10 },
 ];

@@ -1,7 +1,7 @@
 /** The names MCP tools are offered to the model under (interface.md: `mcp__<server>__<tool>`). */
 
 /** Longest tool name the OpenAI-compatible APIs accept. */
-export const MAX_TOOL_NAME = 64;
+const MAX_TOOL_NAME = 64;
 
 /**
  * `mcp__<server>__<tool>`, each character outside `[A-Za-z0-9_-]` replaced by `_`, cut to 64

@@ -38,12 +38,12 @@ export interface McpServersDeps {
 }
 
 /** Servers one session starts at most; more are reported, not started. */
-export const MAX_SERVERS = 32;
+const MAX_SERVERS = 32;
 /**
  * MCP tools offered at most, over all of a session's servers: the OpenAI-compatible APIs
  * take 128 tools per request, and the core tools need their share.
  */
-export const MAX_MCP_TOOLS = 100;
+const MAX_MCP_TOOLS = 100;
 
 interface Entry {
   readonly spec: McpServerSpec;

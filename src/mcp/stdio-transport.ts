@@ -9,6 +9,7 @@ import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { signalGroup, waitGroupGone } from "../exec/process-group.ts";
+import { errorCode } from "../error-code.ts";
 import type { Logger } from "../log.ts";
 
 /** How long a server has to exit after SIGTERM before its group gets SIGKILL. */
@@ -197,7 +198,7 @@ async function logStderr(
 }
 
 function spawnFailure(command: string, error: unknown): string {
-  const code = error instanceof Error && "code" in error ? String(error.code) : "";
+  const code = errorCode(error);
   if (code === "ENOENT") return `command not found: ${command}`;
   if (code === "EACCES") return `command not executable: ${command}`;
   return `cannot start ${command}: ${error instanceof Error ? error.message : String(error)}`;

@@ -4,7 +4,7 @@
  * policy allows it (servers run outside the sandbox, as the user).
  */
 import * as v from "valibot";
-import type { ToolKind } from "../tools/intent.ts";
+import type { ToolKind } from "../render/intent.ts";
 import type { AnyTool, RenderIntent, ToolContext, ToolResult } from "../tools/types.ts";
 import { mcpToolName } from "./names.ts";
 import { sanitizeInputSchema } from "./schema.ts";
@@ -30,7 +30,7 @@ export interface McpToolDeps {
 }
 
 /** Longest description offered; a server's longer text is cut (it is sent on every request). */
-export const MAX_DESCRIPTION = 4000;
+const MAX_DESCRIPTION = 4000;
 
 /** Arguments are a JSON object; what it holds is the server's to validate. */
 const McpArguments = v.record(v.string(), v.unknown());

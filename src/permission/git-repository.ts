@@ -4,8 +4,9 @@
  * sandbox keeps these unwritable, the file tools refuse them, and AGENTS.md discovery stops at
  * the same repository root.
  */
-import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { realpathOrUndefined } from "../paths.ts";
 import { readConfigChain, valuesOf } from "./git-config.ts";
 
 /** A repository found from a directory inside its worktree. */
@@ -71,7 +72,7 @@ export function openGitDirectory(dir: string): Repository | undefined {
 }
 
 /** The realpath of the git directory a `.git` entry leads to (directly or by `gitdir:`). */
-export function gitDirOf(dotGit: string): string | undefined {
+function gitDirOf(dotGit: string): string | undefined {
   const stat = lstatOrUndefined(dotGit);
   if (stat === undefined) return undefined;
   if (!stat.isFile()) return isDirectory(dotGit) ? realpathOrUndefined(dotGit) : undefined;
@@ -82,14 +83,14 @@ export function gitDirOf(dotGit: string): string | undefined {
 }
 
 /** The directory `gitDir/commondir` names (linked worktrees, submodules), else `gitDir`. */
-export function commonDirOf(gitDir: string): string {
+function commonDirOf(gitDir: string): string {
   const named = readOrEmpty(join(gitDir, "commondir")).trim();
   if (named === "") return gitDir;
   return realpathOrUndefined(resolve(gitDir, named)) ?? resolve(gitDir, named);
 }
 
 /** The system's and the user's config files, in git's order. */
-export function userConfigFiles(user: GitUserConfig): string[] {
+function userConfigFiles(user: GitUserConfig): string[] {
   if (user.globalConfig !== undefined && user.globalConfig !== "") {
     return ["/etc/gitconfig", user.globalConfig];
   }
@@ -188,13 +189,5 @@ function isFile(path: string): boolean {
     return statSync(path).isFile();
   } catch {
     return false;
-  }
-}
-
-function realpathOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
   }
 }

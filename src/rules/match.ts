@@ -3,8 +3,9 @@
  * is covered only when every simple command in it starts with a rule's words; text the parser
  * cannot read safely (substitutions, redirections to files, ...) is never covered.
  */
-import { dirname, relative, sep } from "node:path";
+import { dirname, sep } from "node:path";
 import type { ApprovalSubject } from "../approval/types.ts";
+import { isWithin } from "../paths.ts";
 import { parseCommand } from "./shell-command.ts";
 import type { Rule, RuleOffer } from "./types.ts";
 
@@ -114,11 +115,6 @@ function startsWith(words: readonly string[], prefix: readonly string[]): boolea
 
 function same(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && startsWith(a, b);
-}
-
-function isWithin(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !rel.startsWith(sep) && rel !== "..");
 }
 
 /** `~/src/app` for a path under home. */

@@ -1,6 +1,7 @@
 /** The checks a session's working directory must pass before any agent is built. */
 import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
+import { errorCode } from "../error-code.ts";
 import { InvalidInputError, quoted } from "../errors.ts";
 
 /**
@@ -72,9 +73,7 @@ async function checkNotKernel(cwd: string): Promise<void> {
 }
 
 function whyNot(error: unknown): string {
-  const code =
-    typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
-  switch (code) {
+  switch (errorCode(error)) {
     case "ENAMETOOLONG":
       return "is too long";
     case "EACCES":

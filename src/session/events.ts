@@ -5,7 +5,7 @@
  */
 import * as v from "valibot";
 import { ApprovalPolicy, SandboxMode } from "../permission/knobs.ts";
-import { RenderIntent } from "../tools/intent.ts";
+import { RenderIntent } from "../render/intent.ts";
 
 export const LOG_FORMAT_VERSION = 1;
 

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import * as v from "valibot";
+import { errorCode } from "../error-code.ts";
 
 /** The content of a lock file: one JSON object. */
 export const LockRecord = v.object({
@@ -93,10 +94,4 @@ function readBootId(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The `code` of a Node-style system error, if any. */
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
-  return typeof error.code === "string" ? error.code : undefined;
 }

@@ -12,9 +12,10 @@
  */
 import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { errorCode } from "../error-code.ts";
 import { ConflictError, errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { currentOwner, errorCode, LockRecord, ownerMayBeAlive } from "./lock-owner.ts";
+import { currentOwner, LockRecord, ownerMayBeAlive } from "./lock-owner.ts";
 import { parseLine } from "./parse-log.ts";
 
 /** A held session lock. */

@@ -25,6 +25,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import * as v from "valibot";
+import { errorCode } from "../error-code.ts";
 import { ConflictError, InvalidInputError, errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { type NewSessionEvent, SessionEvent, type SessionHeader } from "./events.ts";
@@ -186,8 +187,7 @@ function pathIdentity(path: string): string | undefined {
   try {
     return fileIdentity(statSync(path));
   } catch (error) {
-    if (typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT")
-      return undefined;
+    if (errorCode(error) === "ENOENT") return undefined;
     throw error;
   }
 }

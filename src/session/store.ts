@@ -5,6 +5,7 @@
  */
 import { mkdir, readdir, unlink, writeFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
+import { errorCode } from "../error-code.ts";
 import { ConflictError, InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { LOG_FORMAT_VERSION, type SessionHeader } from "./events.ts";
@@ -128,16 +129,6 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
       }
     },
 
-    async read(id: string) {
-      assertSessionId(id);
-      const { parsed } = await load(id);
-      return { header: parsed.header, events: parsed.events };
-    },
-
-    async exists(id: string): Promise<boolean> {
-      return Bun.file(sessionPath(home, id)).exists();
-    },
-
     async delete(id: string): Promise<void> {
       assertSessionId(id);
       const path = sessionPath(home, id);
@@ -207,5 +198,5 @@ function compareDesc(a: string, b: string): number {
 }
 
 function isMissing(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT";
+  return errorCode(error) === "ENOENT";
 }

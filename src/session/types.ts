@@ -41,10 +41,6 @@ export interface SessionStore {
    * running (the message names its pid); a lock left by a process that is gone is taken over.
    */
   open(id: string): Promise<SessionLog>;
-  /** Reads a log without opening a writer or taking the lock (for listing and inspection). */
-  read(id: string): Promise<{ header: SessionHeader; events: SessionEvent[] }>;
-  /** Whether a well-formed id names an existing log. Throws InvalidInputError for a bad id. */
-  exists(id: string): Promise<boolean>;
   /** Every session, most recently updated first. */
   list(): Promise<SessionSummary[]>;
   /**

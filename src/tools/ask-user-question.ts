@@ -8,9 +8,9 @@ import type { Question, QuestionAnswer, QuestionOutcome } from "../interaction/t
 import type { Tool, ToolResult } from "./types.ts";
 
 /** Characters a header may have: it is shown as a chip or a form field title. */
-export const MAX_HEADER_CHARS = 30;
+const MAX_HEADER_CHARS = 30;
 /** Questions one call may ask. */
-export const MAX_QUESTIONS = 4;
+const MAX_QUESTIONS = 4;
 const MAX_TITLE_CHARS = 80;
 
 const NotBlank = /\S/;
@@ -111,7 +111,7 @@ export function createAskUserQuestionTool(): Tool<typeof AskUserQuestionInput, Q
 }
 
 /** The seam's questions from the model's arguments. */
-export function toQuestions(input: AskUserQuestionInput): Question[] {
+function toQuestions(input: AskUserQuestionInput): Question[] {
   return input.questions.map((q) => ({
     question: q.question,
     ...(q.header === undefined || q.header.trim() === "" ? {} : { header: q.header.trim() }),
@@ -143,10 +143,7 @@ function resultOf(questions: readonly Question[], outcome: QuestionOutcome): Too
 }
 
 /** The model-readable answers: each question, then the answer (typed text over picks). */
-export function formatAnswers(
-  questions: readonly Question[],
-  answers: readonly QuestionAnswer[],
-): string {
+function formatAnswers(questions: readonly Question[], answers: readonly QuestionAnswer[]): string {
   const lines = ["The user answered:"];
   questions.forEach((question, index) => {
     const answer = answers[index];

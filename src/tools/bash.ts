@@ -8,7 +8,7 @@ import type { ApprovalKind } from "../approval/types.ts";
 import { DshError } from "../errors.ts";
 import type { CommandResult, LimitHitReport } from "../exec/types.ts";
 import type { SandboxMode } from "../permission/knobs.ts";
-import type { RenderIntent, TerminalIntent } from "./intent.ts";
+import type { RenderIntent, TerminalIntent } from "../render/intent.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
 
 export const BashInput = v.object({

@@ -11,10 +11,10 @@ import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { errorMessage } from "../errors.ts";
-import { isInside } from "./containment.ts";
+import { isWithin } from "../paths.ts";
 import { secretRefusal } from "./credential-paths.ts";
 import type { SecretPlaces } from "./credential-paths.ts";
-import { errorCode } from "./errors.ts";
+import { errorCode } from "../error-code.ts";
 import { formatBytes, openRegularFile } from "./file-io.ts";
 import { procFdAvailable } from "./opened-path.ts";
 import { snapshotSecrets } from "./secret-identity.ts";
@@ -85,10 +85,10 @@ export async function readContextFile(request: ContextReadRequest): Promise<Cont
   const secrets = snapshotSecrets(request.secrets);
   const secret = secrets.match(shown) ?? secrets.match(real);
   if (secret !== undefined) return refused(secretRefusal(shown, secret, "read"));
-  const kernel = KERNEL_ROOTS.find((root) => isInside(root, real));
+  const kernel = KERNEL_ROOTS.find((root) => isWithin(root, real));
   if (kernel !== undefined) return refused(`it resolves to ${real}, on the kernel's ${kernel}`);
   const within = await fsp.realpath(request.within).catch(() => path.resolve(request.within));
-  if (!isInside(within, real)) return refused(`it resolves to ${real}, outside ${within}`);
+  if (!isWithin(within, real)) return refused(`it resolves to ${real}, outside ${within}`);
   try {
     await using file = await openRegularFile(real, shown, { secrets, within });
     const fsType = kernelFileSystem(file.fd);

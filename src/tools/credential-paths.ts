@@ -6,6 +6,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { realpathOr } from "../paths.ts";
 import { credentialStores } from "../permission/credentials.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 
@@ -124,7 +125,7 @@ export function secretRefusal(shown: string, match: SecretMatch, action: string)
 }
 
 /** The home directory as given and its realpath (they differ when `$HOME` is a symlink). */
-export function homeDirsOf(homeDir: string): readonly string[] {
+function homeDirsOf(homeDir: string): readonly string[] {
   const real = realpathOr(homeDir);
   return real === homeDir ? [homeDir] : [homeDir, real];
 }
@@ -151,13 +152,5 @@ function exists(target: string): boolean {
     return fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
-  }
-}
-
-function realpathOr(target: string): string {
-  try {
-    return fs.realpathSync(target);
-  } catch {
-    return target;
   }
 }

@@ -1,4 +1,5 @@
 /** Errors the file tools raise; the registry turns each into an `isError` result for the model. */
+import { errorCode } from "../error-code.ts";
 import { DshError } from "../errors.ts";
 
 /** A path the policy refuses: protected name, credential store, hard link, symlink escape. */
@@ -51,12 +52,6 @@ export function describeFileError(error: unknown, action: string, shownPath: str
   const reason = code === undefined ? undefined : REASONS[code];
   if (reason === undefined || error instanceof DshError) return error;
   return new FileSystemError(`cannot ${action} ${shownPath}: ${reason} (${code})`, error);
-}
-
-/** The `code` of a Node system error, or undefined. */
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
-  return typeof error.code === "string" ? error.code : undefined;
 }
 
 /** Work that ran past its time budget and was stopped, e.g. a regex that backtracks for long. */

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import * as path from "node:path";
 import { displayPath } from "./containment.ts";
 import { readTextFile, writeFileAtomic } from "./file-io.ts";
-import type { DiffIntent, GenericIntent, RenderIntent } from "./intent.ts";
+import type { DiffIntent, GenericIntent, RenderIntent } from "../render/intent.ts";
 import type { WriteTarget } from "./paths.ts";
 import type { SecretSnapshot } from "./secret-identity.ts";
 import type { SecretPlaces } from "./credential-paths.ts";
@@ -44,11 +44,7 @@ export function firstChangedLine(oldText: string | null, newText: string): numbe
 }
 
 /** The diff intent of a change, with a location at its first changed line. */
-export function changeIntent(
-  verb: string,
-  change: FileChangeDetails,
-  ctx: PresentContext,
-): DiffIntent {
+function changeIntent(verb: string, change: FileChangeDetails, ctx: PresentContext): DiffIntent {
   return {
     type: "diff",
     title: `${verb} ${displayPath(ctx.cwd, change.path)}`,

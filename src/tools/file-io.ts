@@ -6,7 +6,8 @@ import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { NotFoundError } from "../errors.ts";
-import { PathRefusedError, UnsupportedFileError, describeFileError, errorCode } from "./errors.ts";
+import { errorCode } from "../error-code.ts";
+import { PathRefusedError, UnsupportedFileError, describeFileError } from "./errors.ts";
 import { checkOpenedForRead } from "./opened-path.ts";
 import type { ReadGuard } from "./opened-path.ts";
 import { lstatOrUndefined, openPinnedDirectory } from "./pinned-directory.ts";
@@ -18,7 +19,7 @@ export const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const BINARY_PROBE_BYTES = 8192;
 
 /** Whether bytes look binary: a NUL byte in the first 8 KiB. */
-export function looksBinary(bytes: Uint8Array): boolean {
+function looksBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, BINARY_PROBE_BYTES).includes(0);
 }
 

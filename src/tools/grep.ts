@@ -11,7 +11,7 @@ import { InvalidInputError, errorMessage } from "../errors.ts";
 import { displayPath } from "./containment.ts";
 import type { SecretPlaces } from "./credential-paths.ts";
 import { MAX_FILE_BYTES, formatBytes } from "./file-io.ts";
-import type { Location } from "./intent.ts";
+import type { Location } from "../render/intent.ts";
 import type { ReadGuard } from "./opened-path.ts";
 import { resolveForRead, statLocated } from "./paths.ts";
 import { type FileIdentity, snapshotSecrets } from "./secret-identity.ts";

@@ -8,7 +8,7 @@
  * swap undone between the open and that `stat` (microseconds) is the remaining window.
  */
 import * as fs from "node:fs";
-import { isInside } from "./containment.ts";
+import { isWithin } from "../paths.ts";
 import { secretMatch, secretRefusal } from "./credential-paths.ts";
 import { PathRefusedError } from "./errors.ts";
 import type { SecretSnapshot } from "./secret-identity.ts";
@@ -65,7 +65,7 @@ export function checkOpenedForRead(
     : [actual];
   for (const name of names) {
     if (secretMatch(name, guard.secrets.places) !== undefined) throw refused();
-    if (guard.within !== undefined && !isInside(guard.within, name)) throw refused();
+    if (guard.within !== undefined && !isWithin(guard.within, name)) throw refused();
   }
   const match = guard.secrets.match(names.at(-1) ?? actual, fs.fstatSync(fd, { bigint: true }));
   if (match !== undefined) throw new PathRefusedError(secretRefusal(shownPath, match, "read"));

@@ -7,14 +7,15 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
-import { isInside } from "./containment.ts";
+import { isWithin, realpathOr } from "../paths.ts";
 import { secretRefusal } from "./credential-paths.ts";
-import { PathRefusedError, UnsupportedFileError, describeFileError, errorCode } from "./errors.ts";
+import { errorCode } from "../error-code.ts";
+import { PathRefusedError, UnsupportedFileError, describeFileError } from "./errors.ts";
 import { gitWriteProtections } from "../permission/git-repository.ts";
 import type { SecretSnapshot } from "./secret-identity.ts";
 
 /** Longest path a tool accepts, in characters (Linux `PATH_MAX`). */
-export const MAX_PATH_LENGTH = 4096;
+const MAX_PATH_LENGTH = 4096;
 
 /** Path segments that are never written, whatever the preset (compared case-insensitively). */
 const PROTECTED_SEGMENTS: ReadonlySet<string> = new Set([".git", ".dsh"]);
@@ -45,7 +46,7 @@ export interface WriteTarget extends LocatedPath {
  * Validates a model-given path and makes it absolute against the session root (never the
  * process's cwd). Throws `InvalidInputError` for an empty, NUL-bearing or over-long path.
  */
-export function resolveLexical(cwd: string, input: string): string {
+function resolveLexical(cwd: string, input: string): string {
   if (input.length === 0) throw new InvalidInputError("path is empty");
   if (input.includes("\0")) throw new InvalidInputError("path contains a NUL byte");
   if (input.length > MAX_PATH_LENGTH) {
@@ -59,7 +60,7 @@ export function locate(cwd: string, input: string): LocatedPath {
   const lexical = resolveLexical(cwd, input);
   const root = realpathOr(cwd);
   const { real, exists } = resolveReal(lexical);
-  return { path: lexical, real, root, exists, place: isInside(root, real) ? "inside" : "outside" };
+  return { path: lexical, real, root, exists, place: isWithin(root, real) ? "inside" : "outside" };
 }
 
 /**
@@ -115,7 +116,7 @@ export function checkWrite(
     );
   }
   const gitControl = gitWriteProtections(cwd, { home: os.homedir() }).find(
-    (control) => isInside(control, located.path) || isInside(control, located.real),
+    (control) => isWithin(control, located.path) || isWithin(control, located.real),
   );
   if (gitControl !== undefined) {
     throw new PathRefusedError(
@@ -123,7 +124,7 @@ export function checkWrite(
     );
   }
   const own = protectedDirs.find(
-    (dir) => isInside(dir, located.path) || isInside(dir, located.real),
+    (dir) => isWithin(dir, located.path) || isWithin(dir, located.real),
   );
   if (own !== undefined) {
     throw new PathRefusedError(
@@ -175,14 +176,6 @@ function protectedSegment(absolutePath: string): string | undefined {
   const parts = absolutePath.split(path.sep);
   const index = parts.findIndex((part) => PROTECTED_SEGMENTS.has(part.toLowerCase()));
   return index === -1 ? undefined : parts.slice(0, index + 1).join(path.sep);
-}
-
-function realpathOr(directory: string): string {
-  try {
-    return fs.realpathSync(directory);
-  } catch {
-    return directory;
-  }
 }
 
 /** realpath of the path, or of its deepest existing ancestor plus the missing components. */

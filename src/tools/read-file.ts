@@ -5,15 +5,15 @@ import { InvalidInputError } from "../errors.ts";
 import { displayPath } from "./containment.ts";
 import type { SecretPlaces } from "./credential-paths.ts";
 import { decodeForDisplay, readTextBytes } from "./file-io.ts";
-import type { RenderIntent } from "./intent.ts";
+import type { RenderIntent } from "../render/intent.ts";
 import { resolveForRead } from "./paths.ts";
 import { snapshotSecrets } from "./secret-identity.ts";
 import type { PresentContext, Tool, ToolResult } from "./types.ts";
 
 /** Lines returned when the model gives no `limit`. */
-export const DEFAULT_READ_LINES = 2000;
+const DEFAULT_READ_LINES = 2000;
 /** Characters kept of one line; the rest is replaced by a marker. */
-export const MAX_LINE_CHARS = 2000;
+const MAX_LINE_CHARS = 2000;
 /** Characters of numbered output per call; a window stops early rather than exceed it. */
 const MAX_OUTPUT_CHARS = 200_000;
 

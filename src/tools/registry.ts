@@ -8,7 +8,8 @@ import * as v from "valibot";
 import { DshError, InvalidInputError, errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ToolDefinition } from "../llm/types.ts";
-import type { RenderIntent } from "./intent.ts";
+import type { RenderIntent } from "../render/intent.ts";
+import { type ParsedArguments, parseToolArguments } from "./raw-arguments.ts";
 import type {
   AnyTool,
   ExecutedCall,
@@ -29,7 +30,7 @@ export interface ToolRegistryDeps {
 }
 
 /** Default time a tool has after a cancel to return its own result (e.g. output so far). */
-export const CANCEL_GRACE_MS = 500;
+const CANCEL_GRACE_MS = 500;
 
 /**
  * Creates a registry over `tools`, in the order given (definitions keep it). Throws when two
@@ -59,7 +60,7 @@ export function createToolRegistry(
     },
     presentCall(name, rawArguments, ctx) {
       const tool = byName.get(name);
-      const parsed = parseArguments(rawArguments);
+      const parsed = parseToolArguments(rawArguments);
       const fallback = genericIntent(name, prettyArguments(rawArguments, parsed));
       if (tool?.presentCall === undefined || !parsed.ok) return fallback;
       const input = v.safeParse(tool.input, parsed.value);
@@ -75,7 +76,7 @@ export function createToolRegistry(
         const known = offered.length === 0 ? "none" : offered.join(", ");
         return failed(name, `unknown tool "${name}"; known tools: ${known}`);
       }
-      const parsed = parseArguments(rawArguments);
+      const parsed = parseToolArguments(rawArguments);
       if (!parsed.ok) return failed(name, `arguments were not valid JSON: ${parsed.error}`);
       const input = v.safeParse(tool.input, parsed.value);
       if (!input.success) {
@@ -176,19 +177,7 @@ function genericIntent(name: string, text: string): RenderIntent {
   return { type: "generic", title: name, kind: "other", text };
 }
 
-type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
-
-/** Raw tool-call arguments: `""` (some models send it for no arguments) means `{}`. */
-function parseArguments(raw: string): Parsed {
-  if (raw.trim() === "") return { ok: true, value: {} };
-  try {
-    return { ok: true, value: JSON.parse(raw) };
-  } catch (error) {
-    return { ok: false, error: errorMessage(error) };
-  }
-}
-
-function prettyArguments(raw: string, parsed: Parsed): string {
+function prettyArguments(raw: string, parsed: ParsedArguments): string {
   return parsed.ok ? JSON.stringify(parsed.value, null, 2) : raw;
 }
 

@@ -113,9 +113,7 @@ export function snapshotSecrets(
 }
 
 /** The identity of what `target` names (symlinks followed), or undefined. */
-export function statIdentity(
-  target: string,
-): (FileIdentity & { isDirectory(): boolean }) | undefined {
+function statIdentity(target: string): (FileIdentity & { isDirectory(): boolean }) | undefined {
   try {
     // Most stores do not exist: no exception for those keeps a snapshot cheap.
     return fs.statSync(target, { bigint: true, throwIfNoEntry: false });

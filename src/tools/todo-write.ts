@@ -3,7 +3,7 @@
  * list; the call presents itself as a plan intent, so surfaces show a plan, not a tool card.
  */
 import * as v from "valibot";
-import type { PlanIntent, PlanItem } from "./intent.ts";
+import type { PlanIntent, PlanItem } from "../render/intent.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
 /** Items one plan may hold; a longer list is a sign of a runaway model, not a plan. */

@@ -5,7 +5,7 @@ import type { CommandRunner } from "../exec/types.ts";
 import type { InteractionSeam } from "../interaction/types.ts";
 import type { Knobs } from "../permission/knobs.ts";
 import type { ToolDefinition } from "../llm/types.ts";
-import type { RenderIntent } from "./intent.ts";
+import type { RenderIntent } from "../render/intent.ts";
 
 export type { RenderIntent };
 

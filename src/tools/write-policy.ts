@@ -7,10 +7,10 @@
  * get this far (see `checkWrite`).
  */
 import * as path from "node:path";
-import type { DiffIntent } from "./intent.ts";
+import type { DiffIntent } from "../render/intent.ts";
 import type { WriteTarget } from "./paths.ts";
 import type { ToolContext, ToolResult } from "./types.ts";
-import { isInside, relativeInside } from "./containment.ts";
+import { isWithin, relativeInside } from "../paths.ts";
 import { PathRefusedError } from "./errors.ts";
 
 /**
@@ -26,7 +26,7 @@ export async function authorizeWrite(
 ): Promise<ToolResult<never> | undefined> {
   // The sandboxed shell can plant links in the workspace: one leading out is never followed
   // unasked.
-  const escapesViaSymlink = target.place === "outside" && isInside(target.root, target.path);
+  const escapesViaSymlink = target.place === "outside" && isWithin(target.root, target.path);
   if (ctx.knobs.approvalPolicy === "never" && escapesViaSymlink) {
     throw new PathRefusedError(
       `${target.path} resolves through a symlink to ${target.real}, outside ${target.root}; ` +
@@ -92,7 +92,7 @@ function askReason(
  */
 function homeDotfileOf(target: WriteTarget, homeDirs: readonly string[]): string | undefined {
   for (const home of homeDirs) {
-    if (!isInside(target.root, home)) continue;
+    if (!isWithin(target.root, home)) continue;
     for (const file of [target.path, target.real]) {
       const rel = relativeInside(home, file);
       if (rel?.startsWith(".")) return home;

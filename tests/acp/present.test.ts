@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { clip, fence, presentCall, presentResult, terminalText } from "../../src/acp/present.ts";
-import type { RenderIntent, TerminalIntent } from "../../src/tools/intent.ts";
+import type { RenderIntent, TerminalIntent } from "../../src/render/intent.ts";
 import { updateProblems } from "../support/acp-schema.ts";
 
 const cards = { terminalOutput: true };

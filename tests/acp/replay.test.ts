@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { replayUpdates } from "../../src/acp/replay.ts";
 import type { SessionEvent } from "../../src/session/events.ts";
-import type { TerminalIntent } from "../../src/tools/intent.ts";
+import type { TerminalIntent } from "../../src/render/intent.ts";
 import { updateProblems } from "../support/acp-schema.ts";
 
 const at = "2026-01-01T00:00:00.000Z";

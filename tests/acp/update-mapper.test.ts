@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { TEXT_PROGRESS_INTERVAL_MS, createUpdateMapper } from "../../src/acp/update-mapper.ts";
 import type { LiveEvent } from "../../src/agent/types.ts";
-import type { TerminalIntent } from "../../src/tools/intent.ts";
+import type { TerminalIntent } from "../../src/render/intent.ts";
 import { updateProblems } from "../support/acp-schema.ts";
 
 const intent: TerminalIntent = {

@@ -3,7 +3,7 @@ import type { LiveEvent } from "../../src/agent/types.ts";
 import { type RenderOptions, createLiveRenderer } from "../../src/cli/render.ts";
 import { createScreen } from "../../src/cli/screen.ts";
 import { createStyle } from "../../src/cli/style.ts";
-import type { RenderIntent } from "../../src/tools/intent.ts";
+import type { RenderIntent } from "../../src/render/intent.ts";
 
 function render(
   events: LiveEvent[],

@@ -17,7 +17,7 @@ describe("model catalog", () => {
       ["deepseek-flash", 1_048_576, "deepseek", "reasoning_content", true, true],
       ["deepseek-v4-pro", 1_048_576, "deepseek", "reasoning_content", true, false],
     ]);
-    expect(catalog.supportsEffort("deepseek-v4-pro")).toBe(true);
+    expect(catalog.get("deepseek-v4-pro").thinking).toBe("deepseek");
   });
 
   test("DeepSeek prices: Flash and Pro, off-peak and peak, per 1M tokens", () => {
@@ -54,7 +54,7 @@ describe("model catalog", () => {
       "deepseek-v4-flash",
     ]);
     expect(configured.default.prices).toEqual(flash.prices);
-    expect(configured.supportsEffort("deepseek-v4-flash")).toBe(true);
+    expect(configured.get("deepseek-v4-flash").thinking).toBe("deepseek");
   });
 
   test("[[models]] may set prices (one table at all hours), vision and the window", () => {
@@ -101,7 +101,7 @@ describe("model catalog", () => {
       "deepseek-v4-pro",
       "qwen3-coder:30b",
     ]);
-    expect(catalog.supportsEffort("qwen3-coder:30b")).toBe(false);
+    expect(catalog.get("qwen3-coder:30b").thinking).toBe("none");
   });
 
   test("user models from the config: new ones are added, a built-in id is overridden field by field", () => {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { silentLogger } from "../../src/log.ts";
 import { createSessionStore } from "../../src/session/store.ts";
 import { type TempHome, tempHome } from "./helpers.ts";
+import { readSessionLog } from "../support/read-session.ts";
 
 let home: TempHome;
 afterEach(() => home[Symbol.dispose]());
@@ -66,5 +67,8 @@ test("a writer killed with SIGKILL while appending leaves a log that reopens and
   expect(readFileSync(path)).toEqual(
     Buffer.concat([kept, Buffer.from(`${JSON.stringify(next)}\n`)]),
   );
-  expect((await store.read(id)).events.map((event) => event.seq)).toEqual([...seqs, next.seq]);
+  expect((await readSessionLog(home.path, id)).events.map((event) => event.seq)).toEqual([
+    ...seqs,
+    next.seq,
+  ]);
 });

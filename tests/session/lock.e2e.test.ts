@@ -2,10 +2,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { silentLogger } from "../../src/log.ts";
-import { createSessionStore } from "../../src/session/store.ts";
 import { type CliRig, startCliRig } from "../support/cli.ts";
 import { textTurn } from "../support/model-server.ts";
+import { readSessionLog } from "../support/read-session.ts";
 
 let rig: CliRig;
 
@@ -57,7 +56,7 @@ test("a second dsh exec --resume of a session in use exits 1 naming the other pr
   const held = await holder.done;
   expect([held.code, held.stdout]).toEqual([0, "held answer\n"]);
 
-  const { events } = await createSessionStore({ home, logger: silentLogger }).read(id);
+  const { events } = await readSessionLog(home, id);
   expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
   expect(events.filter((event) => event.type === "turn_end").length).toBe(2);
   server.script(textTurn("third answer"));

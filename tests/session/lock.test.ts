@@ -7,6 +7,7 @@ import { silentLogger } from "../../src/log.ts";
 import { newSessionId } from "../../src/session/ids.ts";
 import { createSessionStore } from "../../src/session/store.ts";
 import { recordingLogger, type TempHome, tempHome, userMessage } from "./helpers.ts";
+import { readSessionLog } from "../support/read-session.ts";
 
 const HOLDER = join(import.meta.dir, "fixtures", "hold-session.ts");
 /** Pid reuse and reboots are only detectable where procfs shows start times and boot ids. */
@@ -225,11 +226,12 @@ describe("session lock", () => {
     writeFileSync(join(home.sessions, `${id}.lock.abc.0192.tmp`), "");
     const logger = recordingLogger();
     const store = createSessionStore({ home: home.path, logger });
-    expect((await store.read(id)).events.map((event) => event.type)).toEqual(["user_message"]);
+    expect((await readSessionLog(home.path, id)).events.map((event) => event.type)).toEqual([
+      "user_message",
+    ]);
     expect((await store.list()).map((summary) => [summary.id, summary.title])).toEqual([
       [id, "hello"],
     ]);
-    expect(await store.exists(id)).toBe(true);
     expect(logger.warnings).toEqual([]);
     expect(await holder.close()).toBe("released");
   });
@@ -276,7 +278,7 @@ describe("session lock", () => {
     writeFileSync(path, corrupt);
     const expected = `corrupt session log ${path}, line 5: seq 2 where 4 was expected`;
     await expect(store.open(id)).rejects.toThrow(expected);
-    await expect(store.read(id)).rejects.toThrow(expected);
+    await expect(readSessionLog(home.path, id)).rejects.toThrow(expected);
     expect(readFileSync(path, "utf8")).toBe(corrupt);
     expect(readdirSync(home.sessions)).toEqual([`${id}.jsonl`]);
   });

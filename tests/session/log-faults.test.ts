@@ -10,6 +10,7 @@ import { ConflictError } from "../../src/errors.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createSessionStore } from "../../src/session/store.ts";
 import { type TempHome, tempHome, userMessage } from "./helpers.ts";
+import { readSessionLog } from "../support/read-session.ts";
 
 let home: TempHome;
 afterEach(() => home[Symbol.dispose]());
@@ -32,7 +33,7 @@ describe("session log faults", () => {
     log.append({ type: "turn_end", turnId: "t1", reason: "end_turn" });
     await log.flush();
     await log[Symbol.asyncDispose]();
-    expect(await store.read(log.header.id)).toEqual({
+    expect(await readSessionLog(home.path, log.header.id)).toEqual({
       header: log.header,
       events: [...log.events],
     });
@@ -46,7 +47,7 @@ describe("session log faults", () => {
     await log.flush();
     rmSync(fileOf(log.header.id));
     await log.flush();
-    expect((await store.read(log.header.id)).events).toEqual([...log.events]);
+    expect((await readSessionLog(home.path, log.header.id)).events).toEqual([...log.events]);
     await log[Symbol.asyncDispose]();
   });
 
@@ -60,7 +61,7 @@ describe("session log faults", () => {
     truncateSync(fileOf(log.header.id), size - 20);
     log.append({ type: "turn_end", turnId: "t1", reason: "end_turn" });
     await log[Symbol.asyncDispose]();
-    expect((await store.read(log.header.id)).events).toEqual([...log.events]);
+    expect((await readSessionLog(home.path, log.header.id)).events).toEqual([...log.events]);
   });
 
   test("a log replaced by another file is not written over: appends fail until reopened", async () => {
@@ -78,6 +79,6 @@ describe("session log faults", () => {
     expect(log.flush()).rejects.toThrow("was replaced by another file");
     expect(log.events.map((e) => e.type)).toEqual(["turn_start"]);
     await log[Symbol.asyncDispose]();
-    expect((await store.read(log.header.id)).events).toEqual([...log.events]);
+    expect((await readSessionLog(home.path, log.header.id)).events).toEqual([...log.events]);
   });
 });
