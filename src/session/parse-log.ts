@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import { InvalidInputError } from "../errors.ts";
 import { SessionEvent, SessionHeader } from "./events.ts";
+import { type ExactShapeCheck, exactShapeCheck } from "./exact-shape.ts";
 
 /** A log as read from disk, plus where its well-formed prefix ends. */
 export interface ParsedLog {
@@ -19,14 +20,21 @@ export interface ParsedLog {
 
 const LF = 0x0a;
 const decoder = new TextDecoder("utf-8", { fatal: true });
+/** Most logged events are already exactly their schema's output: valibot sees only the rest. */
+const isExactEvent = exactShapeCheck(SessionEvent);
 
 /** One line's outcome: its value, or why it is not one. */
 export type LineResult<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-/** Decodes, JSON-parses and validates one line against `schema`. Never throws. */
+/**
+ * Decodes, JSON-parses and validates one line against `schema`. Never throws. A value `exact`
+ * vouches for (a check built from the same schema) is taken as it is; any other goes through
+ * valibot.
+ */
 export function parseLine<T>(
   schema: v.GenericSchema<unknown, T>,
   line: Uint8Array | string,
+  exact?: ExactShapeCheck,
 ): LineResult<T> {
   let json: unknown;
   try {
@@ -34,6 +42,7 @@ export function parseLine<T>(
   } catch (error) {
     return { ok: false, reason: `not JSON (${error instanceof Error ? error.message : "?"})` };
   }
+  if (exact?.(json) === true) return { ok: true, value: json as T };
   const result = v.safeParse(schema, json);
   if (result.success) return { ok: true, value: result.output };
   return { ok: false, reason: describeIssues(result.issues) };
@@ -78,7 +87,7 @@ export function parseLog(bytes: Uint8Array, path: string, id: string): ParsedLog
     // No LF: the writer died mid-line. Whatever it holds is dropped.
     if (end < 0) break;
     const line = bytes.subarray(start, end);
-    const parsed = inSequence(parseLine(SessionEvent, line), events.length + 1);
+    const parsed = inSequence(parseLine(SessionEvent, line, isExactEvent), events.length + 1);
     if (!parsed.ok) {
       // A bad last line is what a crash leaves behind (a torn write, zero-filled blocks).
       if (end + 1 === bytes.length) break;
