@@ -91,7 +91,7 @@ export function createLogParser(path: string, id: string): LogParser {
   let fileLength = 0;
   let validLength = 0;
   /** The start of a line whose LF has not come yet. */
-  let partial: Uint8Array | undefined;
+  let partial: Uint8Array[] = [];
   /** A bad line with its LF: dropped if it is the last, an error once anything follows it. */
   let bad: InvalidInputError | undefined;
 
@@ -121,14 +121,14 @@ export function createLogParser(path: string, id: string): LogParser {
       for (let end = chunk.indexOf(LF); end >= 0; end = chunk.indexOf(LF, start)) {
         if (bad !== undefined) throw bad;
         const piece = chunk.subarray(start, end);
-        takeLine(partial === undefined ? piece : Buffer.concat([partial, piece]));
-        partial = undefined;
+        // Joined once, at the line's end: a line across many pieces is copied only twice.
+        takeLine(partial.length === 0 ? piece : Buffer.concat([...partial, piece]));
+        partial = [];
         start = end + 1;
       }
       if (start < chunk.byteLength) {
         if (bad !== undefined) throw bad;
-        const rest = chunk.subarray(start);
-        partial = partial === undefined ? rest.slice() : Buffer.concat([partial, rest]);
+        partial.push(chunk.subarray(start).slice());
       }
     },
     finish() {
