@@ -2,15 +2,22 @@
  * `session/load` of long sessions through the compiled binary: open, validate and replay logs
  * of 10,000 and 100,000 events (tool-using turns of 9 events each), measured from the request
  * to its response (every replayed update is written before the response), with the process's
- * peak RSS. Targets: 100,000 events in under 1 s and 200 MB.
+ * peak RSS. Targets: 100,000 events in under 1 s and 200 MB. Each run is interleaved with one of
+ * a bare SDK agent sending the same notifications (the floor): the client's own cost of taking
+ * them is in both, so the ratio shows what dsh adds.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
+import { clientOptionsOf } from "../src/acp/capabilities.ts";
+import { availableCommandsUpdate } from "../src/acp/commands.ts";
+import { replayUpdates } from "../src/acp/replay.ts";
 import { silentLogger } from "../src/log.ts";
 import { createSessionStore } from "../src/session/store.ts";
+import { compile } from "../scripts/build.ts";
 import { binaryPath, ensureBinary } from "../tests/support/binary.ts";
+import { readSessionLog } from "../tests/support/read-session.ts";
 import { withAcpAgent } from "./lib/acp-agent.ts";
 import { type Figure, emit, size } from "./lib/figures.ts";
 
@@ -22,6 +29,17 @@ const home = join(root, "home");
 mkdirSync(cwd);
 writeFileSync(join(root, "config.toml"), "");
 const store = createSessionStore({ home, logger: silentLogger });
+const floorAgent = join(root, "replay-floor");
+await compile(join(import.meta.dir, "fixtures", "replay-floor-agent.ts"), floorAgent);
+
+/** What dsh sends for loading `sessionId` (this client declares no capabilities), one a line. */
+async function writeUpdates(sessionId: string): Promise<string> {
+  const { events } = await readSessionLog(home, sessionId);
+  const updates = [...replayUpdates(events, clientOptionsOf(undefined)), availableCommandsUpdate()];
+  const path = join(root, `${sessionId}.updates.jsonl`);
+  writeFileSync(path, updates.map((update) => `${JSON.stringify(update)}\n`).join(""));
+  return path;
+}
 
 /** A session of `events` events: turns that read, edit and answer. */
 async function generate(events: number): Promise<string> {
@@ -77,13 +95,15 @@ const env = {
 /** One process: initialize, then time `session/load`; returns ms and the peak RSS in MB. */
 async function loadOnce(
   sessionId: string,
+  command: readonly string[],
+  extraEnv: Record<string, string> = {},
 ): Promise<{ ms: number; peakMb: number; updates: number }> {
   let updates = 0;
-  const command = [binaryPath, "acp"];
   const onUpdate = () => {
     updates++;
   };
-  return withAcpAgent({ command, cwd, env, onUpdate }, async (agent, pid) => {
+  const run = { command, cwd, env: { ...env, ...extraEnv }, onUpdate };
+  return withAcpAgent(run, async (agent, pid) => {
     const start = performance.now();
     await agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
     const ms = performance.now() - start;
@@ -101,15 +121,25 @@ try {
   ] as const) {
     const sessionId = await generate(events);
     const bytes = statSync(join(home, "sessions", `${sessionId}.jsonl`)).size;
-    await loadOnce(sessionId);
+    const dsh = () => loadOnce(sessionId, [binaryPath, "acp"]);
+    const floorEnv = { REPLAY_UPDATES: await writeUpdates(sessionId) };
+    const bare = () => loadOnce(sessionId, [floorAgent], floorEnv);
+    await dsh();
+    await bare();
     const runs: Awaited<ReturnType<typeof loadOnce>>[] = [];
-    for (let i = 0; i < size(5, 1); i++) runs.push(await loadOnce(sessionId));
+    const floor: Awaited<ReturnType<typeof loadOnce>>[] = [];
+    for (let i = 0; i < size(5, 1); i++) {
+      runs.push(await dsh());
+      floor.push(await bare());
+    }
     const label = `session/load of ${events.toLocaleString("en")} events (${(bytes / 1e6).toFixed(1)} MB, ${runs[0]?.updates ?? 0} updates)`;
     console.log(label);
+    console.log(`  the floor sent ${floor[0]?.updates ?? 0} updates`);
     figures.push({
       name: label,
       unit: "ms",
       samples: runs.map((r) => r.ms),
+      floor: floor.map((r) => r.ms),
       ...(target === undefined ? {} : { target: { op: "<=" as const, value: target } }),
     });
     figures.push({

@@ -19,63 +19,75 @@ export function replayUpdates(
   events: readonly SessionEvent[],
   options: UpdateMapperOptions,
 ): acp.SessionUpdate[] {
+  return [...replayStream(events, options)];
+}
+
+/**
+ * The same updates as `replayUpdates`, one event at a time, so a long log's transcript is
+ * never held whole.
+ */
+export function* replayStream(
+  events: readonly SessionEvent[],
+  options: UpdateMapperOptions,
+): Generator<acp.SessionUpdate, void, undefined> {
   const mapper = createUpdateMapper({ ...options, now: () => 0 });
-  const updates: acp.SessionUpdate[] = [];
-  for (const event of events) {
+  // Each plan replaces the one before: only the latest is the session's plan.
+  const latestPlan = events.findLastIndex(
+    (event) => event.type === "tool_call" && event.intent.type === "plan",
+  );
+  for (const [index, event] of events.entries()) {
     switch (event.type) {
       case "user_message":
         for (const content of event.content) {
-          updates.push({ sessionUpdate: "user_message_chunk", content: userBlock(content) });
+          yield { sessionUpdate: "user_message_chunk", content: userBlock(content) };
         }
         break;
       case "reasoning":
         if (event.text !== "") {
-          updates.push({
+          yield {
             sessionUpdate: "agent_thought_chunk",
             content: { type: "text", text: event.text },
-          });
+          };
         }
         break;
       case "assistant_text":
         if (event.text !== "") {
-          updates.push({
+          yield {
             sessionUpdate: "agent_message_chunk",
             content: { type: "text", text: event.text },
-          });
+          };
         }
         break;
-      case "tool_call":
-        updates.push(
-          ...mapper.map({
-            type: "tool_call",
-            turnId: event.turnId,
-            callId: event.callId,
-            name: event.name,
-            rawInput: parseRawInput(event.arguments),
-            intent: event.intent,
-          }),
-        );
+      case "tool_call": {
+        const updates = mapper.map({
+          type: "tool_call",
+          turnId: event.turnId,
+          callId: event.callId,
+          name: event.name,
+          rawInput: parseRawInput(event.arguments),
+          intent: event.intent,
+        });
+        for (const update of updates) {
+          if (update.sessionUpdate !== "plan" || index === latestPlan) yield update;
+        }
         break;
+      }
       case "tool_result":
-        updates.push(...mapper.map({ ...event, type: "tool_result" }));
+        yield* mapper.map({ ...event, type: "tool_result" });
         break;
       case "turn_end":
-        updates.push(
-          ...mapper.map({ type: "turn_end", turnId: event.turnId, reason: event.reason }),
-        );
+        yield* mapper.map({ type: "turn_end", turnId: event.turnId, reason: event.reason });
         break;
       case "compaction":
-        updates.push(
-          ...compactionUpdates(
-            {
-              compactionId: event.compactionId,
-              status: "completed",
-              summary: event.summary,
-              tokensBefore: event.tokensBefore,
-              tokensAfter: event.tokensAfter,
-            },
-            options.compaction === true,
-          ),
+        yield* compactionUpdates(
+          {
+            compactionId: event.compactionId,
+            status: "completed",
+            summary: event.summary,
+            tokensBefore: event.tokensBefore,
+            tokensAfter: event.tokensAfter,
+          },
+          options.compaction === true,
         );
         break;
       case "turn_start":
@@ -93,11 +105,8 @@ export function replayUpdates(
     }
   }
   // A turn with a start and no end was interrupted by a crash: its open calls failed.
-  updates.push(...mapper.closeAll());
-  updates.push(...usageNow(events));
-  // Each plan replaces the one before: only the latest is the session's plan.
-  const latestPlan = updates.findLastIndex((u) => u.sessionUpdate === "plan");
-  return updates.filter((u, index) => u.sessionUpdate !== "plan" || index === latestPlan);
+  yield* mapper.closeAll();
+  yield* usageNow(events);
 }
 
 /** The context meter and the session's cost as of the end of the log, when it knows them. */

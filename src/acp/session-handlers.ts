@@ -12,7 +12,7 @@ import type { LiveSession } from "./live-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
 import { NEW_SESSION_COMMANDS_DELAY_MS, availableCommandsUpdate } from "./commands.ts";
 import { mcpServerSpecs } from "./mcp-servers.ts";
-import { replayUpdates } from "./replay.ts";
+import { replayStream } from "./replay.ts";
 import type { SessionTable } from "./sessions.ts";
 
 export interface SessionHandlerDeps {
@@ -46,7 +46,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       const session =
         existing ??
         (await table.open(() => service.resume(sessionId, { cwd, mcpServers }), client));
-      if (replay) await session.send(replayUpdates(session.handle.history(), deps.clientOptions()));
+      if (replay) await sendReplay(session, deps.clientOptions());
       // The client knows a loaded or resumed id before it asked, so this lands (zed.md §2).
       await session.send([availableCommandsUpdate()]);
       return { configOptions: optionsOf(session) };
@@ -105,6 +105,23 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       return { configOptions: configOptions(settings, deps.models()) };
     },
   };
+}
+
+/** Updates handed to the session at a time while replaying: a long log is never mapped whole. */
+const REPLAY_BATCH = 256;
+
+/** Sends the session's transcript, in order, a batch at a time. */
+async function sendReplay(session: LiveSession, options: ClientOptions): Promise<void> {
+  // The log as it is now: anything appended while the batches go out is not part of it.
+  const events = [...session.handle.history()];
+  let batch: acp.SessionUpdate[] = [];
+  for (const update of replayStream(events, options)) {
+    batch.push(update);
+    if (batch.length < REPLAY_BATCH) continue;
+    await session.send(batch);
+    batch = [];
+  }
+  await session.send(batch);
 }
 
 /**

@@ -3,7 +3,7 @@
  * out at most one writer per session across processes (a `<id>.lock` file held while the
  * writer is open) and validates every id before it becomes a path. Reading takes no lock.
  */
-import { mkdir, readdir, unlink, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, unlink, writeFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { errorCode } from "../error-code.ts";
 import { ConflictError, InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
@@ -19,7 +19,7 @@ import {
 } from "./ids.ts";
 import { type SessionLock, lockSession } from "./lock.ts";
 import { openSessionLog } from "./log.ts";
-import { type ParsedLog, parseLog } from "./parse-log.ts";
+import { type ParsedLog, createLogParser } from "./parse-log.ts";
 import { readSummary } from "./summary.ts";
 import type { SessionLog, SessionStore, SessionSummary } from "./types.ts";
 
@@ -38,14 +38,18 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
 
   const load = async (id: string): Promise<{ path: string; parsed: ParsedLog }> => {
     const path = sessionPath(home, id);
-    let bytes: Uint8Array;
+    let file: FileHandle;
     try {
-      bytes = await Bun.file(path).bytes();
+      file = await open(path, "r");
     } catch (error) {
       if (isMissing(error)) throw new NotFoundError(`no session ${id}`, { sessionId: id });
       throw error;
     }
-    return { path, parsed: parseLog(bytes, path, id) };
+    try {
+      return { path, parsed: await readLog(file, path, id) };
+    } finally {
+      await file.close();
+    }
   };
 
   /**
@@ -191,6 +195,21 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
         .sort((a, b) => compareDesc(a.updatedAt, b.updatedAt) || compareDesc(a.id, b.id));
     },
   };
+}
+
+/** Bytes read from a log at a time: the file is never held whole. */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+/** Parses an open log as it is read. */
+async function readLog(file: FileHandle, path: string, id: string): Promise<ParsedLog> {
+  const parser = createLogParser(path, id);
+  const buffer = new Uint8Array(READ_CHUNK_BYTES);
+  for (;;) {
+    const { bytesRead } = await file.read(buffer, 0, buffer.byteLength, null);
+    if (bytesRead === 0) return parser.finish();
+    // The parser copies only the unfinished line it keeps, so the buffer can be reused.
+    parser.push(buffer.subarray(0, bytesRead));
+  }
 }
 
 function compareDesc(a: string, b: string): number {

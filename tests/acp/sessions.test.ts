@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { availableCommandsUpdate } from "../../src/acp/commands.ts";
+import { silentLogger } from "../../src/log.ts";
+import { createSessionStore } from "../../src/session/store.ts";
 import { rejection, startAcpFixture } from "../support/acp-fixture.ts";
 import { startAcpHarness, zedInitialize } from "../support/acp-harness.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
@@ -221,6 +223,38 @@ describe("session/load", () => {
     ).toEqual({ stopReason: "end_turn" });
     await h.disconnect();
     expect(h.problems).toEqual([]);
+  });
+
+  test("a long transcript replays whole and in order, every update before the response", async () => {
+    await using f = await startAcpFixture();
+    const store = createSessionStore({ home: f.agent.home, logger: silentLogger });
+    const turns = 700;
+    const sessionId = await (async () => {
+      await using log = await store.create({ cwd: f.agent.cwd });
+      for (let i = 0; i < turns; i++) {
+        const turnId = `t${i}`;
+        log.append({ type: "turn_start", turnId });
+        log.append({ type: "user_message", turnId, content: [{ type: "text", text: `q${i}` }] });
+        log.append({ type: "assistant_text", turnId, step: 1, text: `a${i}` });
+        log.append({ type: "turn_end", turnId, reason: "end_turn" });
+      }
+      return log.header.id;
+    })();
+    await f.h.agent.request(m.load, { sessionId, cwd: f.agent.cwd, mcpServers: [] });
+    const text = (
+      kind: "user_message_chunk" | "agent_message_chunk",
+      t: string,
+    ): acp.SessionUpdate => ({ sessionUpdate: kind, content: { type: "text", text: t } });
+    const expected = Array.from({ length: turns }, (_, i) => [
+      text("user_message_chunk", `q${i}`),
+      text("agent_message_chunk", `a${i}`),
+    ]).flat();
+    expect(f.h.updates(sessionId)).toEqual([...expected, availableCommandsUpdate()]);
+    const answered = f.h.sent.findIndex(
+      (msg) => msg.result !== undefined && JSON.stringify(msg.result).includes("configOptions"),
+    );
+    const after = f.h.sent.slice(answered).filter((msg) => msg.method === "session/update");
+    expect(after).toEqual([]);
   });
 
   test("hostile ids are invalid params and touch no file; unknown ids are not found; another cwd is invalid", async () => {

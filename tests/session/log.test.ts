@@ -181,6 +181,30 @@ describe("session log", () => {
     expect(reopened.events.length).toBe(3);
   });
 
+  test("a line holding keys the log does not know reads back as its schema's output", async () => {
+    const store = setup();
+    const log = await writeSession(store, TURN);
+    const path = fileOf(log.header.id);
+    const lines = readFileSync(path, "utf8").split("\n");
+    const extra = (line: string | undefined) => line?.replace(/}$/, ',"extra":{"deep":1}}') ?? "";
+    lines[1] = extra(lines[1]);
+    lines[5] = lines[5]?.replace('"kind":"search"', '"kind":"search","color":"red"') ?? "";
+    writeFileSync(path, lines.join("\n"));
+    expect((await readSessionLog(home.path, log.header.id)).events).toEqual([...log.events]);
+  });
+
+  test("an invalid line deep inside a long log is an error naming the file and the line", async () => {
+    const store = setup();
+    const log = await writeSession(store, Array.from({ length: 40 }, () => TURN).flat());
+    const path = fileOf(log.header.id);
+    const lines = readFileSync(path, "utf8").split("\n");
+    lines[300] = lines[300]?.replace('"seq":', '"seq":-') ?? "";
+    writeFileSync(path, lines.join("\n"));
+    await expect(readSessionLog(home.path, log.header.id)).rejects.toThrow(
+      `${path}, line 301: seq:`,
+    );
+  });
+
   test("a gap in seq before the last line is an error naming the line", async () => {
     const store = setup();
     const log = await writeSession(store, [
