@@ -16,6 +16,7 @@ import type {
 } from "../llm/types.ts";
 import { estimateContextTokens, foldContext, foldCost } from "../session/context.ts";
 import type { LoggedError } from "../session/events.ts";
+import { firstSeqOfTurn } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
 import type { ToolContext, ToolRegistry } from "../tools/types.ts";
 import { type CompactionResult, canCompact, compactContext, fixedTokens } from "./compaction.ts";
@@ -137,7 +138,7 @@ function wouldPassThreshold(deps: TurnDeps, model: ModelInfo): boolean {
 
 /** The seq of the turn's first event (its start, before its prompt). */
 function promptSeq(deps: TurnDeps, turnId: string): number | undefined {
-  return deps.log.events.find((event) => "turnId" in event && event.turnId === turnId)?.seq;
+  return firstSeqOfTurn(deps.log.events, turnId);
 }
 
 function compact(
