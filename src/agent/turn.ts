@@ -90,7 +90,7 @@ export async function runTurnLoop(
       autoCompactionSpent = result.status === "failed" || wouldPassThreshold(deps, model);
     }
     const messages: ChatMessage[] = [
-      { role: "system", content: deps.systemPrompt },
+      systemMessage(deps.systemPrompt),
       ...foldContext(deps.log.events),
     ];
     const request = {
@@ -126,6 +126,17 @@ export async function runTurnLoop(
     }
     step += 1;
   }
+}
+
+let lastSystemMessage: ChatMessage | undefined;
+
+/**
+ * The system message, the same object while the prompt is the same: a request then repeats the
+ * previous one's messages as they were, which lets the request writer reuse them.
+ */
+function systemMessage(content: string): ChatMessage {
+  if (lastSystemMessage?.content !== content) lastSystemMessage = { role: "system", content };
+  return lastSystemMessage;
 }
 
 function wouldPassThreshold(deps: TurnDeps, model: ModelInfo): boolean {

@@ -50,14 +50,37 @@ export function requestBodyText(request: ChatRequest): string {
   const head = `{"model":${JSON.stringify(model.id)},"messages":[`;
   if (!text.startsWith(head)) return JSON.stringify(buildRequestBody(request));
   const shape = `${model.reasoningEcho}\u0000${model.vision === true}`;
-  const messages = request.messages.map((message) => {
+  const { messages } = request;
+  // A request that repeats the previous one's messages and adds some: the next step of a turn,
+  // the next turn of a session. Its shared part is taken whole, without a look-up per message.
+  const shared =
+    previous !== undefined && extendsPrevious(previous, messages, shape) ? previous : undefined;
+  const from = shared?.messages.length ?? 0;
+  const added = messages.slice(from).map((message) => {
     const cached = written.get(message);
     if (cached?.shape === shape) return cached.json;
     const json = JSON.stringify(toWireMessage(message, model));
     written.set(message, { shape, json });
     return json;
   });
-  return `${head}${messages.join(",")}${text.slice(head.length)}`;
+  const joined = [...(shared !== undefined && from > 0 ? [shared.joined] : []), ...added].join(",");
+  previous = { shape, messages, joined };
+  return `${head}${joined}${text.slice(head.length)}`;
+}
+
+/** The messages of the last request written, and their JSON joined by commas. */
+let previous:
+  | { readonly shape: string; readonly messages: readonly ChatMessage[]; readonly joined: string }
+  | undefined;
+
+function extendsPrevious(
+  last: NonNullable<typeof previous>,
+  messages: readonly ChatMessage[],
+  shape: string,
+): boolean {
+  if (last.shape !== shape || messages.length < last.messages.length) return false;
+  for (let i = 0; i < last.messages.length; i++) if (messages[i] !== last.messages[i]) return false;
+  return true;
 }
 
 /**

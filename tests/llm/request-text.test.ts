@@ -58,4 +58,22 @@ describe("requestBodyText", () => {
     expect(requestBodyText(long)).toBe(wholeBody(long));
     expect(JSON.parse(requestBodyText(long)).messages).toHaveLength(history.length + 1);
   });
+
+  test("requests that grow, shrink, branch and come back are each written as a whole", () => {
+    const other: ChatMessage = { role: "user", content: "a different start" };
+    const sequence: ChatMessage[][] = [
+      history.slice(0, 2),
+      history.slice(0, 4),
+      history,
+      [other, ...history.slice(1)],
+      history.slice(0, 3),
+      [...history.slice(0, 2), other, ...history.slice(3)],
+      history,
+      [...history, other],
+    ];
+    for (const messages of sequence) {
+      const request = chatRequest({ messages });
+      expect(requestBodyText(request)).toBe(wholeBody(request));
+    }
+  });
 });
