@@ -64,7 +64,8 @@ export function requestBodyText(request: ChatRequest): string {
     return json;
   });
   const joined = [...(shared !== undefined && from > 0 ? [shared.joined] : []), ...added].join(",");
-  previous = { shape, messages, joined };
+  // A copy: the caller's array may change after the request went.
+  previous = { shape, messages: messages.slice(), joined };
   return `${head}${joined}${text.slice(head.length)}`;
 }
 

@@ -76,4 +76,14 @@ describe("requestBodyText", () => {
       expect(requestBodyText(request)).toBe(wholeBody(request));
     }
   });
+
+  test("an array of messages changed in place after it was sent is written as it now is", () => {
+    const messages = history.slice(0, 3);
+    const first = chatRequest({ messages });
+    expect(requestBodyText(first)).toBe(wholeBody(first));
+    messages.push({ role: "user", content: "pushed" });
+    messages[1] = { role: "user", content: "replaced" };
+    const again = chatRequest({ messages });
+    expect(requestBodyText(again)).toBe(wholeBody(again));
+  });
 });
