@@ -10,7 +10,7 @@ import type { InteractionSeam } from "../interaction/types.ts";
 import type { ModelClient, ModelInfo } from "../llm/types.ts";
 import type { NewSessionEvent, SessionEvent } from "../session/events.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
-import { foldSettings } from "../session/folds.ts";
+import { type SettingsEventType, foldSettings, hasLoggedSetting } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
 import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
@@ -335,8 +335,12 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
 
 const DEFAULT_COMPACT_AT = 0.8;
 
-const SETTINGS_EVENT_TYPES = ["model", "effort", "sandbox_mode", "approval_policy"] as const;
-type SettingsEventType = (typeof SETTINGS_EVENT_TYPES)[number];
+const SETTINGS_EVENT_TYPES: readonly SettingsEventType[] = [
+  "model",
+  "effort",
+  "sandbox_mode",
+  "approval_policy",
+];
 
 /** Whether `turnId` is the log's latest turn and its end is not logged. */
 function isOpenTurn(events: readonly SessionEvent[], turnId: string): boolean {
@@ -357,9 +361,7 @@ function hasContent(content: readonly UserContent[]): boolean {
  * resumed session keeps its own settings whatever the defaults of the process reopening it.
  */
 function unrecordedSettings(events: readonly SessionEvent[]): ReadonlySet<SettingsEventType> {
-  return new Set(
-    SETTINGS_EVENT_TYPES.filter((type) => !events.some((event) => event.type === type)),
-  );
+  return new Set(SETTINGS_EVENT_TYPES.filter((type) => !hasLoggedSetting(events, type)));
 }
 
 /**

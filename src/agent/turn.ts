@@ -16,6 +16,7 @@ import type {
 } from "../llm/types.ts";
 import { estimateContextTokens, foldContext, foldCost } from "../session/context.ts";
 import type { LoggedError } from "../session/events.ts";
+import { firstSeqOfTurn } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
 import { parseRawInput } from "../tools/raw-arguments.ts";
 import type { ToolContext, ToolRegistry } from "../tools/types.ts";
@@ -90,7 +91,7 @@ export async function runTurnLoop(
       autoCompactionSpent = result.status === "failed" || wouldPassThreshold(deps, model);
     }
     const messages: ChatMessage[] = [
-      { role: "system", content: deps.systemPrompt },
+      systemMessage(deps.systemPrompt),
       ...foldContext(deps.log.events),
     ];
     const request = {
@@ -128,6 +129,17 @@ export async function runTurnLoop(
   }
 }
 
+let lastSystemMessage: ChatMessage | undefined;
+
+/**
+ * The system message, the same object while the prompt is the same: a request then repeats the
+ * previous one's messages as they were, which lets the request writer reuse them.
+ */
+function systemMessage(content: string): ChatMessage {
+  if (lastSystemMessage?.content !== content) lastSystemMessage = { role: "system", content };
+  return lastSystemMessage;
+}
+
 function wouldPassThreshold(deps: TurnDeps, model: ModelInfo): boolean {
   const estimate = estimateContextTokens(
     deps.log.events,
@@ -138,7 +150,7 @@ function wouldPassThreshold(deps: TurnDeps, model: ModelInfo): boolean {
 
 /** The seq of the turn's first event (its start, before its prompt). */
 function promptSeq(deps: TurnDeps, turnId: string): number | undefined {
-  return deps.log.events.find((event) => "turnId" in event && event.turnId === turnId)?.seq;
+  return firstSeqOfTurn(deps.log.events, turnId);
 }
 
 function compact(

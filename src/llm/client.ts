@@ -6,7 +6,7 @@
  */
 import type { Logger } from "../log.ts";
 import { describeFetchFailure, failureSummary, httpError, parseRetryAfter } from "./http-errors.ts";
-import { buildRequestBody } from "./request.ts";
+import { requestBodyText } from "./request.ts";
 import { backoffMs, DEFAULT_RETRY, isRetryable, type RetryPolicy, sleep } from "./retry.ts";
 import { needsApiKey } from "./local-endpoint.ts";
 import { createSseDecoder } from "./sse.ts";
@@ -101,7 +101,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
               "content-type": "application/json",
               accept: "text/event-stream",
             },
-            body: JSON.stringify(buildRequestBody(request)),
+            body: requestBodyText(request),
             signal: linked,
           }),
         );
@@ -266,7 +266,9 @@ function hostOf(base: string): string {
 
 /** Assistant messages so far: distinct per step of a session, so made-up call ids never clash. */
 function stepNumber(request: ChatRequest): number {
-  return request.messages.filter((message) => message.role === "assistant").length + 1;
+  let assistants = 0;
+  for (const message of request.messages) if (message.role === "assistant") assistants += 1;
+  return assistants + 1;
 }
 
 /** What a refused request looked like, without any content: roles, reasoning echo, tool calls. */

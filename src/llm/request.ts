@@ -32,6 +32,59 @@ export function buildRequestBody(request: ChatRequest): Record<string, unknown> 
 }
 
 /**
+ * Each message's wire JSON as last written, with the model fields it depends on: a long
+ * session's history reuses the same message objects from request to request, so each is
+ * written once, not once per request.
+ */
+const written = new WeakMap<ChatMessage, { readonly shape: string; readonly json: string }>();
+
+/**
+ * `JSON.stringify(buildRequestBody(request))`, byte for byte, with each message's JSON reused
+ * from an earlier request while the message object and the model fields it depends on (how
+ * reasoning is echoed, whether images are seen) are the same.
+ */
+export function requestBodyText(request: ChatRequest): string {
+  const { model } = request;
+  const text = JSON.stringify(buildRequestBody({ ...request, messages: [] }));
+  // The body opens with the model and the messages, in that order (see `buildRequestBody`).
+  const head = `{"model":${JSON.stringify(model.id)},"messages":[`;
+  if (!text.startsWith(head)) return JSON.stringify(buildRequestBody(request));
+  const shape = `${model.reasoningEcho}\u0000${model.vision === true}`;
+  const { messages } = request;
+  // A request that repeats the previous one's messages and adds some: the next step of a turn,
+  // the next turn of a session. Its shared part is taken whole, without a look-up per message.
+  const shared =
+    previous !== undefined && extendsPrevious(previous, messages, shape) ? previous : undefined;
+  const from = shared?.messages.length ?? 0;
+  const added = messages.slice(from).map((message) => {
+    const cached = written.get(message);
+    if (cached?.shape === shape) return cached.json;
+    const json = JSON.stringify(toWireMessage(message, model));
+    written.set(message, { shape, json });
+    return json;
+  });
+  const joined = [...(shared !== undefined && from > 0 ? [shared.joined] : []), ...added].join(",");
+  // A copy: the caller's array may change after the request went.
+  previous = { shape, messages: messages.slice(), joined };
+  return `${head}${joined}${text.slice(head.length)}`;
+}
+
+/** The messages of the last request written, and their JSON joined by commas. */
+let previous:
+  | { readonly shape: string; readonly messages: readonly ChatMessage[]; readonly joined: string }
+  | undefined;
+
+function extendsPrevious(
+  last: NonNullable<typeof previous>,
+  messages: readonly ChatMessage[],
+  shape: string,
+): boolean {
+  if (last.shape !== shape || messages.length < last.messages.length) return false;
+  for (let i = 0; i < last.messages.length; i++) if (messages[i] !== last.messages[i]) return false;
+  return true;
+}
+
+/**
  * DeepSeek: the `thinking` switch is always sent (V4 thinks by default), with
  * `reasoning_effort` when enabled and an effort was chosen. `reasoning_effort` servers get
  * the effort unless it is `off`. No sampling fields: thinking mode ignores them.

@@ -1,13 +1,15 @@
 /**
  * The model's context as the log defines it once compactions happened: the latest compaction's
  * summary in place of every event up to its boundary, then the events after the boundary
- * verbatim. Also the folds that size the context and price the session. Pure: nothing here
- * reads a file or keeps state; the log itself is never rewritten.
+ * verbatim. Also the folds that size the context and price the session. Nothing here reads a
+ * file or rewrites the log; the folds a request needs keep running state per event array (see
+ * `incremental.ts`), so their answers are those of a fold over the whole log.
  */
 import { estimateTokens } from "../llm/tokens.ts";
 import type { ChatMessage } from "../llm/types.ts";
 import type { EventOf, SessionEvent } from "./events.ts";
-import { foldHistory, userContentText } from "./history.ts";
+import { type HistoryFold, createHistoryFold, userContentText } from "./history.ts";
+import { incrementalFold } from "./incremental.ts";
 
 /** Tokens each message adds beyond its text (role, separators), in estimates. */
 const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -23,15 +25,18 @@ export function summaryMessageText(summary: string): string {
   ].join("\n");
 }
 
+const latest = incrementalFold<{ compaction?: EventOf<"compaction"> }>(
+  () => ({}),
+  (state, event) => {
+    if (event.type === "compaction") state.compaction = event;
+  },
+);
+
 /** The latest compaction of the log, if any. */
 export function latestCompaction(
   events: readonly SessionEvent[],
 ): EventOf<"compaction"> | undefined {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i];
-    if (event?.type === "compaction") return event;
-  }
-  return undefined;
+  return latest(events).compaction;
 }
 
 /**
@@ -59,9 +64,25 @@ export function contextEvents(events: readonly SessionEvent[], upToSeq?: number)
   return [summary, ...tail];
 }
 
+/**
+ * The history fold of `contextEvents`, kept as events are appended: a compaction starts it
+ * again from its summary, any other event is folded in.
+ */
+const context = incrementalFold<{ fold: HistoryFold }>(
+  () => ({ fold: createHistoryFold() }),
+  (state, event, events, index) => {
+    if (event.type === "compaction") {
+      state.fold = createHistoryFold();
+      for (const kept of contextEvents(events.slice(0, index + 1))) state.fold.add(kept);
+    } else {
+      state.fold.add(event);
+    }
+  },
+);
+
 /** The chat messages of the model's context (no system message). */
 export function foldContext(events: readonly SessionEvent[]): ChatMessage[] {
-  return foldHistory(contextEvents(events));
+  return context(events).fold.messages();
 }
 
 type HistoryEvent = EventOf<
@@ -163,8 +184,11 @@ export function estimateContextTokens(
     return contextEvents(events).reduce((sum, event) => sum + eventTokens(event), fixedTokens);
   }
   let total = usage.promptTokens + usage.completionTokens;
-  for (const event of events) {
-    if (event.seq <= usage.seq || !isHistoryEvent(event)) continue;
+  // From the end back to the usage: only what was appended since is read.
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i] as SessionEvent;
+    if (event.seq <= usage.seq) break;
+    if (!isHistoryEvent(event)) continue;
     // The reported output tokens already count the step's own reasoning, text and calls.
     const ownStep =
       event.type !== "user_message" &&
@@ -200,9 +224,14 @@ export function contextUsed(events: readonly SessionEvent[]): number {
   return compaction?.tokensAfter ?? 0;
 }
 
-/** The session's cost so far in USD: the sum of its logged requests' costs. */
+const cost = incrementalFold<{ total: number }>(
+  () => ({ total: 0 }),
+  (state, event) => {
+    if (event.type === "usage") state.total += event.costUsd ?? 0;
+  },
+);
+
+/** The session's cost so far in USD: the sum of its logged requests' costs, in log order. */
 export function foldCost(events: readonly SessionEvent[]): number {
-  let total = 0;
-  for (const event of events) if (event.type === "usage") total += event.costUsd ?? 0;
-  return total;
+  return cost(events).total;
 }

@@ -1,6 +1,7 @@
 /**
- * Pure folds over a session's events: its turns, its settings and its title. The model's
- * history fold lives in `history.ts`. Nothing here reads a file or keeps state.
+ * Folds over a session's events: its turns, its settings and its title. The model's history
+ * fold lives in `history.ts`. Nothing here reads a file; the settings a request reads are kept
+ * as running state per event array (see `incremental.ts`).
  */
 import type { Knobs } from "../permission/knobs.ts";
 import type {
@@ -11,6 +12,7 @@ import type {
   StopReason,
   UserContent,
 } from "./events.ts";
+import { incrementalFold } from "./incremental.ts";
 
 export { foldHistory } from "./history.ts";
 
@@ -65,20 +67,80 @@ export function foldTurns(events: readonly SessionEvent[]): Turn[] {
   });
 }
 
+/** The event types that record a setting. */
+export type SettingsEventType = EventOf<
+  "model" | "effort" | "sandbox_mode" | "approval_policy"
+>["type"];
+
+/** The latest value each settings event type logged; absent when it never was. */
+interface LatestSettings {
+  model?: string;
+  effort?: Effort;
+  sandboxMode?: Knobs["sandboxMode"];
+  approvalPolicy?: Knobs["approvalPolicy"];
+}
+
+const latestSettings = incrementalFold<LatestSettings>(
+  () => ({}),
+  (latest, event) => {
+    if (event.type === "model") latest.model = event.model;
+    else if (event.type === "effort") latest.effort = event.effort;
+    else if (event.type === "sandbox_mode") latest.sandboxMode = event.mode;
+    else if (event.type === "approval_policy") latest.approvalPolicy = event.policy;
+  },
+);
+
 /** The latest logged model, effort and permission knobs, over `defaults`. */
 export function foldSettings(
   events: readonly SessionEvent[],
   defaults: LoggedSettings,
 ): LoggedSettings {
-  let { model, effort } = defaults;
-  let { sandboxMode, approvalPolicy } = defaults.knobs;
-  for (const event of events) {
-    if (event.type === "model") model = event.model;
-    else if (event.type === "effort") effort = event.effort;
-    else if (event.type === "sandbox_mode") sandboxMode = event.mode;
-    else if (event.type === "approval_policy") approvalPolicy = event.policy;
+  const latest = latestSettings(events);
+  return {
+    model: latest.model ?? defaults.model,
+    effort: latest.effort ?? defaults.effort,
+    knobs: {
+      sandboxMode: latest.sandboxMode ?? defaults.knobs.sandboxMode,
+      approvalPolicy: latest.approvalPolicy ?? defaults.knobs.approvalPolicy,
+    },
+  };
+}
+
+/** Whether the log holds at least one event of the settings type `type`. */
+export function hasLoggedSetting(
+  events: readonly SessionEvent[],
+  type: SettingsEventType,
+): boolean {
+  const latest = latestSettings(events);
+  switch (type) {
+    case "model":
+      return latest.model !== undefined;
+    case "effort":
+      return latest.effort !== undefined;
+    case "sandbox_mode":
+      return latest.sandboxMode !== undefined;
+    case "approval_policy":
+      return latest.approvalPolicy !== undefined;
+    default: {
+      const exhaustive: never = type;
+      return exhaustive;
+    }
   }
-  return { model, effort, knobs: { sandboxMode, approvalPolicy } };
+}
+
+const firstSeqs = incrementalFold<Map<string, number>>(
+  () => new Map(),
+  (first, event) => {
+    if ("turnId" in event && !first.has(event.turnId)) first.set(event.turnId, event.seq);
+  },
+);
+
+/** The seq of the first event carrying `turnId`, if any. */
+export function firstSeqOfTurn(
+  events: readonly SessionEvent[],
+  turnId: string,
+): number | undefined {
+  return firstSeqs(events).get(turnId);
 }
 
 /**

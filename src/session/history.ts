@@ -31,19 +31,46 @@ type Item =
  * with the same id in the same turn, so ids reused across steps stay paired.
  */
 export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
-  const items: Item[] = [];
-  const steps = new Map<string, Step>();
-  const unanswered = new Map<string, { step: Step; index: number }[]>();
+  const fold = createHistoryFold();
+  for (const event of events) fold.add(event);
+  return fold.messages();
+}
 
-  const stepOf = (event: { turnId: string; step: number }): Step => {
+/** `foldHistory` one event at a time: messages cost only what changed since they were last read. */
+export interface HistoryFold {
+  add(event: SessionEvent): void;
+  /**
+   * The messages of every event added so far, equal to `foldHistory` of them: a new array, whose
+   * messages may be shared with earlier answers and are never changed.
+   */
+  messages(): ChatMessage[];
+}
+
+/** A history fold with no events yet. */
+export function createHistoryFold(): HistoryFold {
+  const items: Item[] = [];
+  const steps = new Map<string, { step: Step; item: number }>();
+  const unanswered = new Map<string, { step: Step; index: number; item: number }[]>();
+  // The messages of the items before `clean`, user runs merged. Rendering item i found the
+  // merged list as `marks[i]` says, so it can be rendered again after a later event changed it.
+  const merged: ChatMessage[] = [];
+  const marks: { readonly length: number; readonly last: ChatMessage | undefined }[] = [];
+  let clean = 0;
+  const changed = (item: number) => {
+    clean = Math.min(clean, item);
+  };
+
+  const stepOf = (event: { turnId: string; step: number }): { step: Step; item: number } => {
     const key = `${event.turnId}\u0000${event.step}`;
-    let step = steps.get(key);
-    if (step === undefined) {
-      step = { reasoning: "", text: "", calls: [], outputs: new Map() };
-      steps.set(key, step);
-      items.push({ kind: "step", step });
+    let entry = steps.get(key);
+    if (entry === undefined) {
+      const step: Step = { reasoning: "", text: "", calls: [], outputs: new Map() };
+      entry = { step, item: items.push({ kind: "step", step }) - 1 };
+      steps.set(key, entry);
+    } else {
+      changed(entry.item);
     }
-    return step;
+    return entry;
   };
 
   // The turn being read: whether the user asked something in it and the model answered. Only
@@ -58,7 +85,7 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
     if (turn !== undefined && said) turn.answered = true;
   };
 
-  for (const event of events) {
+  const add = (event: SessionEvent): undefined => {
     switch (event.type) {
       case "turn_start":
         endTurn("interrupted");
@@ -69,11 +96,11 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
         items.push({ kind: "user", content: renderUserContent(event.content) });
         break;
       case "reasoning":
-        stepOf(event).reasoning += event.text;
+        stepOf(event).step.reasoning += event.text;
         answer(event.text !== "");
         break;
       case "assistant_text":
-        stepOf(event).text += event.text;
+        stepOf(event).step.text += event.text;
         answer(event.text !== "");
         break;
       case "tool_call":
@@ -87,7 +114,10 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
         const waiting = unanswered.get(callKey(event));
         const call = waiting?.shift();
         // A result for no logged call has nothing to answer; the API would reject it.
-        if (call !== undefined) call.step.outputs.set(call.index, event.output);
+        if (call !== undefined) {
+          call.step.outputs.set(call.index, event.output);
+          changed(call.item);
+        }
         break;
       }
       case "prompt_submit":
@@ -103,8 +133,24 @@ export function foldHistory(events: readonly SessionEvent[]): ChatMessage[] {
         return exhaustive;
       }
     }
-  }
-  return mergeUserRuns(items.flatMap(toMessages));
+  };
+
+  const messages = (): ChatMessage[] => {
+    const mark = marks[clean];
+    if (mark !== undefined) {
+      merged.length = mark.length;
+      if (mark.last !== undefined) merged[mark.length - 1] = mark.last;
+      marks.length = clean;
+    }
+    for (let i = clean; i < items.length; i++) {
+      marks.push({ length: merged.length, last: merged.at(-1) });
+      for (const message of toMessages(items[i] as Item)) pushMerged(merged, message);
+    }
+    clean = items.length;
+    return merged.slice();
+  };
+
+  return { add, messages };
 }
 
 /**
@@ -119,24 +165,20 @@ function unansweredNote(reason: string, error?: { message: string }): string {
 }
 
 /**
- * Joins consecutive user messages, since some providers reject two user messages in a row (an
- * unanswered turn gets a note of its own instead, so this only joins what the log itself holds
- * twice).
+ * Appends `message`, joining it to a user message it follows, since some providers reject two
+ * user messages in a row (an unanswered turn gets a note of its own instead, so this only joins
+ * what the log itself holds twice).
  */
-function mergeUserRuns(messages: ChatMessage[]): ChatMessage[] {
-  const merged: ChatMessage[] = [];
-  for (const message of messages) {
-    const previous = merged.at(-1);
-    if (message.role === "user" && previous?.role === "user") {
-      merged[merged.length - 1] = {
-        role: "user",
-        content: joinUserText(previous.content, message.content),
-      };
-    } else {
-      merged.push(message);
-    }
+function pushMerged(merged: ChatMessage[], message: ChatMessage): void {
+  const previous = merged.at(-1);
+  if (message.role === "user" && previous?.role === "user") {
+    merged[merged.length - 1] = {
+      role: "user",
+      content: joinUserText(previous.content, message.content),
+    };
+  } else {
+    merged.push(message);
   }
-  return merged;
 }
 
 /**
@@ -199,16 +241,16 @@ function joinUserText(a: UserText, b: UserText): UserText {
 }
 
 function addCall(
-  step: Step,
+  { step, item }: { step: Step; item: number },
   event: EventOf<"tool_call">,
-  unanswered: Map<string, { step: Step; index: number }[]>,
+  unanswered: Map<string, { step: Step; index: number; item: number }[]>,
 ) {
   const { callId: id, name, arguments: args } = event;
   const index = step.calls.push({ id, name, arguments: args }) - 1;
   const key = callKey(event);
   const waiting = unanswered.get(key);
-  if (waiting === undefined) unanswered.set(key, [{ step, index }]);
-  else waiting.push({ step, index });
+  if (waiting === undefined) unanswered.set(key, [{ step, index, item }]);
+  else waiting.push({ step, index, item });
 }
 
 function callKey(event: { turnId: string; callId: string }): string {
@@ -225,7 +267,8 @@ function toMessages(item: Item): ChatMessage[] {
     role: "assistant",
     content: step.text,
     reasoning: step.reasoning,
-    toolCalls: step.calls,
+    // A copy: the step may take more calls later, and this message is never changed.
+    toolCalls: [...step.calls],
   };
   const answers = step.calls.map(
     (call, index): ChatMessage => ({

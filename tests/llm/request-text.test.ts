@@ -1,0 +1,89 @@
+/** The request body as sent: each message written once, the bytes those of the whole body. */
+import { describe, expect, test } from "bun:test";
+import { buildRequestBody, requestBodyText } from "../../src/llm/request.ts";
+import type { ChatMessage, ChatRequest, ModelInfo } from "../../src/llm/types.ts";
+import { chatRequest, flash, readFileTool } from "./helpers.ts";
+
+const history: ChatMessage[] = [
+  { role: "system", content: "be brief" },
+  { role: "user", content: 'read "a.ts" \u2028 and \\ this' },
+  {
+    role: "assistant",
+    content: "",
+    reasoning: "need the file",
+    toolCalls: [{ id: "call_1", name: "read_file", arguments: '{"path":"a.ts"}' }],
+  },
+  { role: "tool", toolCallId: "call_1", content: "export const a = 1;\n" },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "and this picture" },
+      { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+    ],
+  },
+  { role: "assistant", content: "done", reasoning: "", toolCalls: [] },
+];
+
+const models: ModelInfo[] = [
+  { ...flash, vision: false },
+  { ...flash, vision: true },
+  { ...flash, reasoningEcho: "reasoning" },
+  { ...flash, reasoningEcho: "none", thinking: "none", streamUsage: false },
+  { ...flash, id: 'odd "id" with "messages":[] inside' },
+];
+
+function wholeBody(request: ChatRequest): string {
+  return JSON.stringify(buildRequestBody(request));
+}
+
+describe("requestBodyText", () => {
+  test("is the whole body's JSON for every model, the same messages sent again and again", () => {
+    // Each model twice over the same message objects: the second time reuses what was written.
+    for (const model of [...models, ...models]) {
+      for (const request of [
+        chatRequest({ model, messages: history }),
+        chatRequest({ model, messages: history, tools: [readFileTool], effort: "max" }),
+        chatRequest({ model, messages: history, tools: [readFileTool], toolChoice: "none" }),
+        chatRequest({ model, messages: [] }),
+      ]) {
+        expect(requestBodyText(request)).toBe(wholeBody(request));
+      }
+    }
+  });
+
+  test("a longer history after a shorter one keeps the shared messages' bytes", () => {
+    const short = chatRequest({ messages: history.slice(0, 3) });
+    const long = chatRequest({ messages: [...history, { role: "user", content: "more" }] });
+    expect(requestBodyText(short)).toBe(wholeBody(short));
+    expect(requestBodyText(long)).toBe(wholeBody(long));
+    expect(JSON.parse(requestBodyText(long)).messages).toHaveLength(history.length + 1);
+  });
+
+  test("requests that grow, shrink, branch and come back are each written as a whole", () => {
+    const other: ChatMessage = { role: "user", content: "a different start" };
+    const sequence: ChatMessage[][] = [
+      history.slice(0, 2),
+      history.slice(0, 4),
+      history,
+      [other, ...history.slice(1)],
+      history.slice(0, 3),
+      [...history.slice(0, 2), other, ...history.slice(3)],
+      history,
+      [...history, other],
+    ];
+    for (const messages of sequence) {
+      const request = chatRequest({ messages });
+      expect(requestBodyText(request)).toBe(wholeBody(request));
+    }
+  });
+
+  test("an array of messages changed in place after it was sent is written as it now is", () => {
+    const messages = history.slice(0, 3);
+    const first = chatRequest({ messages });
+    expect(requestBodyText(first)).toBe(wholeBody(first));
+    messages.push({ role: "user", content: "pushed" });
+    messages[1] = { role: "user", content: "replaced" };
+    const again = chatRequest({ messages });
+    expect(requestBodyText(again)).toBe(wholeBody(again));
+  });
+});
