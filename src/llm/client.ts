@@ -64,16 +64,11 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
     const local = new AbortController();
     const linked = AbortSignal.any([signal, local.signal]);
     let idleFired = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const stall = createStallWatch(host, streamTimeoutMs);
-    const touch = () => {
-      stall.touch();
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        idleFired = true;
-        local.abort();
-      }, streamTimeoutMs);
-    };
+    const stall = createStallWatch(host, streamTimeoutMs, () => {
+      idleFired = true;
+      local.abort();
+    });
+    const touch = () => stall.touch();
     let yielded = false;
     const failed = (error: LlmError, retryAfterMs?: number): Failure => {
       if (signal.aborted) return { error: abortedError(), retryable: false };
@@ -180,7 +175,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
       const message = `model stream failed: ${describeFetchFailure(error)}`;
       return failed(new LlmError("protocol", message, { cause: error }));
     } finally {
-      clearTimeout(timer);
+      stall.stop();
       // Releases the connection when the caller stopped early or the step ended at [DONE].
       local.abort();
     }
