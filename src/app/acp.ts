@@ -8,7 +8,7 @@ import { createAcpQuestioner } from "../acp/elicitation.ts";
 import { runAcpServer } from "../acp/server.ts";
 import { createLogger } from "../log.ts";
 import type { AgentService } from "../agent/types.ts";
-import { type Composition, compose } from "./compose.ts";
+import type { Composition } from "./compose.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { needsApiKey } from "../llm/local-endpoint.ts";
 import { currentApiKey, loadConfig } from "./config.ts";
@@ -25,9 +25,14 @@ export async function runAcp(
   if (problem !== undefined) logger.warn(problem);
   const approvals = createAcpApprovalAnswerer();
   const questions = createAcpQuestioner({ logger });
-  // Composed at the first session request, so `initialize` is answered without waiting for it.
+  // Loaded and composed at the first session request: `initialize` is answered without
+  // evaluating the agent, its tools, the model client or the sandbox.
+  let composeModule: Promise<typeof import("./compose.ts")> | undefined;
   let composition: Composition | undefined;
-  const composed = () => {
+  const composed = async (): Promise<Composition> => {
+    composeModule ??= import("./compose.ts");
+    const { compose } = await composeModule;
+    // Checked after the await, so requests that arrive together share one composition.
     composition ??= compose({
       config,
       env,
@@ -38,10 +43,10 @@ export async function runAcp(
     return composition;
   };
   const service: AgentService = {
-    create: (options) => composed().service.create(options),
-    resume: (id, options) => composed().service.resume(id, options),
-    list: () => composed().service.list(),
-    delete: (id) => composed().service.delete(id),
+    create: async (options) => (await composed()).service.create(options),
+    resume: async (id, options) => (await composed()).service.resume(id, options),
+    list: async () => (await composed()).service.list(),
+    delete: async (id) => (await composed()).service.delete(id),
   };
 
   // The catalog alone, so `initialize` is answered without composing the agent.
@@ -57,8 +62,9 @@ export async function runAcp(
   const output: WritableStream<Uint8Array> = Writable.toWeb(process.stdout); // stdout-ok: the ACP transport
   await runAcpServer({
     service,
-    models: () => composed().models(),
-    sandbox: () => composed().runner.sandbox(),
+    // The same catalog the composition builds from the same config.
+    models: () => catalog.models(),
+    sandbox: async () => (await composed()).runner.sandbox(),
     version,
     images: catalog.models().some((model) => model.vision === true),
     logger,
@@ -69,6 +75,8 @@ export async function runAcp(
     questions,
     signal: shutdown.signal,
   });
+  // A session request still loading the module composes before this continuation runs.
+  await composeModule;
   await composition?.[Symbol.asyncDispose]();
   logger.info("acp connection closed");
   return 0;

@@ -4,7 +4,7 @@
  * by line. Ctrl-C during a turn, at an approval or at a question cancels the turn; Ctrl-D
  * exits. Approvals are y/n questions, the model's questions numbered choices.
  */
-import { createInterface } from "node:readline";
+import type { Interface } from "node:readline";
 import type { SessionSettings } from "../agent/types.ts";
 import { errorMessage } from "../errors.ts";
 import { terminalText } from "../exec/sanitize.ts";
@@ -47,7 +47,7 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
   };
   const editing = io.stdinIsTTY && io.stdoutIsTTY && !isDumbTerminal(io.env);
   let editor: TerminalInput | undefined;
-  let rl: ReturnType<typeof createInterface> | undefined;
+  let rl: Interface | undefined;
   /** Piped input: a line read at the chat prompt, else undefined. */
   let atPrompt = false;
   if (editing) {
@@ -62,6 +62,8 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
     });
     lines = editor;
   } else {
+    // Loaded here: a bundle links every static builtin import at start-up, `dsh acp` included.
+    const { createInterface } = await import("node:readline");
     rl = createInterface({ input: options.stdin, terminal: false });
     lines = createLineQueue(rl, { terminal: false, write: (text) => io.stdout.write(text) });
   }

@@ -17,7 +17,6 @@ import {
   rmdirSync,
   writeFileSync,
 } from "node:fs";
-import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { errorCode } from "../error-code.ts";
 import type { Logger } from "../log.ts";
@@ -60,7 +59,7 @@ export function createCgroupMaker(logger: Logger): CgroupMaker {
         places = findPlaces();
         for (const place of places) removeStale(place.parent);
       }
-      const name = `dsh-${process.pid}-${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+      const name = `dsh-${process.pid}-${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
       const made: { place: Place; dir: string }[] = [];
       for (const place of [...places]) {
         const dir = join(place.parent, name);

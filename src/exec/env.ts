@@ -133,13 +133,20 @@ const URL_USERINFO = /[a-z][a-z0-9+.-]*:\/\/[^/?#\s@]+@/i;
 /** `user:pass@host` without a scheme, as proxies accept (`https_proxy=user:pw@proxy:3128`). */
 const BARE_USERINFO = /^[^/\s@:]+:[^@\s]*@/;
 
-const allowedPatterns = ALLOWED.map((glob) => globToRegExp(glob, false));
-const deniedPatterns = DENIED.map((glob) => globToRegExp(glob, true));
+let namePatterns: { readonly allowed: RegExp[]; readonly denied: RegExp[] } | undefined;
+/** Compiled at first use: `dsh acp` loads this module for the config, long before any command. */
+function patterns(): { readonly allowed: RegExp[]; readonly denied: RegExp[] } {
+  namePatterns ??= {
+    allowed: ALLOWED.map((glob) => globToRegExp(glob, false)),
+    denied: DENIED.map((glob) => globToRegExp(glob, true)),
+  };
+  return namePatterns;
+}
 
 /** True when a variable's name or value looks like a credential. */
 function looksSecret(name: string, value: string): boolean {
   return (
-    deniedPatterns.some((re) => re.test(name)) ||
+    patterns().denied.some((re) => re.test(name)) ||
     URL_USERINFO.test(value) ||
     BARE_USERINFO.test(value)
   );
@@ -163,7 +170,7 @@ export function scrubEnv(
     if (value === undefined) continue;
     const listed =
       allowSecret.has(name) ||
-      allowedPatterns.some((re) => re.test(name)) ||
+      patterns().allowed.some((re) => re.test(name)) ||
       included.some((re) => re.test(name));
     const secret =
       NEVER.has(name.toUpperCase()) || (!allowSecret.has(name) && looksSecret(name, value));

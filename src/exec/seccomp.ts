@@ -8,7 +8,6 @@
  * Sockets are not filtered: the sandbox's private network namespace already cuts every
  * route out, and test suites legitimately serve on the sandbox's own loopback.
  */
-import { randomUUID } from "node:crypto";
 import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,7 +85,7 @@ export function seccompProgram(arch: string): Uint8Array | undefined {
  * nothing on disk outlives it. `close` after the child has started.
  */
 export function seccompFd(program: Uint8Array): { fd: number; close(): void } {
-  const path = join(tmpdir(), `dsh-seccomp-${process.pid}-${randomUUID()}`);
+  const path = join(tmpdir(), `dsh-seccomp-${process.pid}-${crypto.randomUUID()}`);
   const fd = openSync(path, "wx+", 0o600);
   try {
     // A positional write leaves the offset at 0, where bwrap starts reading.

@@ -3,7 +3,6 @@
  * goes through `readContextFile`, the one safe way dsh reads a file on its own initiative:
  * inside the session root only, no secret place, no special or kernel file, whole and UTF-8.
  */
-import { fileURLToPath } from "node:url";
 import { readContextFile } from "./context-read.ts";
 import type { SecretPlaces } from "./credential-paths.ts";
 import { MAX_FILE_BYTES } from "./file-io.ts";
@@ -23,7 +22,7 @@ export async function readMentionedFile(
   try {
     const url = new URL(uri);
     if (url.protocol !== "file:") return undefined;
-    path = fileURLToPath(url);
+    path = Bun.fileURLToPath(url);
   } catch {
     return undefined;
   }
