@@ -43,6 +43,9 @@ async function failingTurn(turns: readonly ScriptedTurn[], seen?: (text: string)
   };
 }
 
+/** Three real backoffs take up to 3.5 s; with a session's start, bun's default 5 s is too tight under load. */
+const FOUR_REAL_BACKOFFS_MS = 20_000;
+
 const host = (message: string | undefined) => message?.replace(/127\.0\.0\.1:\d+/g, "HOST");
 
 describe.concurrent("dsh acp against a troubled model endpoint", () => {
@@ -83,14 +86,18 @@ describe.concurrent("dsh acp against a troubled model endpoint", () => {
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
   });
 
-  test("a connection reset on every try: the error says what failed, with none of the runtime's advice", async () => {
-    const reset: ScriptedTurn = { respond: { stream: [{ disconnect: true }] } };
-    const run = await failingTurn([reset, reset, reset, reset]);
-    expect({ message: host(run.error?.message), requests: run.requests }).toEqual({
-      message: "cannot reach HOST: the connection was reset by the server or the network",
-      requests: 4,
-    });
-  });
+  test(
+    "a connection reset on every try: the error says what failed, with none of the runtime's advice",
+    async () => {
+      const reset: ScriptedTurn = { respond: { stream: [{ disconnect: true }] } };
+      const run = await failingTurn([reset, reset, reset, reset]);
+      expect({ message: host(run.error?.message), requests: run.requests }).toEqual({
+        message: "cannot reach HOST: the connection was reset by the server or the network",
+        requests: 4,
+      });
+    },
+    FOUR_REAL_BACKOFFS_MS,
+  );
 
   test("a connection reset mid-stream is not retried (the text was shown): an error, the partial text kept", async () => {
     const shown = Promise.withResolvers<void>();
