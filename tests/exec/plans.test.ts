@@ -299,7 +299,8 @@ describe("protected paths of a workspace", () => {
     expect(after.unsafe).toEqual([dir.path]);
   });
 
-  // Root reads every directory; the case needs an ordinary user, which root can become.
+  // Skip reason: root reads every directory, so the case needs an ordinary user, and only
+  // root can switch to one.
   const asRoot = process.getuid?.() === 0;
   if (!asRoot)
     console.warn("SKIPPING the unreadable-directory walk case: it needs root to switch user");

@@ -39,6 +39,7 @@ if (!sandboxStatus.ok) {
 // there is nothing to test. CI sets DSH_TEST_REQUIRE_SANDBOX=1, which fails instead (above).
 /** `test.concurrent` when a backend works, otherwise a skip (the reason is printed above). */
 export const sandboxTest = sandboxStatus.ok ? test.concurrent : test.skip;
+// Skip reason: as for `sandboxTest`, for cases that must not run alongside others.
 /** `test` when a backend works, otherwise a skip (the reason is printed above). */
 export const sandboxSerialTest = sandboxStatus.ok ? test : test.skip;
 /** For `describe.skipIf`: no backend works here (the reason is printed above). */
