@@ -135,10 +135,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     }
   })();
 
-  const cancel = () => {
-    inFlight?.controller.abort();
-    handle.cancel();
-  };
+  const cancel = () => inFlight?.controller.abort();
 
   const runTurn = async (
     start: (signal: AbortSignal) => Promise<TurnOutcome>,
@@ -151,6 +148,8 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
         sessionId,
       });
     }
+    // The prompt's one controller: `session/cancel`, the request's own signal and disposal all
+    // abort it, and its signal is the one the turn runs under.
     const controller = new AbortController();
     const abort = () => controller.abort();
     signal.addEventListener("abort", abort, { once: true });
