@@ -62,6 +62,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
     host: string,
     signal: AbortSignal,
   ): AsyncGenerator<LlmEvent, Failure | undefined> {
+    // One try's own: the stream timeout ends this try only, and its end releases the connection.
     const local = new AbortController();
     const linked = AbortSignal.any([signal, local.signal]);
     let idleFired = false;

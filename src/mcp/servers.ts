@@ -64,6 +64,7 @@ const loadConnector = () => {
 /** Starts every server of `specs` in the background. */
 export function startMcpServers(deps: McpServersDeps): McpServers {
   const { logger } = deps;
+  // The servers' own lifetime, apart from any turn's: disposal ends every start under way.
   const stop = new AbortController();
   const entries = new Map<string, Entry>();
   let current: ToolRegistry | undefined;
