@@ -14,8 +14,8 @@ import { type SettingsEventType, foldSettings, hasLoggedSetting } from "../sessi
 import type { SessionLog } from "../session/types.ts";
 import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
-import type { SecretPlaces } from "../tools/credential-paths.ts";
-import { readMentionedFile } from "../tools/mentioned-file.ts";
+import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
+import { readMentionedFile } from "../tools/file-safety/mentioned-file.ts";
 import { compactContext } from "./compaction.ts";
 import { checkContentForModel } from "./content-check.ts";
 import { createEventHub } from "./event-hub.ts";

@@ -23,7 +23,7 @@ import { createAskUserQuestionTool } from "../tools/ask-user-question.ts";
 import { createBashTool } from "../tools/bash.ts";
 import { createFileTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
-import { secretPlacesOf } from "../tools/credential-paths.ts";
+import { secretPlacesOf } from "../tools/file-safety/credential-paths.ts";
 import { createTodoWriteTool } from "../tools/todo-write.ts";
 import { type Config, currentApiKey } from "./config.ts";
 import { credentialScopeOf, ensureOwnConfigDir, protectedConfigPaths } from "./guarded-paths.ts";

@@ -1,7 +1,7 @@
 /** The file tools dsh always offers, in a stable order (the order of the model's tool list). */
 import * as os from "node:os";
-import { secretPlacesOf } from "./credential-paths.ts";
-import type { SecretPlaces } from "./credential-paths.ts";
+import { secretPlacesOf } from "./file-safety/credential-paths.ts";
+import type { SecretPlaces } from "./file-safety/credential-paths.ts";
 import { createEditFileTool } from "./edit-file.ts";
 import { createGlobTool } from "./glob.ts";
 import { createGrepTool } from "./grep.ts";

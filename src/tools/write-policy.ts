@@ -8,7 +8,7 @@
  */
 import * as path from "node:path";
 import type { DiffIntent } from "../render/intent.ts";
-import type { WriteTarget } from "./paths.ts";
+import type { WriteTarget } from "./file-safety/paths.ts";
 import type { ToolContext, ToolResult } from "./types.ts";
 import { isWithin, relativeInside } from "../paths.ts";
 import { PathRefusedError } from "./errors.ts";
