@@ -4,9 +4,7 @@
  */
 import type { ApprovalSeam } from "../approval/types.ts";
 import { ConflictError, InvalidInputError, errorMessage } from "../errors.ts";
-import type { CommandRunner } from "../exec/types.ts";
 import type { Logger } from "../log.ts";
-import type { InteractionSeam } from "../interaction/types.ts";
 import type { ModelClient, ModelInfo } from "../llm/types.ts";
 import type { NewSessionEvent, SessionEvent } from "../session/events.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
@@ -43,8 +41,6 @@ export interface AgentCollaborators {
   readonly catalog: ModelCatalogView;
   readonly tools: ToolRegistry;
   readonly approval: ApprovalSeam;
-  readonly runner: CommandRunner;
-  readonly interaction: InteractionSeam;
   /** Settings of a session that has not changed them. */
   readonly defaults: SessionSettings;
   readonly logger: Logger;
@@ -84,8 +80,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   const publish = (event: LiveEvent) => hub.publish(event);
   const now = deps.now ?? (() => new Date());
   const compactAt = deps.compactAt ?? DEFAULT_COMPACT_AT;
-  const definitions = () =>
-    deps.tools.definitions({ sessionId: log.header.id, interaction: deps.interaction });
+  const definitions = () => deps.tools.definitions({ sessionId: log.header.id });
 
   /**
    * Runs `body` as a turn: marked running before it starts, logged from start to end, its end
@@ -245,8 +240,6 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
           cwd: deps.root,
           knobs: settings().knobs,
           approval: deps.approval,
-          runner: deps.runner,
-          interaction: deps.interaction,
         }),
         publish,
         compactAt,

@@ -1,8 +1,6 @@
 /** Contracts of tools: validated inputs, results the model reads, and their presentation. */
 import type * as v from "valibot";
 import type { ApprovalSeam } from "../approval/types.ts";
-import type { CommandRunner } from "../exec/types.ts";
-import type { InteractionSeam } from "../interaction/types.ts";
 import type { Knobs } from "../permission/knobs.ts";
 import type { ToolDefinition } from "../llm/types.ts";
 import type { RenderIntent } from "../render/intent.ts";
@@ -16,6 +14,10 @@ export interface ToolResult<Details = unknown> {
   readonly details?: Details;
 }
 
+/**
+ * The facts of one tool call. What stays the same across calls (the command runner, the
+ * interaction seam, the secret places) is given to a tool when it is built.
+ */
 export interface ToolContext {
   readonly signal: AbortSignal;
   readonly sessionId: string;
@@ -25,8 +27,6 @@ export interface ToolContext {
   /** The session's current permission knobs. */
   readonly knobs: Knobs;
   readonly approval: ApprovalSeam;
-  readonly runner: CommandRunner;
-  readonly interaction: InteractionSeam;
   /** Live progress (e.g. command output) for subscribers; never logged chunk by chunk. */
   readonly progress: (chunk: string) => void;
 }
@@ -60,7 +60,6 @@ export interface Tool<Schema extends v.GenericSchema = v.GenericSchema, Details 
 /** What a tool may consult to decide whether it is offered in a session. */
 export interface AvailabilityContext {
   readonly sessionId: string;
-  readonly interaction: InteractionSeam;
 }
 
 export interface PresentContext {

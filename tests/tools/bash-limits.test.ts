@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApprovalSeam } from "../../src/approval/seam.ts";
 import { createCommandRunner } from "../../src/exec/runner.ts";
-import { createInteractionSeam } from "../../src/interaction/seam.ts";
 import { silentLogger } from "../../src/log.ts";
 import { PRESETS } from "../../src/permission/knobs.ts";
 import { createBashTool } from "../../src/tools/bash.ts";
@@ -24,7 +23,7 @@ sandboxTest("a command that ran into the memory limit says so in its status line
   });
   try {
     const command = `awk 'BEGIN { s = "x"; while (1) s = s s }'`;
-    const { result } = await createToolRegistry([createBashTool()]).execute(
+    const { result } = await createToolRegistry([createBashTool({ runner })]).execute(
       "bash",
       JSON.stringify({ command }),
       {
@@ -34,8 +33,6 @@ sandboxTest("a command that ran into the memory limit says so in its status line
         cwd: dir,
         knobs: PRESETS["workspace-write"],
         approval: createApprovalSeam({ answerers: [] }),
-        runner,
-        interaction: createInteractionSeam({ providers: [] }),
         progress: () => {},
       },
     );

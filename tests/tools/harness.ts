@@ -13,9 +13,9 @@ import type {
 import type { CommandRunner } from "../../src/exec/types.ts";
 import { PRESETS } from "../../src/permission/knobs.ts";
 import type { Knobs } from "../../src/permission/knobs.ts";
-import { createFileTools } from "../../src/tools/core-tools.ts";
+import { type CoreToolDeps, createCoreTools } from "../../src/tools/core-tools.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
-import type { ExecutedCall, ToolContext, ToolRegistry } from "../../src/tools/types.ts";
+import type { AnyTool, ExecutedCall, ToolContext, ToolRegistry } from "../../src/tools/types.ts";
 
 /** A temp dir holding the workspace `R`, a sibling `R-evil`, and a fake home. */
 export interface Sandbox extends Disposable {
@@ -77,6 +77,18 @@ export const forbiddenRunner: CommandRunner = {
   [Symbol.asyncDispose]: async () => {},
 };
 
+/**
+ * The core tools as the composition builds them, with a runner that fails the test if a
+ * command runs and nobody to answer questions, unless `deps` gives others.
+ */
+export function coreTools(deps: Partial<CoreToolDeps> = {}): AnyTool[] {
+  return createCoreTools({
+    runner: forbiddenRunner,
+    interaction: createInteractionSeam({ providers: [] }),
+    ...deps,
+  });
+}
+
 export interface ContextOptions {
   readonly knobs?: Knobs;
   readonly answerers?: readonly ApprovalAnswerer[];
@@ -91,8 +103,6 @@ export function toolContext(cwd: string, options: ContextOptions = {}): ToolCont
     cwd,
     knobs: options.knobs ?? PRESETS["workspace-write"],
     approval: createApprovalSeam({ answerers: options.answerers ?? [] }),
-    runner: forbiddenRunner,
-    interaction: createInteractionSeam({ providers: [] }),
     progress: () => {},
   };
 }
@@ -110,7 +120,7 @@ export function useFileTools(): FileToolsFixture {
   let registry: ToolRegistry | undefined;
   beforeEach(() => {
     box = makeSandbox();
-    registry = createToolRegistry(createFileTools({ homeDir: box.home }));
+    registry = createToolRegistry(coreTools({ homeDir: box.home }));
   });
   afterEach(() => box?.[Symbol.dispose]());
   const fixture: FileToolsFixture = {
