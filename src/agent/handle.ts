@@ -14,6 +14,7 @@ import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
 import { readMentionedFile } from "../tools/file-safety/mentioned-file.ts";
+import { createToolContext } from "../tools/tool-context.ts";
 import { compactContext } from "./compaction.ts";
 import { checkContentForModel } from "./content-check.ts";
 import { createEventHub } from "./event-hub.ts";
@@ -233,14 +234,18 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
         maxRequests: deps.maxRequests,
         settings,
         model: (id) => deps.catalog.get(id),
-        toolContext: (toolCallId, signal) => ({
-          signal,
-          sessionId: log.header.id,
-          toolCallId,
-          cwd: deps.root,
-          knobs: settings().knobs,
-          approval: deps.approval,
-        }),
+        toolContext: (toolCallId, signal, progress) =>
+          createToolContext(
+            {
+              signal,
+              sessionId: log.header.id,
+              toolCallId,
+              cwd: deps.root,
+              knobs: settings().knobs,
+              progress,
+            },
+            deps.approval,
+          ),
         publish,
         compactAt,
         now,

@@ -207,22 +207,16 @@ async function ask(
   where: string,
   reason: string,
 ): Promise<boolean> {
-  if (ctx.knobs.approvalPolicy === "never") return false;
-  const decision = await ctx.approval.request(
-    {
-      sessionId: ctx.sessionId,
-      toolCallId: ctx.toolCallId,
-      kind,
-      title: `Run \`${oneLine(input.command)}\` ${where}`,
-      reason,
-      intent: terminalIntent(input.command, ctx.cwd),
-      rawInput: input,
-      subject: { type: "command", command: input.command },
-      cwd: ctx.cwd,
-    },
-    ctx.signal,
-  );
-  return decision === "allow";
+  const outcome = await ctx.ask({
+    kind,
+    title: `Run \`${oneLine(input.command)}\` ${where}`,
+    reason,
+    intent: terminalIntent(input.command, ctx.cwd),
+    rawInput: input,
+    subject: { type: "command", command: input.command },
+    cwd: ctx.cwd,
+  });
+  return outcome === "allow";
 }
 
 function refused(cwd: string, message: string): ToolResult<BashDetails> {

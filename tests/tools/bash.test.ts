@@ -7,7 +7,6 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { createApprovalSeam } from "../../src/approval/seam.ts";
 import type {
   ApprovalAnswerer,
   ApprovalDecision,
@@ -22,6 +21,7 @@ import { createBashTool } from "../../src/tools/bash.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
 import type { ExecutedCall } from "../../src/tools/types.ts";
 import { sandboxTest } from "../exec/sandbox-support.ts";
+import { toolContext } from "./harness.ts";
 
 function runnerWith(sandbox: "auto" | "none"): CommandRunner {
   return createCommandRunner({
@@ -68,15 +68,7 @@ function workspace(): { path: string } & Disposable {
 function call(cwd: string, c: Call): Promise<ExecutedCall> {
   const { runner } = c;
   const over = runner === undefined ? registry : createToolRegistry([createBashTool({ runner })]);
-  return over.execute("bash", JSON.stringify(c.args), {
-    signal: c.signal ?? new AbortController().signal,
-    sessionId: "s-1",
-    toolCallId: "call-1",
-    cwd,
-    knobs: c.knobs ?? PRESETS["workspace-write"],
-    approval: createApprovalSeam({ answerers: c.answerers ?? [] }),
-    progress: c.progress ?? (() => {}),
-  });
+  return over.execute("bash", JSON.stringify(c.args), toolContext(cwd, c));
 }
 
 describe("running commands", () => {
@@ -184,7 +176,7 @@ describe("escalation (case 30)", () => {
     expect(existsSync(join(dir.path, "ran"))).toBe(false);
     expect(asked.requests).toEqual([
       {
-        sessionId: "s-1",
+        sessionId: "s-test",
         toolCallId: "call-1",
         kind: "escalate",
         title: "Run `touch ran` outside the sandbox",

@@ -15,6 +15,7 @@ import { PRESETS } from "../../src/permission/knobs.ts";
 import type { Knobs } from "../../src/permission/knobs.ts";
 import { type CoreToolDeps, createCoreTools } from "../../src/tools/core-tools.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
+import { createToolContext } from "../../src/tools/tool-context.ts";
 import type { AnyTool, ExecutedCall, ToolContext, ToolRegistry } from "../../src/tools/types.ts";
 
 /** A temp dir holding the workspace `R`, a sibling `R-evil`, and a fake home. */
@@ -93,18 +94,21 @@ export interface ContextOptions {
   readonly knobs?: Knobs;
   readonly answerers?: readonly ApprovalAnswerer[];
   readonly signal?: AbortSignal;
+  readonly progress?: (chunk: string) => void;
 }
 
 export function toolContext(cwd: string, options: ContextOptions = {}): ToolContext {
-  return {
-    signal: options.signal ?? new AbortController().signal,
-    sessionId: "s-test",
-    toolCallId: "call-1",
-    cwd,
-    knobs: options.knobs ?? PRESETS["workspace-write"],
-    approval: createApprovalSeam({ answerers: options.answerers ?? [] }),
-    progress: () => {},
-  };
+  return createToolContext(
+    {
+      signal: options.signal ?? new AbortController().signal,
+      sessionId: "s-test",
+      toolCallId: "call-1",
+      cwd,
+      knobs: options.knobs ?? PRESETS["workspace-write"],
+      progress: options.progress ?? (() => {}),
+    },
+    createApprovalSeam({ answerers: options.answerers ?? [] }),
+  );
 }
 
 /** A fresh sandbox and a registry of the file tools per test, removed after each. */
