@@ -1,4 +1,4 @@
-/** Shared fixtures for the tool tests: a temp workspace, a recording answerer, a tool context. */
+/** Fixtures for tool tests: a temp workspace, a recording answerer, the core tools, contexts. */
 import { afterEach, beforeEach } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
