@@ -4,9 +4,7 @@
  */
 import type { ApprovalSeam } from "../approval/types.ts";
 import { ConflictError, InvalidInputError, errorMessage } from "../errors.ts";
-import type { CommandRunner } from "../exec/types.ts";
 import type { Logger } from "../log.ts";
-import type { InteractionSeam } from "../interaction/types.ts";
 import type { ModelClient, ModelInfo } from "../llm/types.ts";
 import type { NewSessionEvent, SessionEvent } from "../session/events.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
@@ -14,8 +12,9 @@ import { type SettingsEventType, foldSettings, hasLoggedSetting } from "../sessi
 import type { SessionLog } from "../session/types.ts";
 import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
-import type { SecretPlaces } from "../tools/credential-paths.ts";
-import { readMentionedFile } from "../tools/mentioned-file.ts";
+import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
+import { readMentionedFile } from "../tools/file-safety/mentioned-file.ts";
+import { createToolContext } from "../tools/tool-context.ts";
 import { compactContext } from "./compaction.ts";
 import { checkContentForModel } from "./content-check.ts";
 import { createEventHub } from "./event-hub.ts";
@@ -43,8 +42,6 @@ export interface AgentCollaborators {
   readonly catalog: ModelCatalogView;
   readonly tools: ToolRegistry;
   readonly approval: ApprovalSeam;
-  readonly runner: CommandRunner;
-  readonly interaction: InteractionSeam;
   /** Settings of a session that has not changed them. */
   readonly defaults: SessionSettings;
   readonly logger: Logger;
@@ -88,8 +85,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   const publish = (event: LiveEvent) => hub.publish(event);
   const now = deps.now ?? (() => new Date());
   const compactAt = deps.compactAt ?? DEFAULT_COMPACT_AT;
-  const definitions = () =>
-    deps.tools.definitions({ sessionId: log.header.id, interaction: deps.interaction });
+  const definitions = () => deps.tools.definitions({ sessionId: log.header.id });
 
   /**
    * Runs `body` as a turn: marked running before it starts, logged from start to end, its end
@@ -237,16 +233,18 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
         maxRequests: deps.maxRequests,
         settings,
         model: (id) => deps.catalog.get(id),
-        toolContext: (toolCallId, signal) => ({
-          signal,
-          sessionId: log.header.id,
-          toolCallId,
-          cwd: deps.root,
-          knobs: settings().knobs,
-          approval: deps.approval,
-          runner: deps.runner,
-          interaction: deps.interaction,
-        }),
+        toolContext: (toolCallId, signal, progress) =>
+          createToolContext(
+            {
+              signal,
+              sessionId: log.header.id,
+              toolCallId,
+              cwd: deps.root,
+              knobs: settings().knobs,
+              progress,
+            },
+            deps.approval,
+          ),
         publish,
         compactAt,
         now,

@@ -3,7 +3,7 @@
  * the file as the user saw it when they mentioned it, and a reload sends the same request.
  */
 import type { UserContent } from "../session/events.ts";
-import { boundEmbeddedText } from "../tools/embedded-text.ts";
+import { boundEmbeddedText } from "../tools/file-safety/embedded-text.ts";
 
 /** Reads a linked file's text, or undefined when it should only be named. Never throws. */
 export type MentionReader = (uri: string) => Promise<string | undefined>;

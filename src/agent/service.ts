@@ -13,7 +13,7 @@ import { createSessionRegistry } from "../tools/session-registry.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
 import { createNoticeBox } from "./notices.ts";
 import { buildSystemPrompt, findInstructions } from "./system-prompt.ts";
-import type { SecretPlaces } from "../tools/credential-paths.ts";
+import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
 import type { AgentHandle, AgentService, SessionOpenOptions } from "./types.ts";
 
 export interface AgentServiceDeps extends AgentCollaborators {

@@ -38,7 +38,12 @@ export interface TurnDeps {
   /** The settings in force right now (a switch mid-turn reaches the next request). */
   readonly settings: () => SessionSettings;
   readonly model: (id: string) => ModelInfo;
-  readonly toolContext: (callId: string, signal: AbortSignal) => Omit<ToolContext, "progress">;
+  /** The context of one tool call; `progress` carries its live output to subscribers. */
+  readonly toolContext: (
+    callId: string,
+    signal: AbortSignal,
+    progress: (chunk: string) => void,
+  ) => ToolContext;
   readonly publish: (event: LiveEvent) => void;
   /** The share of the model's window a request may fill before the context is compacted. */
   readonly compactAt: number;
@@ -304,10 +309,9 @@ async function runToolCall(
   call: ChatToolCall,
   signal: AbortSignal,
 ): Promise<void> {
-  const context: ToolContext = {
-    ...deps.toolContext(call.id, signal),
-    progress: (chunk) => deps.publish({ type: "tool_progress", turnId, callId: call.id, chunk }),
-  };
+  const context = deps.toolContext(call.id, signal, (chunk) =>
+    deps.publish({ type: "tool_progress", turnId, callId: call.id, chunk }),
+  );
   deps.publish({ type: "tool_start", turnId, callId: call.id });
   const executed = await deps.tools.execute(call.name, call.arguments, context);
   const { intent } = executed;

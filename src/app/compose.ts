@@ -19,12 +19,9 @@ import type { ModelInfo } from "../llm/types.ts";
 import type { Logger } from "../log.ts";
 import { createSessionStore } from "../session/store.ts";
 import type { SessionStore } from "../session/types.ts";
-import { createAskUserQuestionTool } from "../tools/ask-user-question.ts";
-import { createBashTool } from "../tools/bash.ts";
-import { createFileTools } from "../tools/core-tools.ts";
+import { createCoreTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
-import { secretPlacesOf } from "../tools/credential-paths.ts";
-import { createTodoWriteTool } from "../tools/todo-write.ts";
+import { secretPlacesOf } from "../tools/file-safety/credential-paths.ts";
 import { type Config, currentApiKey } from "./config.ts";
 import { credentialScopeOf, ensureOwnConfigDir, protectedConfigPaths } from "./guarded-paths.ts";
 
@@ -74,14 +71,6 @@ export function compose(options: ComposeOptions): Composition {
     commandLimits: commandLimits(config.limits, totalmem()),
     logger,
   });
-  const tools = createToolRegistry([
-    // dsh's configuration is never written by the model, whatever the preset; its state
-    // (session logs, whose settings events a reload trusts) is never read or written.
-    ...createFileTools({ secrets, protectedDirs }),
-    createBashTool(),
-    createAskUserQuestionTool(),
-    createTodoWriteTool(),
-  ]);
   const approval = createApprovalSeam({
     answerers: options.answerers,
     rules: createRuleBook({ home: config.home, logger }),
@@ -93,6 +82,11 @@ export function compose(options: ComposeOptions): Composition {
     providers: options.questioners ?? [],
     onError: (error) => logger.warn("a question provider failed; treated as declined", { error }),
   });
+  const tools = createToolRegistry(
+    // dsh's configuration is never written by the model, whatever the preset; its state
+    // (session logs, whose settings events a reload trusts) is never read or written.
+    createCoreTools({ runner, interaction, secrets, protectedDirs }),
+  );
   const defaults: SessionSettings = {
     model: catalog.default.id,
     effort: config.effort,
@@ -104,8 +98,6 @@ export function compose(options: ComposeOptions): Composition {
     catalog,
     tools,
     approval,
-    runner,
-    interaction,
     defaults,
     maxRequestsPerTurn: config.maxTurnRequests,
     compactAt: config.compactAt,

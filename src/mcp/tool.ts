@@ -51,23 +51,19 @@ export function createMcpTool(deps: McpToolDeps): AnyTool {
     presentCall: (input: Record<string, unknown>) => intent(callText(server, info.name, input)),
     presentResult: (_input: Record<string, unknown>, result: ToolResult) => intent(result.output),
     async execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
+      // Under `never` a call needs no approval (interface.md): it runs unasked.
       if (ctx.knobs.approvalPolicy === "on-request") {
-        const decision = await ctx.approval.request(
-          {
-            sessionId: ctx.sessionId,
-            toolCallId: ctx.toolCallId,
-            kind: "mcp",
-            title: `Call ${info.name} on the MCP server ${server}`,
-            reason: "MCP servers run outside the sandbox, as you",
-            intent: intent(callText(server, info.name, input)),
-            rawInput: input,
-            mcpTool: { server, tool: info.name },
-            // "Always allow" covers this one tool of this server, in this project.
-            subject: { type: "mcp_tool", tool: mcpToolName(server, info.name) },
-            cwd: ctx.cwd,
-          },
-          ctx.signal,
-        );
+        const decision = await ctx.ask({
+          kind: "mcp",
+          title: `Call ${info.name} on the MCP server ${server}`,
+          reason: "MCP servers run outside the sandbox, as you",
+          intent: intent(callText(server, info.name, input)),
+          rawInput: input,
+          mcpTool: { server, tool: info.name },
+          // "Always allow" covers this one tool of this server, in this project.
+          subject: { type: "mcp_tool", tool: mcpToolName(server, info.name) },
+          cwd: ctx.cwd,
+        });
         if (ctx.signal.aborted) return { isError: true, output: "cancelled" };
         if (decision !== "allow") {
           return {

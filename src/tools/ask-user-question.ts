@@ -4,7 +4,12 @@
  * offered where someone can answer; called anyway, it answers at once and never waits.
  */
 import * as v from "valibot";
-import type { Question, QuestionAnswer, QuestionOutcome } from "../interaction/types.ts";
+import type {
+  InteractionSeam,
+  Question,
+  QuestionAnswer,
+  QuestionOutcome,
+} from "../interaction/types.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
 /** Characters a header may have: it is shown as a chip or a form field title. */
@@ -65,8 +70,16 @@ export const UNAVAILABLE_OUTPUT =
   "The user cannot be asked questions here: no interactive surface is attached to this session. " +
   "Do not call ask_user_question again; proceed on your own judgement and state the assumptions you make.";
 
-/** Creates the `ask_user_question` tool. */
-export function createAskUserQuestionTool(): Tool<typeof AskUserQuestionInput, QuestionOutcome> {
+export interface AskUserQuestionDeps {
+  /** Who can answer: the surface's questioners (an ACP form, the terminal), tried in order. */
+  readonly interaction: InteractionSeam;
+}
+
+/** Creates the `ask_user_question` tool, asking through the given interaction seam. */
+export function createAskUserQuestionTool(
+  deps: AskUserQuestionDeps,
+): Tool<typeof AskUserQuestionInput, QuestionOutcome> {
+  const { interaction } = deps;
   return {
     name: "ask_user_question",
     description:
@@ -76,7 +89,7 @@ export function createAskUserQuestionTool(): Tool<typeof AskUserQuestionInput, Q
       "their own answer. Do not use it for what you can find out yourself, or to ask permission " +
       "to run a tool.",
     input: AskUserQuestionInput,
-    available: (ctx) => ctx.interaction.canAsk(ctx.sessionId),
+    available: (ctx) => interaction.canAsk(ctx.sessionId),
     async execute(input, ctx): Promise<ToolResult<QuestionOutcome>> {
       const questions = toQuestions(input);
       const repeated = questions.findIndex(
@@ -89,7 +102,7 @@ export function createAskUserQuestionTool(): Tool<typeof AskUserQuestionInput, Q
           output: `question ${repeated + 1} repeats an option label; give each option a distinct label`,
         };
       }
-      const outcome = await ctx.interaction.ask(
+      const outcome = await interaction.ask(
         { sessionId: ctx.sessionId, toolCallId: ctx.toolCallId, questions },
         ctx.signal,
       );

@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import type { ApprovalKind } from "../approval/types.ts";
 import { DshError } from "../errors.ts";
-import type { CommandResult, LimitHitReport } from "../exec/types.ts";
+import type { CommandResult, CommandRunner, LimitHitReport } from "../exec/types.ts";
 import type { SandboxMode } from "../permission/knobs.ts";
 import type { RenderIntent, TerminalIntent } from "../render/intent.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
@@ -60,8 +60,13 @@ export interface BashDetails {
 
 const TITLE_CHARS = 160;
 
-/** Creates the `bash` tool. */
-export function createBashTool(): Tool<typeof BashInput, BashDetails> {
+export interface BashToolDeps {
+  /** Runs the commands: the process's one runner, which owns their child processes. */
+  readonly runner: CommandRunner;
+}
+
+/** Creates the `bash` tool over the given command runner. */
+export function createBashTool(deps: BashToolDeps): Tool<typeof BashInput, BashDetails> {
   return {
     name: "bash",
     description:
@@ -72,7 +77,7 @@ export function createBashTool(): Tool<typeof BashInput, BashDetails> {
       "keeps its beginning and end. Set escalate: true with a justification to ask the user to " +
       "run a command outside the sandbox.",
     input: BashInput,
-    execute: (input, ctx) => executeBash(input, ctx),
+    execute: (input, ctx) => executeBash(deps.runner, input, ctx),
     presentCall: (input, ctx) => terminalIntent(input.command, ctx.cwd),
     presentResult: (input, result, ctx): RenderIntent => {
       // A command that never ran has no output: the reason is text, not a terminal's print.
@@ -93,12 +98,16 @@ export function createBashTool(): Tool<typeof BashInput, BashDetails> {
   };
 }
 
-async function executeBash(input: BashInput, ctx: ToolContext): Promise<ToolResult<BashDetails>> {
-  const mode = await chooseMode(input, ctx);
+async function executeBash(
+  runner: CommandRunner,
+  input: BashInput,
+  ctx: ToolContext,
+): Promise<ToolResult<BashDetails>> {
+  const mode = await chooseMode(runner, input, ctx);
   if (mode.type === "refused") return refused(ctx.cwd, mode.message);
   let result: CommandResult;
   try {
-    result = await ctx.runner.run(
+    result = await runner.run(
       {
         command: input.command,
         cwd: ctx.cwd,
@@ -159,7 +168,11 @@ const BLOCKED = new RegExp(
 );
 
 /** Decides where the command runs, asking the user when it would leave the sandbox. */
-async function chooseMode(input: BashInput, ctx: ToolContext): Promise<Mode> {
+async function chooseMode(
+  runner: CommandRunner,
+  input: BashInput,
+  ctx: ToolContext,
+): Promise<Mode> {
   const preset = ctx.knobs.sandboxMode;
   if (preset === "danger-full-access") return { type: "run", sandbox: preset };
   if (input.escalate === true) {
@@ -173,7 +186,7 @@ async function chooseMode(input: BashInput, ctx: ToolContext): Promise<Mode> {
     );
     return allowed ? UNSANDBOXED : { type: "refused", message: ESCALATION_DENIED };
   }
-  const status = await ctx.runner.sandbox();
+  const status = await runner.sandbox();
   if (status.ok) return { type: "run", sandbox: preset };
   const fix = status.fix === undefined ? "" : ` (fix: ${status.fix})`;
   const why = `No sandbox is available on this machine: ${status.reason ?? "unknown reason"}${fix}.`;
@@ -194,22 +207,16 @@ async function ask(
   where: string,
   reason: string,
 ): Promise<boolean> {
-  if (ctx.knobs.approvalPolicy === "never") return false;
-  const decision = await ctx.approval.request(
-    {
-      sessionId: ctx.sessionId,
-      toolCallId: ctx.toolCallId,
-      kind,
-      title: `Run \`${oneLine(input.command)}\` ${where}`,
-      reason,
-      intent: terminalIntent(input.command, ctx.cwd),
-      rawInput: input,
-      subject: { type: "command", command: input.command },
-      cwd: ctx.cwd,
-    },
-    ctx.signal,
-  );
-  return decision === "allow";
+  const outcome = await ctx.ask({
+    kind,
+    title: `Run \`${oneLine(input.command)}\` ${where}`,
+    reason,
+    intent: terminalIntent(input.command, ctx.cwd),
+    rawInput: input,
+    subject: { type: "command", command: input.command },
+    cwd: ctx.cwd,
+  });
+  return outcome === "allow";
 }
 
 function refused(cwd: string, message: string): ToolResult<BashDetails> {

@@ -1,18 +1,31 @@
-/** The file tools dsh always offers, in a stable order (the order of the model's tool list). */
+/**
+ * The tools dsh always offers, each built with what it needs, in one list whose order is the
+ * order of the model's tool list. That order is part of every request's cached prefix: a new
+ * core tool goes at the end.
+ */
 import * as os from "node:os";
-import { secretPlacesOf } from "./credential-paths.ts";
-import type { SecretPlaces } from "./credential-paths.ts";
+import type { CommandRunner } from "../exec/types.ts";
+import type { InteractionSeam } from "../interaction/types.ts";
+import { createAskUserQuestionTool } from "./ask-user-question.ts";
+import { createBashTool } from "./bash.ts";
 import { createEditFileTool } from "./edit-file.ts";
+import { secretPlacesOf } from "./file-safety/credential-paths.ts";
+import type { SecretPlaces } from "./file-safety/credential-paths.ts";
 import { createGlobTool } from "./glob.ts";
 import { createGrepTool } from "./grep.ts";
 import { createReadFileTool } from "./read-file.ts";
+import { createTodoWriteTool } from "./todo-write.ts";
 import type { AnyTool } from "./types.ts";
 import { createWriteFileTool } from "./write-file.ts";
 
-export interface FileToolDeps {
+export interface CoreToolDeps {
+  /** Runs `bash`'s commands: the process's one runner. */
+  readonly runner: CommandRunner;
+  /** Where `ask_user_question` asks; the tool is offered only where this seam can ask. */
+  readonly interaction: InteractionSeam;
   /**
-   * The user's home directory, whose credential stores the tools never open or write. The
-   * composition root passes it; without it the OS account's home is used.
+   * The user's home directory, whose credential stores the file tools never open or write.
+   * The composition root passes it; without it the OS account's home is used.
    */
   readonly homeDir?: string;
   /** `$XDG_CONFIG_HOME` when set: its credential stores are refused too. */
@@ -21,7 +34,7 @@ export interface FileToolDeps {
   readonly dataHome?: string;
   /**
    * dsh's state directory (`DSH_HOME`): other sessions' transcripts and the stored key, which
-   * the tools never read, list or write.
+   * the file tools never read, list or write.
    */
   readonly stateDir?: string;
   /**
@@ -37,8 +50,11 @@ export interface FileToolDeps {
   readonly protectedDirs?: readonly string[];
 }
 
-/** `read_file`, `write_file`, `edit_file`, `glob`, `grep`. */
-export function createFileTools(deps: FileToolDeps = {}): AnyTool[] {
+/**
+ * `read_file`, `write_file`, `edit_file`, `glob`, `grep`, `bash`, `ask_user_question`,
+ * `todo_write`: every core tool, in this order.
+ */
+export function createCoreTools(deps: CoreToolDeps): AnyTool[] {
   const secrets =
     deps.secrets ??
     secretPlacesOf({
@@ -54,5 +70,8 @@ export function createFileTools(deps: FileToolDeps = {}): AnyTool[] {
     createEditFileTool({ secrets, protectedDirs }),
     createGlobTool({ secrets }),
     createGrepTool({ secrets }),
+    createBashTool({ runner: deps.runner }),
+    createAskUserQuestionTool({ interaction: deps.interaction }),
+    createTodoWriteTool(),
   ];
 }

@@ -1,7 +1,7 @@
 /** `edit_file`: replace an exact string in a file, showing the diff. */
 import * as v from "valibot";
 import { InvalidInputError, NotFoundError } from "../errors.ts";
-import { displayPath } from "./containment.ts";
+import { displayPath } from "./display-path.ts";
 import { EditMismatchError } from "./errors.ts";
 import {
   applyChange,
@@ -10,9 +10,9 @@ import {
   firstChangedLine,
 } from "./file-change.ts";
 import type { FileChangeDetails, WriteToolDeps } from "./file-change.ts";
-import { readTextFile } from "./file-io.ts";
-import { checkWrite, protectedDirsOf } from "./paths.ts";
-import { snapshotSecrets } from "./secret-identity.ts";
+import { readTextFile } from "./file-safety/file-io.ts";
+import { checkWrite, protectedDirsOf } from "./file-safety/paths.ts";
+import { snapshotSecrets } from "./file-safety/secret-identity.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
 export const EditFileInput = v.object({

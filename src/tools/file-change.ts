@@ -1,12 +1,12 @@
 /** What write_file and edit_file share: the diff intent and the approved, atomic write. */
 import { existsSync } from "node:fs";
 import * as path from "node:path";
-import { displayPath } from "./containment.ts";
-import { readTextFile, writeFileAtomic } from "./file-io.ts";
+import { displayPath } from "./display-path.ts";
+import { readTextFile, writeFileAtomic } from "./file-safety/file-io.ts";
 import type { DiffIntent, GenericIntent, RenderIntent } from "../render/intent.ts";
-import type { WriteTarget } from "./paths.ts";
-import type { SecretSnapshot } from "./secret-identity.ts";
-import type { SecretPlaces } from "./credential-paths.ts";
+import type { WriteTarget } from "./file-safety/paths.ts";
+import type { SecretSnapshot } from "./file-safety/secret-identity.ts";
+import type { SecretPlaces } from "./file-safety/credential-paths.ts";
 import type { PresentContext, ToolContext, ToolResult } from "./types.ts";
 import { authorizeWrite } from "./write-policy.ts";
 

@@ -3,15 +3,15 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError } from "../errors.ts";
-import { displayPath } from "./containment.ts";
-import type { SecretPlaces } from "./credential-paths.ts";
+import { displayPath } from "./display-path.ts";
+import type { SecretPlaces } from "./file-safety/credential-paths.ts";
 import { UnsupportedFileError } from "./errors.ts";
-import { resolveForRead, statLocated } from "./paths.ts";
-import { snapshotSecrets } from "./secret-identity.ts";
-import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
-import type { SearchDetails } from "./search-intent.ts";
+import { resolveForRead, statLocated } from "./file-safety/paths.ts";
+import { snapshotSecrets } from "./file-safety/secret-identity.ts";
+import { searchCallIntent, searchResultIntent, searchTitle } from "./search/search-intent.ts";
+import type { SearchDetails } from "./search/search-intent.ts";
 import type { Tool, ToolResult } from "./types.ts";
-import { ignoredNote, namesHidden, skippedDirs, walkFiles } from "./walk.ts";
+import { ignoredNote, namesHidden, skippedDirs, walkFiles } from "./search/walk.ts";
 
 /** Paths listed per call. */
 export const MAX_GLOB_RESULTS = 200;

@@ -1,27 +1,33 @@
 /**
  * `grep`: lines matching a JavaScript regular expression, searched by dsh itself. It does not
  * shell out to ripgrep, so results do not depend on what is installed, but it follows the same
- * rules: ignore files, hidden entries skipped unless named (see `walk.ts`). Files are read and
+ * rules: ignore files, hidden entries skipped unless named (see `search/walk.ts`). Files are read and
  * matched in worker threads (see `search/file-searcher.ts`): a pathological regex is stopped
  * by the turn's cancel or by the time budget, and never blocks the process.
  */
 import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError, errorMessage } from "../errors.ts";
-import { displayPath } from "./containment.ts";
-import type { SecretPlaces } from "./credential-paths.ts";
-import { MAX_FILE_BYTES, formatBytes } from "./file-io.ts";
+import { displayPath } from "./display-path.ts";
+import type { SecretPlaces } from "./file-safety/credential-paths.ts";
+import { MAX_FILE_BYTES, formatBytes } from "./file-safety/file-io.ts";
 import type { Location } from "../render/intent.ts";
-import type { ReadGuard } from "./opened-path.ts";
-import { resolveForRead, statLocated } from "./paths.ts";
-import { type FileIdentity, snapshotSecrets } from "./secret-identity.ts";
-import { searchCallIntent, searchResultIntent, searchTitle } from "./search-intent.ts";
-import type { SearchDetails } from "./search-intent.ts";
+import type { ReadGuard } from "./file-safety/opened-path.ts";
+import { resolveForRead, statLocated } from "./file-safety/paths.ts";
+import { type FileIdentity, snapshotSecrets } from "./file-safety/secret-identity.ts";
+import { searchCallIntent, searchResultIntent, searchTitle } from "./search/search-intent.ts";
+import type { SearchDetails } from "./search/search-intent.ts";
 import { createFileSearcher } from "./search/file-searcher.ts";
 import { createPathFeed } from "./search/path-feed.ts";
 import { type BatchReport, FileStatus } from "./search/search-worker.ts";
 import type { Tool, ToolResult } from "./types.ts";
-import { type WalkEntry, collectFiles, ignoredNote, namesHidden, skippedDirs } from "./walk.ts";
+import {
+  type WalkEntry,
+  collectFiles,
+  ignoredNote,
+  namesHidden,
+  skippedDirs,
+} from "./search/walk.ts";
 
 /** Default wall time one grep call may spend reading and matching. */
 export const MATCH_BUDGET_MS = 10_000;

@@ -1,8 +1,6 @@
 /** Contracts of tools: validated inputs, results the model reads, and their presentation. */
 import type * as v from "valibot";
-import type { ApprovalSeam } from "../approval/types.ts";
-import type { CommandRunner } from "../exec/types.ts";
-import type { InteractionSeam } from "../interaction/types.ts";
+import type { ApprovalDecision, ApprovalRequest } from "../approval/types.ts";
 import type { Knobs } from "../permission/knobs.ts";
 import type { ToolDefinition } from "../llm/types.ts";
 import type { RenderIntent } from "../render/intent.ts";
@@ -16,6 +14,16 @@ export interface ToolResult<Details = unknown> {
   readonly details?: Details;
 }
 
+/** An approval request as a tool makes it; the call's context adds its session and call id. */
+export type ToolApprovalRequest = Omit<ApprovalRequest, "sessionId" | "toolCallId">;
+
+/** How an ask ended. `refused`: the approval policy never asks, so nobody was asked. */
+export type AskOutcome = ApprovalDecision | "refused";
+
+/**
+ * The facts of one tool call. What stays the same across calls (the command runner, the
+ * interaction seam, the secret places) is given to a tool when it is built.
+ */
 export interface ToolContext {
   readonly signal: AbortSignal;
   readonly sessionId: string;
@@ -24,9 +32,12 @@ export interface ToolContext {
   readonly cwd: string;
   /** The session's current permission knobs. */
   readonly knobs: Knobs;
-  readonly approval: ApprovalSeam;
-  readonly runner: CommandRunner;
-  readonly interaction: InteractionSeam;
+  /**
+   * Asks the user to approve what this call is about to do, under the session's approval
+   * policy: with `never` the outcome is `refused` and nobody is asked; otherwise the approval
+   * seam decides, and nobody answering is `deny`. Never throws.
+   */
+  ask(request: ToolApprovalRequest): Promise<AskOutcome>;
   /** Live progress (e.g. command output) for subscribers; never logged chunk by chunk. */
   readonly progress: (chunk: string) => void;
 }
@@ -60,7 +71,6 @@ export interface Tool<Schema extends v.GenericSchema = v.GenericSchema, Details 
 /** What a tool may consult to decide whether it is offered in a session. */
 export interface AvailabilityContext {
   readonly sessionId: string;
-  readonly interaction: InteractionSeam;
 }
 
 export interface PresentContext {

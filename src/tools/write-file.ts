@@ -1,6 +1,6 @@
 /** `write_file`: create or replace a whole file, showing the diff. */
 import * as v from "valibot";
-import { displayPath } from "./containment.ts";
+import { displayPath } from "./display-path.ts";
 import {
   applyChange,
   changeResultIntent,
@@ -9,9 +9,9 @@ import {
   lineCount,
 } from "./file-change.ts";
 import type { FileChangeDetails, WriteToolDeps } from "./file-change.ts";
-import { readTextFile } from "./file-io.ts";
-import { checkWrite, protectedDirsOf } from "./paths.ts";
-import { snapshotSecrets } from "./secret-identity.ts";
+import { readTextFile } from "./file-safety/file-io.ts";
+import { checkWrite, protectedDirsOf } from "./file-safety/paths.ts";
+import { snapshotSecrets } from "./file-safety/secret-identity.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
 const BOM = "\uFEFF";

@@ -1,22 +1,23 @@
 /**
- * When a file write needs the user's approval (interface.md, "Permission presets"): under
- * `on-request`, any write in a read-only session and any write outside the session root asks,
- * and so does a write to home's dotfiles when the root holds home; under `never` nothing asks,
- * so such a write is turned down (only custom knobs pair a sandbox mode with `never`; under
- * `danger-full-access` no write needs approval). Protected paths and credential stores never
- * get this far (see `checkWrite`).
+ * When a file write needs the user's approval (interface.md, "Permission presets"): any write
+ * in a read-only session, any write outside the session root, a write to home's dotfiles when
+ * the root holds home, and a `.env*` file; under `danger-full-access` only a write that a
+ * workspace symlink leads out of the root. Whether anyone is asked is the approval policy's
+ * (`ctx.ask()`): under `never` such a write is turned down. Protected paths and credential
+ * stores never get this far (see `checkWrite`).
  */
 import * as path from "node:path";
 import type { DiffIntent } from "../render/intent.ts";
-import type { WriteTarget } from "./paths.ts";
+import type { WriteTarget } from "./file-safety/paths.ts";
 import type { ToolContext, ToolResult } from "./types.ts";
 import { isWithin, relativeInside } from "../paths.ts";
 import { PathRefusedError } from "./errors.ts";
 
 /**
  * Asks when the policy says so. Returns undefined when the write may go ahead, or the
- * `isError` result to hand back (denied, cancelled). Throws `PathRefusedError` for a write
- * that would silently follow a workspace symlink out of the root when nobody is asked.
+ * `isError` result to hand back (denied, refused unasked, cancelled). Throws
+ * `PathRefusedError` for a write that would follow a workspace symlink out of the root when
+ * nobody may be asked.
  */
 export async function authorizeWrite(
   target: WriteTarget,
@@ -25,40 +26,35 @@ export async function authorizeWrite(
   homeDirs: readonly string[],
 ): Promise<ToolResult<never> | undefined> {
   // The sandboxed shell can plant links in the workspace: one leading out is never followed
-  // unasked.
+  // unasked, whatever the sandbox mode.
   const escapesViaSymlink = target.place === "outside" && isWithin(target.root, target.path);
-  if (ctx.knobs.approvalPolicy === "never" && escapesViaSymlink) {
-    throw new PathRefusedError(
-      `${target.path} resolves through a symlink to ${target.real}, outside ${target.root}; ` +
-        "dsh does not follow it silently (name the real path if that is the file you mean)",
-    );
-  }
-  const reason = askReason(target, ctx, homeDirs);
+  const reason =
+    askReason(target, ctx, homeDirs) ?? (escapesViaSymlink ? outsideReason(target) : undefined);
   if (reason === undefined) return undefined;
-  // Custom knobs (a sandbox with `never`): what would ask is turned down unasked, as in bash.
-  if (ctx.knobs.approvalPolicy === "never") {
+  const outcome = await ctx.ask({
+    kind: "write",
+    title: `Write ${target.real}`,
+    reason: escapesViaSymlink ? `${reason} (${target.path} is a symlink to it)` : reason,
+    intent,
+    // Only a write outside the project can become a rule; asks inside it stay one-off.
+    ...(target.place === "outside"
+      ? { subject: { type: "write" as const, path: target.real }, cwd: ctx.cwd }
+      : {}),
+  });
+  if (outcome === "refused") {
+    if (escapesViaSymlink) {
+      throw new PathRefusedError(
+        `${target.path} resolves through a symlink to ${target.real}, outside ${target.root}; ` +
+          "dsh does not follow it silently (name the real path if that is the file you mean)",
+      );
+    }
     return {
       isError: true,
       output: `writing ${target.real} needs approval (${reason}), which the approval policy never gives; nothing was written`,
     };
   }
-  const decision = await ctx.approval.request(
-    {
-      sessionId: ctx.sessionId,
-      toolCallId: ctx.toolCallId,
-      kind: "write",
-      title: `Write ${target.real}`,
-      reason: escapesViaSymlink ? `${reason} (${target.path} is a symlink to it)` : reason,
-      intent,
-      // Only a write outside the project can become a rule; asks inside it stay one-off.
-      ...(target.place === "outside"
-        ? { subject: { type: "write" as const, path: target.real }, cwd: ctx.cwd }
-        : {}),
-    },
-    ctx.signal,
-  );
   if (ctx.signal.aborted) return { isError: true, output: "cancelled" };
-  if (decision === "allow") return undefined;
+  if (outcome === "allow") return undefined;
   return {
     isError: true,
     output: `the user denied writing ${target.real} (${reason}); nothing was written`,
@@ -73,7 +69,7 @@ function askReason(
   const mode = ctx.knobs.sandboxMode;
   if (mode === "read-only") return "the session is read-only";
   if (mode === "danger-full-access") return undefined;
-  if (target.place === "outside") return `the file is outside the workspace ${target.root}`;
+  if (target.place === "outside") return outsideReason(target);
   const home = homeDotfileOf(target, homeDirs);
   if (home !== undefined) {
     return `the file is among the dotfiles of ${home}, which shells and tools load on their own`;
@@ -82,6 +78,10 @@ function askReason(
     return "files named .env* usually hold secrets";
   }
   return undefined;
+}
+
+function outsideReason(target: WriteTarget): string {
+  return `the file is outside the workspace ${target.root}`;
 }
 
 /**

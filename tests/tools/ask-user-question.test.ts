@@ -9,7 +9,7 @@ import {
   createAskUserQuestionTool,
 } from "../../src/tools/ask-user-question.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
-import type { Tool, ToolContext } from "../../src/tools/types.ts";
+import type { ExecutedCall, Tool, ToolRegistry } from "../../src/tools/types.ts";
 import {
   databaseQuestion,
   featuresQuestion,
@@ -32,18 +32,28 @@ const other: Tool<typeof Noop> = {
   execute: async () => ({ isError: false, output: "ok" }),
 };
 
-const registry = createToolRegistry([other, createAskUserQuestionTool()]);
+/** A registry whose question tool asks through a seam over `providers`. */
+function registryAsking(providers: readonly InteractionProvider[]): ToolRegistry {
+  return createToolRegistry([
+    other,
+    createAskUserQuestionTool({ interaction: createInteractionSeam({ providers }) }),
+  ]);
+}
 
-function context(providers: readonly InteractionProvider[], signal?: AbortSignal): ToolContext {
-  return {
-    ...toolContext(tmpdir(), { signal }),
-    interaction: createInteractionSeam({ providers }),
-  };
+const registry = registryAsking([]);
+
+/** Calls the question tool with `providers` answering. */
+function ask(
+  providers: readonly InteractionProvider[],
+  rawArguments: string,
+  signal?: AbortSignal,
+): Promise<ExecutedCall> {
+  return registryAsking(providers).execute(NAME, rawArguments, toolContext(tmpdir(), { signal }));
 }
 
 function offered(providers: readonly InteractionProvider[], sessionId: string): string[] {
-  return registry
-    .definitions({ sessionId, interaction: createInteractionSeam({ providers }) })
+  return registryAsking(providers)
+    .definitions({ sessionId })
     .map((d) => d.name);
 }
 
@@ -80,7 +90,7 @@ describe("ask_user_question availability", () => {
 describe("ask_user_question outcomes", () => {
   test("sends the questions through the seam with the session and tool call ids", async () => {
     const provider = recordingQuestioner({ outcome: "declined" });
-    await registry.execute(NAME, JSON.stringify(args), context([provider]));
+    await ask([provider], JSON.stringify(args));
     expect(provider.requests).toEqual([
       { sessionId: "s-test", toolCallId: "call-1", questions: sampleQuestions },
     ]);
@@ -94,11 +104,7 @@ describe("ask_user_question outcomes", () => {
         { question: featuresQuestion.question, selected: ["Auth", "Search"] },
       ],
     };
-    const { result, intent } = await registry.execute(
-      NAME,
-      JSON.stringify(args),
-      context([recordingQuestioner(answered)]),
-    );
+    const { result, intent } = await ask([recordingQuestioner(answered)], JSON.stringify(args));
     const output = [
       "The user answered:",
       "1. [Database] Which database should the service use?",
@@ -123,21 +129,16 @@ describe("ask_user_question outcomes", () => {
         { question: "q2", selected: [] },
       ],
     };
-    const { result } = await registry.execute(
-      NAME,
-      JSON.stringify(args),
-      context([recordingQuestioner(answered)]),
-    );
+    const { result } = await ask([recordingQuestioner(answered)], JSON.stringify(args));
     expect(result.output).toEndWith(
       "Answer: PostgreSQL\n2. Which features ship first?\n   Answer: (none given)",
     );
   });
 
   test("declined: the model is told to go on by itself or ask in plain text", async () => {
-    const { result, intent } = await registry.execute(
-      NAME,
+    const { result, intent } = await ask(
+      [recordingQuestioner({ outcome: "declined" })],
       JSON.stringify(args),
-      context([recordingQuestioner({ outcome: "declined" })]),
     );
     expect(result).toEqual({
       isError: false,
@@ -150,7 +151,7 @@ describe("ask_user_question outcomes", () => {
   test("cancelled while the question is open: an isError `cancelled` result", async () => {
     const provider = recordingQuestioner(untilAborted);
     const turn = new AbortController();
-    const running = registry.execute(NAME, JSON.stringify(args), context([provider], turn.signal));
+    const running = ask([provider], JSON.stringify(args), turn.signal);
     await provider.asked();
     turn.abort();
     const { result } = await running;
@@ -159,11 +160,7 @@ describe("ask_user_question outcomes", () => {
 
   test("called where nobody can be asked: answers at once and asks no one", async () => {
     const elsewhere = recordingQuestioner({ outcome: "declined" }, ["s-other"]);
-    const { result, intent } = await registry.execute(
-      NAME,
-      JSON.stringify(args),
-      context([elsewhere]),
-    );
+    const { result, intent } = await ask([elsewhere], JSON.stringify(args));
     expect(result).toEqual({
       isError: true,
       output: UNAVAILABLE_OUTPUT,
@@ -178,7 +175,7 @@ describe("ask_user_question outcomes", () => {
       canAsk: () => true,
       ask: () => Promise.reject(new Error("client went away")),
     };
-    const { result } = await registry.execute(NAME, JSON.stringify(args), context([broken]));
+    const { result } = await ask([broken], JSON.stringify(args));
     expect(result).toMatchObject({ isError: false, output: DECLINED_OUTPUT });
   });
 });
@@ -218,7 +215,7 @@ describe("ask_user_question arguments", () => {
   for (const [name, input, issue] of cases) {
     test(`rejects ${name} without asking`, async () => {
       const provider = recordingQuestioner({ outcome: "declined" });
-      const { result } = await registry.execute(NAME, JSON.stringify(input), context([provider]));
+      const { result } = await ask([provider], JSON.stringify(input));
       expect(result.isError).toBe(true);
       expect(result.output).toContain(issue);
       expect(provider.requests).toEqual([]);

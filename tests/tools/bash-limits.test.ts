@@ -3,14 +3,12 @@ import { expect } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApprovalSeam } from "../../src/approval/seam.ts";
 import { createCommandRunner } from "../../src/exec/runner.ts";
-import { createInteractionSeam } from "../../src/interaction/seam.ts";
 import { silentLogger } from "../../src/log.ts";
-import { PRESETS } from "../../src/permission/knobs.ts";
 import { createBashTool } from "../../src/tools/bash.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
 import { sandboxTest } from "../exec/sandbox-support.ts";
+import { toolContext } from "./harness.ts";
 
 sandboxTest("a command that ran into the memory limit says so in its status line", async () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "dsh-bash-limits-")));
@@ -24,20 +22,10 @@ sandboxTest("a command that ran into the memory limit says so in its status line
   });
   try {
     const command = `awk 'BEGIN { s = "x"; while (1) s = s s }'`;
-    const { result } = await createToolRegistry([createBashTool()]).execute(
+    const { result } = await createToolRegistry([createBashTool({ runner })]).execute(
       "bash",
       JSON.stringify({ command }),
-      {
-        signal: new AbortController().signal,
-        sessionId: "s-1",
-        toolCallId: "call-1",
-        cwd: dir,
-        knobs: PRESETS["workspace-write"],
-        approval: createApprovalSeam({ answerers: [] }),
-        runner,
-        interaction: createInteractionSeam({ providers: [] }),
-        progress: () => {},
-      },
+      toolContext(dir),
     );
     expect(result.isError).toBe(true);
     expect(result.output).toMatch(

@@ -7,7 +7,6 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { createApprovalSeam } from "../../src/approval/seam.ts";
 import type {
   ApprovalAnswerer,
   ApprovalDecision,
@@ -15,7 +14,6 @@ import type {
 } from "../../src/approval/types.ts";
 import { createCommandRunner } from "../../src/exec/runner.ts";
 import type { CommandRunner } from "../../src/exec/types.ts";
-import { createInteractionSeam } from "../../src/interaction/seam.ts";
 import { silentLogger } from "../../src/log.ts";
 import { PRESETS } from "../../src/permission/knobs.ts";
 import type { Knobs } from "../../src/permission/knobs.ts";
@@ -23,8 +21,7 @@ import { createBashTool } from "../../src/tools/bash.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
 import type { ExecutedCall } from "../../src/tools/types.ts";
 import { sandboxTest } from "../exec/sandbox-support.ts";
-
-const registry = createToolRegistry([createBashTool()]);
+import { toolContext } from "./harness.ts";
 
 function runnerWith(sandbox: "auto" | "none"): CommandRunner {
   return createCommandRunner({
@@ -37,6 +34,7 @@ function runnerWith(sandbox: "auto" | "none"): CommandRunner {
 }
 const sandboxed = runnerWith("auto");
 const noSandbox = runnerWith("none");
+const registry = createToolRegistry([createBashTool({ runner: sandboxed })]);
 
 interface Recorder extends ApprovalAnswerer {
   readonly requests: ApprovalRequest[];
@@ -55,6 +53,7 @@ function answering(decision: ApprovalDecision): Recorder {
 interface Call {
   readonly args: Record<string, unknown>;
   readonly knobs?: Knobs;
+  /** The runner bash is built with: `sandboxed` unless given. */
   readonly runner?: CommandRunner;
   readonly answerers?: readonly ApprovalAnswerer[];
   readonly signal?: AbortSignal;
@@ -67,17 +66,9 @@ function workspace(): { path: string } & Disposable {
 }
 
 function call(cwd: string, c: Call): Promise<ExecutedCall> {
-  return registry.execute("bash", JSON.stringify(c.args), {
-    signal: c.signal ?? new AbortController().signal,
-    sessionId: "s-1",
-    toolCallId: "call-1",
-    cwd,
-    knobs: c.knobs ?? PRESETS["workspace-write"],
-    approval: createApprovalSeam({ answerers: c.answerers ?? [] }),
-    runner: c.runner ?? sandboxed,
-    interaction: createInteractionSeam({ providers: [] }),
-    progress: c.progress ?? (() => {}),
-  });
+  const { runner } = c;
+  const over = runner === undefined ? registry : createToolRegistry([createBashTool({ runner })]);
+  return over.execute("bash", JSON.stringify(c.args), toolContext(cwd, c));
 }
 
 describe("running commands", () => {
@@ -185,7 +176,7 @@ describe("escalation (case 30)", () => {
     expect(existsSync(join(dir.path, "ran"))).toBe(false);
     expect(asked.requests).toEqual([
       {
-        sessionId: "s-1",
+        sessionId: "s-test",
         toolCallId: "call-1",
         kind: "escalate",
         title: "Run `touch ran` outside the sandbox",

@@ -7,9 +7,8 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { PRESETS } from "../../src/permission/knobs.ts";
-import { createFileTools } from "../../src/tools/core-tools.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
-import { makeSandbox, recordingAnswerer, toolContext } from "./harness.ts";
+import { coreTools, makeSandbox, recordingAnswerer, toolContext } from "./harness.ts";
 import type { Sandbox } from "./harness.ts";
 
 let box: Sandbox;
@@ -21,7 +20,7 @@ beforeEach(() => {
 afterEach(() => box[Symbol.dispose]());
 
 async function attempt(cwd: string, tool: string, args: Record<string, unknown>) {
-  const registry = createToolRegistry(createFileTools({ homeDir: box.home }));
+  const registry = createToolRegistry(coreTools({ homeDir: box.home }));
   const answerer = recordingAnswerer("allow");
   const ctx = toolContext(cwd, { knobs: PRESETS["danger-full-access"], answerers: [answerer] });
   const call = await registry.execute(tool, JSON.stringify(args), ctx);

@@ -1,4 +1,4 @@
-/** Shared fixtures for the tool tests: a temp workspace, a recording answerer, a tool context. */
+/** Fixtures for tool tests: a temp workspace, a recording answerer, the core tools, contexts. */
 import { afterEach, beforeEach } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -13,9 +13,10 @@ import type {
 import type { CommandRunner } from "../../src/exec/types.ts";
 import { PRESETS } from "../../src/permission/knobs.ts";
 import type { Knobs } from "../../src/permission/knobs.ts";
-import { createFileTools } from "../../src/tools/core-tools.ts";
+import { type CoreToolDeps, createCoreTools } from "../../src/tools/core-tools.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
-import type { ExecutedCall, ToolContext, ToolRegistry } from "../../src/tools/types.ts";
+import { createToolContext } from "../../src/tools/tool-context.ts";
+import type { AnyTool, ExecutedCall, ToolContext, ToolRegistry } from "../../src/tools/types.ts";
 
 /** A temp dir holding the workspace `R`, a sibling `R-evil`, and a fake home. */
 export interface Sandbox extends Disposable {
@@ -77,24 +78,37 @@ export const forbiddenRunner: CommandRunner = {
   [Symbol.asyncDispose]: async () => {},
 };
 
+/**
+ * The core tools as the composition builds them, with a runner that fails the test if a
+ * command runs and nobody to answer questions, unless `deps` gives others.
+ */
+export function coreTools(deps: Partial<CoreToolDeps> = {}): AnyTool[] {
+  return createCoreTools({
+    runner: forbiddenRunner,
+    interaction: createInteractionSeam({ providers: [] }),
+    ...deps,
+  });
+}
+
 export interface ContextOptions {
   readonly knobs?: Knobs;
   readonly answerers?: readonly ApprovalAnswerer[];
   readonly signal?: AbortSignal;
+  readonly progress?: (chunk: string) => void;
 }
 
 export function toolContext(cwd: string, options: ContextOptions = {}): ToolContext {
-  return {
-    signal: options.signal ?? new AbortController().signal,
-    sessionId: "s-test",
-    toolCallId: "call-1",
-    cwd,
-    knobs: options.knobs ?? PRESETS["workspace-write"],
-    approval: createApprovalSeam({ answerers: options.answerers ?? [] }),
-    runner: forbiddenRunner,
-    interaction: createInteractionSeam({ providers: [] }),
-    progress: () => {},
-  };
+  return createToolContext(
+    {
+      signal: options.signal ?? new AbortController().signal,
+      sessionId: "s-test",
+      toolCallId: "call-1",
+      cwd,
+      knobs: options.knobs ?? PRESETS["workspace-write"],
+      progress: options.progress ?? (() => {}),
+    },
+    createApprovalSeam({ answerers: options.answerers ?? [] }),
+  );
 }
 
 /** A fresh sandbox and a registry of the file tools per test, removed after each. */
@@ -110,7 +124,7 @@ export function useFileTools(): FileToolsFixture {
   let registry: ToolRegistry | undefined;
   beforeEach(() => {
     box = makeSandbox();
-    registry = createToolRegistry(createFileTools({ homeDir: box.home }));
+    registry = createToolRegistry(coreTools({ homeDir: box.home }));
   });
   afterEach(() => box?.[Symbol.dispose]());
   const fixture: FileToolsFixture = {

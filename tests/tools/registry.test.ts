@@ -2,10 +2,9 @@ import { describe, expect, test } from "bun:test";
 import Ajv from "ajv";
 import * as v from "valibot";
 import { InvalidInputError } from "../../src/errors.ts";
-import { createFileTools } from "../../src/tools/core-tools.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
 import type { AnyTool, RenderIntent, Tool } from "../../src/tools/types.ts";
-import { toolContext } from "./harness.ts";
+import { coreTools, toolContext } from "./harness.ts";
 
 const EchoInput = v.object({
   text: v.pipe(v.string(), v.description("What to echo.")),
@@ -251,7 +250,7 @@ describe("tool registry", () => {
 });
 
 describe("tool definitions", () => {
-  const fileRegistry = createToolRegistry(createFileTools({ homeDir: "/nonexistent-home" }));
+  const coreRegistry = createToolRegistry(coreTools({ homeDir: "/nonexistent-home" }));
 
   test("are generated from the schemas, without $schema, in tool order", () => {
     expect(registry.definitions()[0]).toEqual({
@@ -274,16 +273,16 @@ describe("tool definitions", () => {
   });
 
   test("are the same object and bytes on every call", () => {
-    const first = fileRegistry.definitions();
-    expect(fileRegistry.definitions()).toBe(first);
-    expect(JSON.stringify(createToolRegistry(createFileTools()).definitions())).toBe(
+    const first = coreRegistry.definitions();
+    expect(coreRegistry.definitions()).toBe(first);
+    expect(JSON.stringify(createToolRegistry(coreTools()).definitions())).toBe(
       JSON.stringify(first),
     );
   });
 
-  test("file tools: valid JSON Schema objects, described properties, required fields", () => {
+  test("core tools, in the order the model sees: valid JSON Schema objects, described properties, required fields", () => {
     const ajv = new Ajv({ strict: true });
-    const summary = fileRegistry.definitions().map((definition) => {
+    const summary = coreRegistry.definitions().map((definition) => {
       ajv.compile(definition.parameters);
       const properties = v.parse(
         v.record(v.string(), v.object({ description: v.pipe(v.string(), v.minLength(10)) })),
@@ -311,6 +310,13 @@ describe("tool definitions", () => {
         properties: ["pattern", "path", "glob", "ignore_case"],
         required: ["pattern"],
       },
+      {
+        name: "bash",
+        properties: ["command", "timeout_ms", "escalate", "justification"],
+        required: ["command"],
+      },
+      { name: "ask_user_question", properties: ["questions"], required: ["questions"] },
+      { name: "todo_write", properties: ["todos"], required: ["todos"] },
     ]);
   });
 });

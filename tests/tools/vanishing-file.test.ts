@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { createFileTools } from "../../src/tools/core-tools.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
-import { makeSandbox, recordingAnswerer, toolContext } from "./harness.ts";
+import { coreTools, makeSandbox, recordingAnswerer, toolContext } from "./harness.ts";
 import type { Sandbox } from "./harness.ts";
 
 let box: Sandbox;
@@ -14,7 +13,7 @@ afterEach(() => box[Symbol.dispose]());
 // disappears between being resolved and being examined is reported as missing, never as an
 // internal error.
 test("a file removed while being checked is reported as gone, not as an internal error", async () => {
-  const registry = createToolRegistry(createFileTools({ homeDir: box.home }));
+  const registry = createToolRegistry(coreTools({ homeDir: box.home }));
   const churn = Bun.spawn(["sh", "-c", "while :; do : > f; mkdir d; rm -f f; rmdir d; done"], {
     cwd: box.root,
     stdout: "ignore",

@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
-import { createFileTools } from "../../src/tools/core-tools.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
-import { makeSandbox, recordingAnswerer, toolContext } from "./harness.ts";
+import { coreTools, makeSandbox, recordingAnswerer, toolContext } from "./harness.ts";
 import type { Sandbox } from "./harness.ts";
 
 let box: Sandbox;
@@ -15,7 +14,7 @@ afterEach(() => box[Symbol.dispose]());
 // to `R-evil` while write_file targets `R/d/...`. The answerer denies, so a write may only
 // happen when the checks saw the real directory; none may land in R-evil.
 test("a symlink swapped in between the checks and the write never redirects it", async () => {
-  const registry = createToolRegistry(createFileTools({ homeDir: box.home }));
+  const registry = createToolRegistry(coreTools({ homeDir: box.home }));
   const swapper = Bun.spawn(
     [
       "sh",

@@ -1,8 +1,8 @@
 /** How glob and grep present themselves: kind `search`, with the first hits as locations. */
 import * as path from "node:path";
-import { displayPath } from "./containment.ts";
-import type { Location, RenderIntent } from "../render/intent.ts";
-import type { PresentContext, ToolResult } from "./types.ts";
+import { displayPath } from "../display-path.ts";
+import type { Location, RenderIntent } from "../../render/intent.ts";
+import type { PresentContext, ToolResult } from "../types.ts";
 
 /** Hits carried in a search result's details, first ones first. */
 export interface SearchDetails {

@@ -2,16 +2,16 @@
  * The directory walk behind glob and grep: sorted, depth-bounded, never following symlinked
  * directories (no cycles, no escapes), skipping secret places (credential stores, dsh's state
  * directory; directories also by device and inode), what git and ripgrep would
- * ignore (see `search/ignore-rules.ts`), hidden entries and `.git`/`node_modules`, unless the
+ * ignore (see `ignore-rules.ts`), hidden entries and `.git`/`node_modules`, unless the
  * search names them. Files come out in walk order: a directory's files by name, then its
  * subdirectories by name, each depth-first.
  */
 import * as fs from "node:fs";
 import type { Dirent } from "node:fs";
 import * as path from "node:path";
-import { secretMatch } from "./credential-paths.ts";
-import { type IgnoreScope, ignoreScopeOf, isIgnoreFile } from "./search/ignore-rules.ts";
-import type { SecretSnapshot } from "./secret-identity.ts";
+import { secretMatch } from "../file-safety/credential-paths.ts";
+import { type IgnoreScope, ignoreScopeOf, isIgnoreFile } from "./ignore-rules.ts";
+import type { SecretSnapshot } from "../file-safety/secret-identity.ts";
 
 /** Directories skipped unless the search names them. */
 export const NOISY_DIRS: readonly string[] = [".git", "node_modules"];

@@ -6,9 +6,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { realpathOr } from "../paths.ts";
-import { credentialStores } from "../permission/credentials.ts";
-import type { CredentialScope } from "../permission/credentials.ts";
+import { realpathOr } from "../../paths.ts";
+import { credentialStores } from "../../permission/credentials.ts";
+import type { CredentialScope } from "../../permission/credentials.ts";
 
 /** A place the file tools refuse, at one absolute path. */
 export interface SecretPlace {

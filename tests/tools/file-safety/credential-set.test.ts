@@ -1,16 +1,15 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { credentialMasks, credentialPaths } from "../../src/exec/guards.ts";
-import { CREDENTIAL_ENTRIES, credentialStores } from "../../src/permission/credentials.ts";
-import { PRESETS } from "../../src/permission/knobs.ts";
-import { createFileTools } from "../../src/tools/core-tools.ts";
-import { secretPlacesOf, secretRefusal } from "../../src/tools/credential-paths.ts";
-import { snapshotSecrets } from "../../src/tools/secret-identity.ts";
-import { createToolRegistry } from "../../src/tools/registry.ts";
-import type { ToolRegistry } from "../../src/tools/types.ts";
-import { makeSandbox, recordingAnswerer, toolContext } from "./harness.ts";
-import type { Sandbox } from "./harness.ts";
+import { credentialMasks, credentialPaths } from "../../../src/exec/guards.ts";
+import { CREDENTIAL_ENTRIES, credentialStores } from "../../../src/permission/credentials.ts";
+import { PRESETS } from "../../../src/permission/knobs.ts";
+import { secretPlacesOf, secretRefusal } from "../../../src/tools/file-safety/credential-paths.ts";
+import { snapshotSecrets } from "../../../src/tools/file-safety/secret-identity.ts";
+import { createToolRegistry } from "../../../src/tools/registry.ts";
+import type { ToolRegistry } from "../../../src/tools/types.ts";
+import { coreTools, makeSandbox, recordingAnswerer, toolContext } from "../harness.ts";
+import type { Sandbox } from "../harness.ts";
 
 const SECRET = "sk-the-secret-value";
 
@@ -25,7 +24,7 @@ beforeEach(() => {
   xdgData = path.join(box.base, "xdg-data");
   state = path.join(box.base, "state");
   registry = createToolRegistry(
-    createFileTools({
+    coreTools({
       homeDir: box.home,
       configHome: xdgConfig,
       dataHome: xdgData,

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { readContextFile } from "../../src/tools/context-read.ts";
-import { secretPlacesOf } from "../../src/tools/credential-paths.ts";
-import { makeSandbox } from "./harness.ts";
-import type { Sandbox } from "./harness.ts";
+import { readContextFile } from "../../../src/tools/file-safety/context-read.ts";
+import { secretPlacesOf } from "../../../src/tools/file-safety/credential-paths.ts";
+import { makeSandbox } from "../harness.ts";
+import type { Sandbox } from "../harness.ts";
 
 let box: Sandbox;
 beforeEach(() => {
