@@ -124,7 +124,10 @@ void (async () => {
   }
 })();
 const started = performance.now();
-const outcome = await handle.prompt([{ type: "text", text: "Survey this project." }]);
+const outcome = await handle.prompt(
+  [{ type: "text", text: "Survey this project." }],
+  new AbortController().signal,
+);
 const elapsed = performance.now() - started;
 if (outcome.reason !== "end_turn") throw new Error(`the session ended ${outcome.reason}`);
 

@@ -12,6 +12,7 @@ import type {
   QuestionAnswer,
   QuestionOutcome,
 } from "../interaction/types.ts";
+import { ABORTED, untilAborted } from "../abortable.ts";
 import type { Logger } from "../log.ts";
 import { createSessionTargets } from "./session-targets.ts";
 import type { AcpFormRegistry, AcpFormTarget } from "./types.ts";
@@ -171,19 +172,4 @@ function pickKey(index: number): string {
 /** The property key of question `index`'s free-text field. */
 function textKey(index: number): string {
   return `q${index + 1}_other`;
-}
-
-const ABORTED = Symbol("aborted");
-
-/** `work`, or ABORTED as soon as `signal` aborts, so a client that never answers cannot hang us. */
-async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  work.catch(() => {});
-  const aborted = Promise.withResolvers<typeof ABORTED>();
-  const onAbort = () => aborted.resolve(ABORTED);
-  signal.addEventListener("abort", onAbort, { once: true });
-  try {
-    return await Promise.race([work, aborted.promise]);
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
 }

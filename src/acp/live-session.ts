@@ -5,6 +5,7 @@
  * follows its response.
  */
 import * as acp from "@agentclientprotocol/sdk";
+import { sleep } from "../abortable.ts";
 import type { AgentHandle, LiveEvent, TurnOutcome, UserContent } from "../agent/types.ts";
 import type { ApprovalDecision, AskedRequest } from "../approval/types.ts";
 import { ConflictError } from "../errors.ts";
@@ -134,10 +135,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     }
   })();
 
-  const cancel = () => {
-    inFlight?.controller.abort();
-    handle.cancel();
-  };
+  const cancel = () => inFlight?.controller.abort();
 
   const runTurn = async (
     start: (signal: AbortSignal) => Promise<TurnOutcome>,
@@ -150,6 +148,8 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
         sessionId,
       });
     }
+    // The prompt's one controller: `session/cancel`, the request's own signal and disposal all
+    // abort it, and its signal is the one the turn runs under.
     const controller = new AbortController();
     const abort = () => controller.abort();
     signal.addEventListener("abort", abort, { once: true });
@@ -196,7 +196,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     ) {
       // The call must be on the client, and running, before a permission prompt patches it (zed.md §4).
       await calls.wait(request.toolCallId, signal);
-      await clientSettled(signal);
+      await sleep(CLIENT_SETTLE_MS, signal);
       if (signal.aborted) return "deny" satisfies ApprovalDecision;
       try {
         const response = await client.request(
@@ -217,7 +217,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
       // Like a permission prompt, a tool call's form belongs on a call the client already shows.
       if ("toolCallId" in params && typeof params.toolCallId === "string") {
         await calls.wait(params.toolCallId, signal);
-        await clientSettled(signal);
+        await sleep(CLIENT_SETTLE_MS, signal);
       }
       signal.throwIfAborted();
       return client.request(acp.methods.client.elicitation.create, params, {
@@ -253,16 +253,3 @@ function noop() {}
  * lets the client apply what was already sent; an abort ends it at once.
  */
 const CLIENT_SETTLE_MS = 50;
-
-function clientSettled(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, CLIENT_SETTLE_MS);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}

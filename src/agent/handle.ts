@@ -69,7 +69,11 @@ export interface AgentHandleDeps extends AgentCollaborators {
 export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   const { log } = deps;
   const hub = createEventHub<LiveEvent>();
-  let running: { controller: AbortController; done: Promise<TurnOutcome> } | undefined;
+  /** The running turn's end, while one runs. */
+  let running: Promise<TurnOutcome> | undefined;
+  // The handle's own lifetime, not a turn's: disposing the handle stops the turn it runs,
+  // whoever holds that turn's signal.
+  const closing = new AbortController();
   let pending: Partial<SessionSettings> = {};
   let disposing: Promise<void> | undefined;
   // The end of a turn the log could not take (a full disk): written before the next turn starts.
@@ -88,33 +92,28 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
    * published after the mark is cleared. Rejects only with ConflictError (closed or busy).
    */
   async function launch(
-    signal: AbortSignal | undefined,
-    body: (turnId: string, controller: AbortController) => Promise<TurnOutcome>,
+    signal: AbortSignal,
+    body: (turnId: string, signal: AbortSignal) => Promise<TurnOutcome>,
   ): Promise<TurnOutcome> {
     if (disposing) throw new ConflictError("the session is closed", { sessionId: log.header.id });
     if (running)
       throw new ConflictError("a prompt is already running in this session", {
         sessionId: log.header.id,
       });
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    signal?.addEventListener("abort", abort, { once: true });
-    if (signal?.aborted) controller.abort();
     // Marked running before the turn starts: a turn that fails before its first await
     // (a broken log) must still find itself marked, so its end can clear the mark.
     const finished = Promise.withResolvers<TurnOutcome>();
-    running = { controller, done: finished.promise };
-    runTurn(controller, body).then(finished.resolve, finished.reject);
-    try {
-      return await finished.promise;
-    } finally {
-      signal?.removeEventListener("abort", abort);
-    }
+    running = finished.promise;
+    runTurn(AbortSignal.any([signal, closing.signal]), body).then(
+      finished.resolve,
+      finished.reject,
+    );
+    return await finished.promise;
   }
 
   async function runTurn(
-    controller: AbortController,
-    body: (turnId: string, controller: AbortController) => Promise<TurnOutcome>,
+    signal: AbortSignal,
+    body: (turnId: string, signal: AbortSignal) => Promise<TurnOutcome>,
   ): Promise<TurnOutcome> {
     const turnId = crypto.randomUUID();
     let outcome: TurnOutcome;
@@ -123,7 +122,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
         log.append(unrecordedEnd);
         unrecordedEnd = undefined;
       }
-      outcome = await body(turnId, controller);
+      outcome = await body(turnId, signal);
     } catch (error) {
       deps.logger.error("turn failed", { sessionId: log.header.id, error });
       outcome = {
@@ -161,7 +160,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   /** A compaction on request: its own turn, with no user message. */
   async function compactTurn(
     turnId: string,
-    controller: AbortController,
+    signal: AbortSignal,
     focus: string | undefined,
   ): Promise<TurnOutcome> {
     log.append({ type: "turn_start", turnId });
@@ -180,7 +179,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
         turnId,
         ...(focus === undefined ? {} : { focus }),
         keepTokens: 0,
-        signal: controller.signal,
+        signal,
       },
     );
     switch (result.status) {
@@ -203,11 +202,11 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
 
   async function promptTurn(
     turnId: string,
-    controller: AbortController,
+    signal: AbortSignal,
     prompt: readonly UserContent[],
   ): Promise<TurnOutcome> {
     const content = await embedMentionedFiles(prompt, (uri) =>
-      readMentionedFile(deps.root, uri, deps.secrets, controller.signal),
+      readMentionedFile(deps.root, uri, deps.secrets, signal),
     );
     log.append({ type: "turn_start", turnId });
     log.append({ type: "user_message", turnId, content: [...content] });
@@ -217,7 +216,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     pending = {};
     publish({ type: "turn_start", turnId, content });
     // Servers still starting get their bounded start-up time before the first request.
-    await deps.mcp?.started(controller.signal);
+    await deps.mcp?.started(signal);
     deps.notices.listen((notice) => publish({ type: "notice", turnId, ...notice }));
     return await runTurnLoop(
       {
@@ -251,7 +250,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
         now,
       },
       turnId,
-      controller.signal,
+      signal,
     );
   }
 
@@ -264,11 +263,11 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
         if (!hasContent(content)) throw new InvalidInputError("the prompt is empty");
         checkContentForModel(content, deps.catalog.get(settings().model), deps.catalog.models());
       }
-      return launch(signal, (turnId, controller) => promptTurn(turnId, controller, content));
+      return launch(signal, (turnId, turnSignal) => promptTurn(turnId, turnSignal, content));
     },
 
     compact({ focus, signal }) {
-      return launch(signal, (turnId, controller) => compactTurn(turnId, controller, focus));
+      return launch(signal, (turnId, turnSignal) => compactTurn(turnId, turnSignal, focus));
     },
 
     status(): SessionStatus {
@@ -279,14 +278,10 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       };
     },
 
-    cancel() {
-      running?.controller.abort();
-    },
-
     events: () => hub.subscribe(),
 
     async idle() {
-      if (running) await running.done;
+      if (running) await running;
       await log.flush();
     },
 
@@ -319,8 +314,8 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
 
     [Symbol.asyncDispose]() {
       disposing ??= (async () => {
-        running?.controller.abort();
-        await running?.done.catch(() => undefined);
+        closing.abort();
+        await running?.catch(() => undefined);
         await deps.mcp?.[Symbol.asyncDispose]();
         hub.close();
         await log[Symbol.asyncDispose]();

@@ -124,11 +124,11 @@ export interface AgentHandle extends AsyncDisposable {
   /**
    * Runs one turn and resolves with its end (never rejects for model or tool failures: those
    * end the turn `error`). Rejects with ConflictError while another turn runs, and with
-   * InvalidInputError for empty content. Aborting `signal` is the same as `cancel()`.
+   * InvalidInputError for empty content. Aborting `signal` is the one way to cancel the turn:
+   * it stops the stream and the running tool, and the turn ends `cancelled`. A signal aborted
+   * already ends the turn `cancelled` before any model request; the prompt is still logged.
    */
-  prompt(content: readonly UserContent[], signal?: AbortSignal): Promise<TurnOutcome>;
-  /** Cancels the running turn, if any: aborts the stream and the running tool. */
-  cancel(): void;
+  prompt(content: readonly UserContent[], signal: AbortSignal): Promise<TurnOutcome>;
   /** Live events from now on, each turn ending with its `turn_end`. Ends on dispose. */
   events(): AsyncIterable<LiveEvent>;
   /** Resolves when no turn runs and the log is flushed. */

@@ -2,7 +2,6 @@
  * The chat's slash commands: `/help` and `/exit` belong to the chat; every other known
  * command runs through the shared commands module, like it does over ACP.
  */
-import type { TurnOutcome } from "../agent/types.ts";
 import {
   type CommandSession,
   SLASH_COMMANDS,
@@ -18,14 +17,13 @@ import { describeOutcome } from "./outcome.ts";
 export type ChatCommandResult = "exit" | "handled" | "prompt";
 
 /**
- * Runs `text` if it is a command. `turnRunning` is told while a command's turn runs, so
+ * Runs `text` if it is a command. A command's turn runs through the chat's `runTurn`, so
  * Ctrl-C cancels it like a prompt. An unknown `/word` is a prompt.
  */
 export async function runChatCommand(
   io: CliIo,
-  session: Pick<CommandSession, "handle" | "models" | "sandbox">,
+  session: Pick<CommandSession, "handle" | "models" | "sandbox" | "runTurn">,
   text: string,
-  turnRunning: (running: boolean) => void,
 ): Promise<ChatCommandResult> {
   if (text === "/exit" || text === "/quit") return "exit";
   if (text === "/help") {
@@ -34,16 +32,8 @@ export async function runChatCommand(
   }
   const invocation = findSlashCommand(text);
   if (invocation === undefined) return "prompt";
-  const runTurn = async (start: (signal: AbortSignal) => Promise<TurnOutcome>) => {
-    turnRunning(true);
-    try {
-      return await start(new AbortController().signal);
-    } finally {
-      turnRunning(false);
-    }
-  };
   try {
-    const result = await runSlashCommand(invocation, { ...session, runTurn });
+    const result = await runSlashCommand(invocation, session);
     if (result.type === "reply") io.stdout.write(`${terminalText(result.text)}\n`);
     else if (result.outcome.reason !== "end_turn") printError(io, describeOutcome(result.outcome));
   } catch (error) {

@@ -41,9 +41,17 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
   await using session = await options.open({ answerers: [answerer], questioners: [questioner] });
   const { handle } = session;
 
-  let turnRunning = false;
-  const cancelTurn = () => {
-    if (turnRunning) handle.cancel();
+  /** The running turn's controller: Ctrl-C aborts it. */
+  let turn: AbortController | undefined;
+  const cancelTurn = () => turn?.abort();
+  const runTurn = async <T>(start: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    const controller = new AbortController();
+    turn = controller;
+    try {
+      return await start(controller.signal);
+    } finally {
+      turn = undefined;
+    }
   };
   const editing = io.stdinIsTTY && io.stdoutIsTTY && !isDumbTerminal(io.env);
   let editor: TerminalInput | undefined;
@@ -69,7 +77,7 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
   }
   // Piped input (or a signal sent from outside): Ctrl-C arrives as SIGINT.
   const onSigint = () => {
-    if (turnRunning) {
+    if (turn !== undefined) {
       lines?.interrupt();
       cancelTurn();
     } else if (atPrompt || editor !== undefined) {
@@ -126,15 +134,14 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
       if (text === "") continue;
       if (text.startsWith("/")) {
         // The shared commands module; an unknown `/word` goes to the model as a prompt.
-        const command = await runChatCommand(io, session, text, (running) => {
-          turnRunning = running;
-        });
+        const command = await runChatCommand(io, { ...session, runTurn }, text);
         if (command === "exit") break;
         if (command === "handled") continue;
       }
-      turnRunning = true;
       try {
-        const outcome = await handle.prompt([{ type: "text", text: line }]);
+        const outcome = await runTurn((signal) =>
+          handle.prompt([{ type: "text", text: line }], signal),
+        );
         await turnDrawn(outcome.turnId).promise;
         rendered.delete(outcome.turnId);
         screen.activity.write(style.dim(`${formatStatusLine(handle.status())}\n`));
@@ -144,8 +151,6 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
         } else if (outcome.reason !== "end_turn") printError(io, describeOutcome(outcome));
       } catch (error) {
         printError(io, errorMessage(error));
-      } finally {
-        turnRunning = false;
       }
     }
   } finally {

@@ -72,6 +72,8 @@ export async function runExec(io: CliIo, request: ExecRequest): Promise<number> 
     }
   })();
 
+  // The prompt's one controller: the first Ctrl-C aborts it.
+  const turn = new AbortController();
   let interrupted = false;
   const onSigint = () => {
     if (interrupted) {
@@ -81,12 +83,12 @@ export async function runExec(io: CliIo, request: ExecRequest): Promise<number> 
       return;
     }
     interrupted = true;
-    handle.cancel();
+    turn.abort();
   };
   process.on("SIGINT", onSigint);
   let outcome: TurnOutcome;
   try {
-    outcome = await handle.prompt([{ type: "text", text: prompt }]);
+    outcome = await handle.prompt([{ type: "text", text: prompt }], turn.signal);
     await rendering;
   } finally {
     process.off("SIGINT", onSigint);

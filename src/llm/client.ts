@@ -4,10 +4,11 @@
  * the step has been yielded. Iteration never throws: every path ends with `finish` or `error`.
  * The API key goes into the `Authorization` header and nowhere else.
  */
+import { sleep } from "../abortable.ts";
 import type { Logger } from "../log.ts";
 import { describeFetchFailure, failureSummary, httpError, parseRetryAfter } from "./http-errors.ts";
 import { requestBodyText } from "./request.ts";
-import { backoffMs, DEFAULT_RETRY, isRetryable, type RetryPolicy, sleep } from "./retry.ts";
+import { backoffMs, DEFAULT_RETRY, isRetryable, type RetryPolicy } from "./retry.ts";
 import { needsApiKey } from "./local-endpoint.ts";
 import { createSseDecoder } from "./sse.ts";
 import { DEFAULT_STREAM_TIMEOUT_MS, createStallWatch, seconds } from "./stall.ts";
@@ -61,6 +62,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
     host: string,
     signal: AbortSignal,
   ): AsyncGenerator<LlmEvent, Failure | undefined> {
+    // One try's own: the stream timeout ends this try only, and its end releases the connection.
     const local = new AbortController();
     const linked = AbortSignal.any([signal, local.signal]);
     let idleFired = false;

@@ -42,19 +42,3 @@ export function backoffMs(
   const ceiling = Math.min(MAX_BACKOFF_MS, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
-
-/** Waits `ms`, or less when `signal` aborts; resolves `false` when it was aborted. */
-export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  const { promise, resolve } = Promise.withResolvers<boolean>();
-  const onAbort = () => {
-    clearTimeout(timer);
-    resolve(false);
-  };
-  const timer = setTimeout(() => {
-    signal.removeEventListener("abort", onAbort);
-    resolve(true);
-  }, ms);
-  signal.addEventListener("abort", onAbort, { once: true });
-  return promise;
-}

@@ -4,6 +4,7 @@
  * once and withdrawn; the session goes on without it. At most one connection per server.
  */
 import { version } from "../../package.json";
+import { untilAborted } from "../abortable.ts";
 import { errorMessage } from "../errors.ts";
 import { isDshCredential, scrubEnv } from "../exec/env.ts";
 import type { Logger } from "../log.ts";
@@ -63,6 +64,7 @@ const loadConnector = () => {
 /** Starts every server of `specs` in the background. */
 export function startMcpServers(deps: McpServersDeps): McpServers {
   const { logger } = deps;
+  // The servers' own lifetime, apart from any turn's: disposal ends every start under way.
   const stop = new AbortController();
   const entries = new Map<string, Entry>();
   let current: ToolRegistry | undefined;
@@ -180,18 +182,7 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
         ...(entry.error === undefined ? {} : { error: entry.error }),
       })),
     async started(signal) {
-      const aborted = Promise.withResolvers<void>();
-      const onAbort = () => aborted.resolve();
-      signal.addEventListener("abort", onAbort, { once: true });
-      if (signal.aborted) onAbort();
-      try {
-        await Promise.race([
-          Promise.all([...entries.values()].map((e) => e.start)),
-          aborted.promise,
-        ]);
-      } finally {
-        signal.removeEventListener("abort", onAbort);
-      }
+      await untilAborted(Promise.all([...entries.values()].map((e) => e.start)), signal);
     },
     async [Symbol.asyncDispose]() {
       stop.abort();

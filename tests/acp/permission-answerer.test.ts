@@ -191,7 +191,10 @@ describe("the answerer chain", () => {
     await using rig = await startRig({ after: [next.answerer] });
     await using foreign = await rig.agent.composition.service.create({ cwd: rig.agent.cwd });
     scriptAskingTurn(rig);
-    const outcome = await foreign.prompt([{ type: "text", text: "write and run" }]);
+    const outcome = await foreign.prompt(
+      [{ type: "text", text: "write and run" }],
+      new AbortController().signal,
+    );
     expect(outcome.reason).toBe("end_turn");
     expect(next.requests.map((r) => [r.sessionId, r.toolCallId, r.kind])).toEqual([
       [foreign.sessionId, "w1", "write"],

@@ -108,8 +108,14 @@ describe("automatic compaction", () => {
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
     const live = collect(handle);
-    expect((await handle.prompt([{ type: "text", text: "task one" }])).reason).toBe("end_turn");
-    expect((await handle.prompt([{ type: "text", text: "task two" }])).reason).toBe("end_turn");
+    expect(
+      (await handle.prompt([{ type: "text", text: "task one" }], new AbortController().signal))
+        .reason,
+    ).toBe("end_turn");
+    expect(
+      (await handle.prompt([{ type: "text", text: "task two" }], new AbortController().signal))
+        .reason,
+    ).toBe("end_turn");
 
     const [, , summaryRequest, after] = server.requests;
     expect(summaryRequest?.body).toMatchObject({
@@ -156,9 +162,9 @@ describe("automatic compaction", () => {
     {
       await using handle = await agent.composition.service.create({ cwd: agent.cwd });
       id = handle.sessionId;
-      await handle.prompt([{ type: "text", text: "task one" }]);
+      await handle.prompt([{ type: "text", text: "task one" }], new AbortController().signal);
       // 8500 + 100 already passes 8000: turn two's first request summarizes turn one.
-      await handle.prompt([{ type: "text", text: "task two" }]);
+      await handle.prompt([{ type: "text", text: "task two" }], new AbortController().signal);
     }
     expect(rolesOf(server.requests[1])).toEqual(["system", "user", "assistant", "user"]);
     expect(messagesOf(server.requests[2]).map((m) => m.content?.slice(-8))).toEqual([
@@ -173,7 +179,7 @@ describe("automatic compaction", () => {
       contextWindow: 10000,
       costUsd: expect.any(Number),
     });
-    await reopened.prompt([{ type: "text", text: "task three" }]);
+    await reopened.prompt([{ type: "text", text: "task three" }], new AbortController().signal);
     const third = messagesOf(server.requests[3]);
     expect(third.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
     expect(third[1]?.content).toContain("SUMMARY: task one is done.");
@@ -215,11 +221,12 @@ describe("automatic compaction", () => {
       respond: { hang: true },
     });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    await handle.prompt([{ type: "text", text: "task one" }]);
+    await handle.prompt([{ type: "text", text: "task one" }], new AbortController().signal);
     const live = collect(handle);
-    const second = handle.prompt([{ type: "text", text: "task two" }]);
+    const stop = new AbortController();
+    const second = handle.prompt([{ type: "text", text: "task two" }], stop.signal);
     await server.received(1);
-    handle.cancel();
+    stop.abort();
     expect((await second).reason).toBe("cancelled");
     await server.aborted(1);
     expect(live.flatMap((e) => (e.type === "compaction" ? [e.status] : []))).toEqual([
@@ -232,7 +239,7 @@ describe("automatic compaction", () => {
       answer("SUMMARY: one.", { prompt: 8000, completion: 5 }),
       answer("three done", { prompt: 400, completion: 5 }),
     );
-    await handle.prompt([{ type: "text", text: "task three" }]);
+    await handle.prompt([{ type: "text", text: "task three" }], new AbortController().signal);
     expect(server.requests[2]?.body.tool_choice).toBe("none");
     expect(messagesOf(server.requests[2]).map((m) => m.content?.slice(0, 8))).toEqual([
       expect.any(String),
@@ -256,8 +263,11 @@ describe("automatic compaction", () => {
       answer("two done", { prompt: 300, completion: 5 }),
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    await handle.prompt([{ type: "text", text: `task one: ${LONG_ANSWER}` }]);
-    await handle.prompt([{ type: "text", text: "task two" }]);
+    await handle.prompt(
+      [{ type: "text", text: `task one: ${LONG_ANSWER}` }],
+      new AbortController().signal,
+    );
+    await handle.prompt([{ type: "text", text: "task two" }], new AbortController().signal);
     expect(rolesOf(server.requests[1])).toEqual(["system", "user"]);
     expect(messagesOf(server.requests[1])[1]?.content).toContain("summary of this session");
     expect(messagesOf(server.requests[2]).map((m) => [m.role, m.content?.slice(-12)])).toEqual([
@@ -274,7 +284,10 @@ describe("automatic compaction", () => {
     const live = collect(handle);
     // About 9,000 estimated tokens in the first prompt of the session: nothing earlier to fold,
     // so no compaction is even tried.
-    const outcome = await handle.prompt([{ type: "text", text: "x".repeat(36_000) }]);
+    const outcome = await handle.prompt(
+      [{ type: "text", text: "x".repeat(36_000) }],
+      new AbortController().signal,
+    );
     expect(outcome.reason).toBe("end_turn");
     expect(live.filter((event) => event.type === "compaction")).toEqual([]);
     expect(server.requests.length).toBe(1);
@@ -291,8 +304,11 @@ describe("a context-length refusal", () => {
       answer("two done", { prompt: 200, completion: 5 }),
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    await handle.prompt([{ type: "text", text: "task one" }]);
-    expect((await handle.prompt([{ type: "text", text: "task two" }])).reason).toBe("end_turn");
+    await handle.prompt([{ type: "text", text: "task one" }], new AbortController().signal);
+    expect(
+      (await handle.prompt([{ type: "text", text: "task two" }], new AbortController().signal))
+        .reason,
+    ).toBe("end_turn");
     expect(server.requests.length).toBe(4);
     expect(messagesOf(server.requests[3])[1]?.content).toContain("SUMMARY: one.");
   });
@@ -308,8 +324,11 @@ describe("a context-length refusal", () => {
       answer("two done", { prompt: 200, completion: 5 }),
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    await handle.prompt([{ type: "text", text: "read big.txt" }]);
-    expect((await handle.prompt([{ type: "text", text: "task two" }])).reason).toBe("end_turn");
+    await handle.prompt([{ type: "text", text: "read big.txt" }], new AbortController().signal);
+    expect(
+      (await handle.prompt([{ type: "text", text: "task two" }], new AbortController().signal))
+        .reason,
+    ).toBe("end_turn");
     const toolOutput = (request: RecordedRequest | undefined) =>
       messagesOf(request).find((m) => m.role === "tool")?.content ?? "";
     expect(toolOutput(server.requests[3])).toContain("a line of the big file");
@@ -328,8 +347,11 @@ describe("a context-length refusal", () => {
       { respond: TOO_LONG },
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    await handle.prompt([{ type: "text", text: "task one" }]);
-    const outcome = await handle.prompt([{ type: "text", text: "task two" }]);
+    await handle.prompt([{ type: "text", text: "task one" }], new AbortController().signal);
+    const outcome = await handle.prompt(
+      [{ type: "text", text: "task two" }],
+      new AbortController().signal,
+    );
     expect(outcome).toEqual({
       turnId: expect.any(String),
       reason: "error",
@@ -346,7 +368,10 @@ describe("a context-length refusal", () => {
   test("with nothing to compact, the turn ends with the refusal and why compaction could not help", async () => {
     server.script({ respond: TOO_LONG });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    const outcome = await handle.prompt([{ type: "text", text: "hi" }]);
+    const outcome = await handle.prompt(
+      [{ type: "text", text: "hi" }],
+      new AbortController().signal,
+    );
     expect(outcome.error).toEqual({
       code: "context_length",
       message: expect.stringContaining("; there is nothing to compact yet"),
@@ -363,7 +388,7 @@ describe("compact() on request", () => {
       answer("two done", { prompt: 60, completion: 5 }),
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    await handle.prompt([{ type: "text", text: "task one" }]);
+    await handle.prompt([{ type: "text", text: "task one" }], new AbortController().signal);
     const live = collect(handle);
     const outcome = await handle.compact({
       focus: "the parser",
@@ -380,7 +405,7 @@ describe("compact() on request", () => {
       "usage",
       "turn_end",
     ]);
-    await handle.prompt([{ type: "text", text: "task two" }]);
+    await handle.prompt([{ type: "text", text: "task two" }], new AbortController().signal);
     expect(messagesOf(server.requests[2]).map((m) => m.content)).toEqual([
       expect.any(String),
       `${summaryMessageText("SUMMARY with the parser first.")}\n\ntask two`,
@@ -397,7 +422,7 @@ describe("compact() on request", () => {
       },
     });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    const running = handle.prompt([{ type: "text", text: "hi" }]);
+    const running = handle.prompt([{ type: "text", text: "hi" }], new AbortController().signal);
     await server.received(0);
     await expect(handle.compact({ signal: new AbortController().signal })).rejects.toThrow(
       ConflictError,
@@ -419,7 +444,7 @@ describe("compact() on request", () => {
       answer("two done", { prompt: 100, completion: 5 }),
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    await handle.prompt([{ type: "text", text: "task one" }]);
+    await handle.prompt([{ type: "text", text: "task one" }], new AbortController().signal);
     const before = rolesOf(server.requests[0]);
 
     const controller = new AbortController();
@@ -435,7 +460,7 @@ describe("compact() on request", () => {
     });
     expect(handle.history().some((event) => event.type === "compaction")).toBe(false);
 
-    await handle.prompt([{ type: "text", text: "task two" }]);
+    await handle.prompt([{ type: "text", text: "task two" }], new AbortController().signal);
     expect(rolesOf(server.requests[3])).toEqual([...before, "assistant", "user"]);
   });
 });

@@ -46,7 +46,7 @@ describe("the tool output budget", () => {
       textTurn("read"),
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    await handle.prompt([{ type: "text", text: "read big.txt" }]);
+    await handle.prompt([{ type: "text", text: "read big.txt" }], new AbortController().signal);
     const messages = v.parse(
       v.array(v.looseObject({ role: v.string(), content: v.optional(v.string()) })),
       server.requests[1]?.body.messages,

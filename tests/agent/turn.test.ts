@@ -69,7 +69,10 @@ describe("a turn", () => {
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
     const live = collectTurn(handle);
-    const outcome = await handle.prompt([{ type: "text", text: "what do my notes say?" }]);
+    const outcome = await handle.prompt(
+      [{ type: "text", text: "what do my notes say?" }],
+      new AbortController().signal,
+    );
     expect(outcome.reason).toBe("end_turn");
 
     const kinds = (await live).map((event) => event.type);
@@ -110,7 +113,10 @@ describe("a turn", () => {
       respond: { stream: [{ text: "partial" }, { finish: "length" }, { done: true }] },
     });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    const outcome = await handle.prompt([{ type: "text", text: "write a lot" }]);
+    const outcome = await handle.prompt(
+      [{ type: "text", text: "write a lot" }],
+      new AbortController().signal,
+    );
     expect(outcome.reason).toBe("max_tokens");
     expect(handle.history().some((e) => e.type === "assistant_text" && e.text === "partial")).toBe(
       true,
@@ -126,7 +132,10 @@ describe("a turn", () => {
       toolTurn([{ id: "c2", name: "read_file", args: { path: "a.txt" } }]),
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    const outcome = await handle.prompt([{ type: "text", text: "loop" }]);
+    const outcome = await handle.prompt(
+      [{ type: "text", text: "loop" }],
+      new AbortController().signal,
+    );
     expect(outcome.reason).toBe("max_turn_requests");
     expect(server.requests.length).toBe(2);
   });
@@ -136,7 +145,10 @@ describe("a turn", () => {
       respond: { status: 401, json: { error: { message: "Authentication Fails", type: "auth" } } },
     });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    const outcome = await handle.prompt([{ type: "text", text: "hi" }]);
+    const outcome = await handle.prompt(
+      [{ type: "text", text: "hi" }],
+      new AbortController().signal,
+    );
     expect(outcome.reason).toBe("error");
     expect(outcome.error?.code).toBe("auth");
     const end = handle.history().at(-1);
@@ -157,7 +169,10 @@ describe("a turn", () => {
       textTurn("sorry"),
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    const outcome = await handle.prompt([{ type: "text", text: "read it" }]);
+    const outcome = await handle.prompt(
+      [{ type: "text", text: "read it" }],
+      new AbortController().signal,
+    );
     expect(outcome.reason).toBe("end_turn");
     const result = handle.history().find((e) => e.type === "tool_result");
     expect(result?.type === "tool_result" && result.isError).toBe(true);
@@ -177,13 +192,17 @@ describe("a turn", () => {
       },
     });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    await expect(handle.prompt([{ type: "text", text: "  " }])).rejects.toMatchObject({
+    await expect(
+      handle.prompt([{ type: "text", text: "  " }], new AbortController().signal),
+    ).rejects.toMatchObject({
       code: "invalid_input",
     });
     const started = nextEvent(handle, "text_delta");
-    const first = handle.prompt([{ type: "text", text: "one" }]);
+    const first = handle.prompt([{ type: "text", text: "one" }], new AbortController().signal);
     await started;
-    await expect(handle.prompt([{ type: "text", text: "two" }])).rejects.toMatchObject({
+    await expect(
+      handle.prompt([{ type: "text", text: "two" }], new AbortController().signal),
+    ).rejects.toMatchObject({
       code: "conflict",
     });
     release.resolve();
@@ -202,9 +221,10 @@ describe("cancel", () => {
     });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
     const started = nextEvent(handle, "text_delta");
-    const turn = handle.prompt([{ type: "text", text: "go" }]);
+    const stop = new AbortController();
+    const turn = handle.prompt([{ type: "text", text: "go" }], stop.signal);
     await started;
-    handle.cancel();
+    stop.abort();
     const outcome = await turn;
     expect(outcome.reason).toBe("cancelled");
     await server.aborted(0);
@@ -215,9 +235,10 @@ describe("cancel", () => {
   test("before the first token ends cancelled without output", async () => {
     server.script({ respond: { hang: true } });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    const turn = handle.prompt([{ type: "text", text: "go" }]);
+    const stop = new AbortController();
+    const turn = handle.prompt([{ type: "text", text: "go" }], stop.signal);
     await server.received(0);
-    handle.cancel();
+    stop.abort();
     expect((await turn).reason).toBe("cancelled");
     await server.aborted(0);
   });
@@ -231,9 +252,10 @@ describe("cancel", () => {
     );
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
     const running = nextEvent(handle, "tool_start");
-    const turn = handle.prompt([{ type: "text", text: "sleep" }]);
+    const stop = new AbortController();
+    const turn = handle.prompt([{ type: "text", text: "sleep" }], stop.signal);
     await running;
-    handle.cancel();
+    stop.abort();
     const outcome = await turn;
     expect(outcome.reason).toBe("cancelled");
     const result = handle.history().find((e) => e.type === "tool_result");
@@ -241,7 +263,9 @@ describe("cancel", () => {
     expect(Bun.file(marker).size).toBe(0);
     // The next turn's history pairs the call with its result; the server would reject otherwise.
     server.script(textTurn("ok"));
-    expect((await handle.prompt([{ type: "text", text: "again" }])).reason).toBe("end_turn");
+    expect(
+      (await handle.prompt([{ type: "text", text: "again" }], new AbortController().signal)).reason,
+    ).toBe("end_turn");
   });
 });
 
@@ -257,7 +281,7 @@ describe("settings", () => {
     handle.configure({ model: "other-model" });
     expect(handle.settings().model).toBe("other-model");
     expect(handle.history().some((e) => e.type === "model")).toBe(false);
-    await handle.prompt([{ type: "text", text: "hi" }]);
+    await handle.prompt([{ type: "text", text: "hi" }], new AbortController().signal);
     const types = handle.history().map((e) => e.type);
     expect(types.indexOf("model")).toBe(types.indexOf("prompt_submit") + 1);
     expect(server.requests[0]?.body.model).toBe("other-model");
@@ -274,7 +298,7 @@ describe("settings", () => {
     });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
     const started = nextEvent(handle, "text_delta");
-    const turn = handle.prompt([{ type: "text", text: "hi" }]);
+    const turn = handle.prompt([{ type: "text", text: "hi" }], new AbortController().signal);
     await started;
     handle.configure({ knobs: { sandboxMode: "read-only", approvalPolicy: "on-request" } });
     expect(handle.history().at(-1)?.type).toBe("sandbox_mode");
@@ -288,7 +312,7 @@ describe("settings", () => {
     server.script(textTurn("noted"));
     const id = await (async () => {
       await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-      await handle.prompt([{ type: "text", text: "hi" }]);
+      await handle.prompt([{ type: "text", text: "hi" }], new AbortController().signal);
       return handle.sessionId;
     })();
     const reopened = createTestAgent({ baseUrl: server.url, env: { DSH_HOME: agent.home } });
@@ -317,12 +341,12 @@ describe("the service", () => {
     server.script(textTurn("hello"), textTurn("again"));
     const id = await (async () => {
       await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-      await handle.prompt([{ type: "text", text: "hi" }]);
+      await handle.prompt([{ type: "text", text: "hi" }], new AbortController().signal);
       return handle.sessionId;
     })();
     await using resumed = await agent.composition.service.resume(id, { cwd: agent.cwd });
     await expect(agent.composition.service.resume(id)).rejects.toMatchObject({ code: "conflict" });
-    await resumed.prompt([{ type: "text", text: "more" }]);
+    await resumed.prompt([{ type: "text", text: "more" }], new AbortController().signal);
     const messages = server.requests[1]?.body.messages as { role: string }[];
     expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
   });

@@ -94,13 +94,8 @@ test("an approval answered y lets a write outside the project happen; n refuses 
   expect(existsSync(refused)).toBe(false);
 });
 
-test("SIGINT cancels the running turn and the chat goes on", async () => {
-  const chat = startChat("cancel");
-  rig.server.script({
-    respond: { stream: [{ text: "thinking about it" }, { until: new Promise(() => {}) }] },
-  });
-  await chat.say("long task");
-  await chat.stdout.waitFor("thinking about it");
+/** Sends SIGINT to a chat whose turn runs; proves the turn ended cancelled and the chat goes on. */
+async function interruptAndGoOn(chat: ReturnType<typeof startChat>): Promise<void> {
   chat.proc.kill("SIGINT");
   await chat.stderr.waitFor("dsh: cancelled");
   rig.server.script(textTurn("still here"));
@@ -108,6 +103,28 @@ test("SIGINT cancels the running turn and the chat goes on", async () => {
   await chat.stdout.waitFor("still here");
   chat.proc.stdin.end();
   expect(await chat.proc.exited).toBe(0);
+}
+
+test("SIGINT cancels the running turn and the chat goes on", async () => {
+  const chat = startChat("cancel");
+  rig.server.script({
+    respond: { stream: [{ text: "thinking about it" }, { until: new Promise(() => {}) }] },
+  });
+  await chat.say("long task");
+  await chat.stdout.waitFor("thinking about it");
+  await interruptAndGoOn(chat);
+});
+
+test("SIGINT cancels a /compact turn as it cancels a prompt", async () => {
+  const chat = startChat("cancel-compact");
+  rig.server.script(textTurn("hello"));
+  await chat.say("hi");
+  await chat.stdout.waitFor("hello");
+  rig.server.script({ respond: { hang: true } });
+  const summary = rig.server.received(rig.server.requests.length);
+  await chat.say("/compact");
+  await summary;
+  await interruptAndGoOn(chat);
 });
 
 test("SIGINT at the idle prompt exits", async () => {

@@ -67,7 +67,7 @@ describe("ask_user_question in a real composition", () => {
     const agent = agentWith();
     server.script(textTurn("fine"));
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    await handle.prompt([{ type: "text", text: "hi" }]);
+    await handle.prompt([{ type: "text", text: "hi" }], new AbortController().signal);
     const names = toolNames(server.requests[0]);
     expect(names).toContain("read_file");
     expect(names).not.toContain(NAME);
@@ -85,7 +85,10 @@ describe("ask_user_question in a real composition", () => {
     const agent = agentWith([provider]);
     server.script(toolTurn([{ id: "call_q", name: NAME, args }]), textTurn("SQLite it is"));
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    const outcome = await handle.prompt([{ type: "text", text: "set up storage" }]);
+    const outcome = await handle.prompt(
+      [{ type: "text", text: "set up storage" }],
+      new AbortController().signal,
+    );
 
     expect(outcome.reason).toBe("end_turn");
     expect(toolNames(server.requests[0])).toContain(NAME);
@@ -111,9 +114,10 @@ describe("ask_user_question in a real composition", () => {
     const agent = agentWith([provider]);
     server.script(toolTurn([{ id: "call_q", name: NAME, args }]));
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    const running = handle.prompt([{ type: "text", text: "set up storage" }]);
+    const stop = new AbortController();
+    const running = handle.prompt([{ type: "text", text: "set up storage" }], stop.signal);
     await provider.asked();
-    handle.cancel();
+    stop.abort();
     expect((await running).reason).toBe("cancelled");
     expect(server.requests).toHaveLength(1);
   });
@@ -122,7 +126,10 @@ describe("ask_user_question in a real composition", () => {
     const agent = agentWith();
     server.script(toolTurn([{ id: "call_q", name: NAME, args }]), textTurn("I will assume SQLite"));
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
-    const outcome = await handle.prompt([{ type: "text", text: "set up storage" }]);
+    const outcome = await handle.prompt(
+      [{ type: "text", text: "set up storage" }],
+      new AbortController().signal,
+    );
     expect(outcome.reason).toBe("end_turn");
     expect(toolMessages(server.requests[1])).toEqual([
       { tool_call_id: "call_q", content: UNAVAILABLE_OUTPUT },

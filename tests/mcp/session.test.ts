@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentHandle, LiveEvent } from "../../src/agent/types.ts";
 import { createTestAgent } from "../support/agent.ts";
+import { nextEvent } from "../support/live-events.ts";
 import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
 import {
   STDIO_SERVER,
@@ -20,15 +21,6 @@ import {
 } from "./rig.ts";
 
 const FULL_ACCESS = { DSH_PERMISSION: "danger-full-access" };
-
-/** Resolves with the first live event from now on that `matches`. */
-async function nextEvent(
-  handle: AgentHandle,
-  matches: (event: LiveEvent) => boolean,
-): Promise<LiveEvent> {
-  for await (const event of handle.events()) if (matches(event)) return event;
-  throw new Error("the session ended first");
-}
 
 /** Resolves once `condition` holds; for states that change without an event (a process dies). */
 async function until(condition: () => boolean): Promise<void> {
@@ -85,7 +77,7 @@ describe("a session's MCP servers", () => {
       ["own", "starting"],
     ]);
     model.script(textTurn("ok"));
-    await handle.prompt(text("hi"));
+    await handle.prompt(text("hi"), new AbortController().signal);
     expect(handle.mcpServers()).toEqual([
       { name: "shared", state: "ready", tools: 7 },
       { name: "own", state: "ready", tools: 7 },
@@ -110,7 +102,9 @@ describe("a session's MCP servers", () => {
       toolTurn([{ id: "l", name: "mcp__t__late", args: {} }]),
       textTurn("done"),
     );
-    expect((await handle.prompt(text("grow"))).reason).toBe("end_turn");
+    expect((await handle.prompt(text("grow"), new AbortController().signal)).reason).toBe(
+      "end_turn",
+    );
     const has = (n: number) => offeredTools(model.requests[n]).includes("mcp__t__late");
     expect([has(0), has(1)]).toEqual([false, true]);
     expect(toolMessages(model.requests[2]).l).toBe("late tool ran");
@@ -126,7 +120,9 @@ describe("a session's MCP servers", () => {
     });
     await using handle = await agent.composition.service.create({ cwd: agent.cwd });
     model.script(toolTurn([{ id: "w1", name: "mcp__t__wait", args: {} }]), textTurn("after"));
-    expect((await handle.prompt(text("wait"))).reason).toBe("end_turn");
+    expect((await handle.prompt(text("wait"), new AbortController().signal)).reason).toBe(
+      "end_turn",
+    );
     expect(toolMessages(model.requests[1]).w1).toBe("the MCP tool did not answer within 300 ms");
 
     model.script(toolTurn([{ id: "w2", name: "mcp__t__wait", args: {} }]));
@@ -150,13 +146,13 @@ describe("a session's MCP servers", () => {
     await using handle = await again.composition.service.create({ cwd: again.cwd });
     const events = collect(handle);
     model.script(textTurn("one"), textTurn("two"), textTurn("three"));
-    await handle.prompt(text("one"));
+    await handle.prompt(text("one"), new AbortController().signal);
     const [started] = serverLog(log).starts;
     if (started === undefined) throw new Error("the server did not start");
     process.kill(started.started, "SIGKILL");
     await until(() => handle.mcpServers()[0]?.state === "failed");
-    await handle.prompt(text("two"));
-    await handle.prompt(text("three"));
+    await handle.prompt(text("two"), new AbortController().signal);
+    await handle.prompt(text("three"), new AbortController().signal);
     const notices = events.filter((e) => e.type === "notice");
     // The reason ends with the server's last stderr line, whatever it was.
     expect(

@@ -85,7 +85,10 @@ describe("asking policies", () => {
       );
       await using handle = await agent.composition.service.create({ cwd: agent.cwd });
       expect(handle.settings().knobs).toEqual(row.knobs);
-      const outcome = await handle.prompt([{ type: "text", text: "go" }]);
+      const outcome = await handle.prompt(
+        [{ type: "text", text: "go" }],
+        new AbortController().signal,
+      );
       expect(outcome.reason).toBe("end_turn");
       expect(recorder.requests.map((r) => r.toolCallId)).toEqual(row.asked);
       expect(Object.keys(paths).filter((id) => existsSync(paths[id] ?? ""))).toEqual(row.done);
