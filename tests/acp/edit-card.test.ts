@@ -2,12 +2,15 @@
  * An edit that asks first, as its card looks in Zed: everything dsh wrote to the client (the
  * announced call, the permission request's tool call, the result) folded by Zed's merge rules
  * (`tests/support/zed-card.ts`). While it waits the card shows the question and the proposed
- * diff; once allowed, the diff that was written and nothing else; once rejected, no diff.
+ * diff; once allowed, the diff that was written and nothing else (after a reload too); once
+ * rejected, no diff.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
 import { startAcpFixture } from "../support/acp-fixture.ts";
+import { startAcpHarness, zedInitialize } from "../support/acp-harness.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
 import { type CardEntry, type ZedCard, zedCardHistory } from "../support/zed-card.ts";
 
@@ -61,6 +64,19 @@ describe("an edit that needs approval, as Zed shows its card", () => {
           expect(onDisk).toBe(edit.after);
           // The question is gone with the prompt; the card holds what was written.
           expect(final).toEqual({ title: edit.title, status: "completed", content: [proposed] });
+          // A reload shows the same card.
+          await f.h.disconnect();
+          await using again = startAcpHarness({
+            service: f.agent.composition.service,
+            models: f.agent.composition.models,
+          });
+          await again.agent.request(acp.methods.agent.initialize, zedInitialize(true));
+          await again.agent.request(acp.methods.agent.session.load, {
+            sessionId,
+            cwd: f.agent.cwd,
+            mcpServers: [],
+          });
+          expect(zedCardHistory(again.sent, sessionId, "c1").at(-1)).toEqual(final);
         } else {
           expect(onDisk).toBe(edit.before);
           expect({ status: final?.status, diffs: diffsOf(final) }).toEqual({
