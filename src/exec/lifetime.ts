@@ -41,8 +41,9 @@ export interface TieOptions {
 }
 
 /**
- * `argv` tied to dsh's lifetime: under the supervisor chain where there is one (spawn it with
- * `detached: true`; its pid leads the group), else `argv` unchanged (stderr not merged then).
+ * `argv` tied to dsh's lifetime: under the supervisor chain where there is one (the spawned
+ * pid ends as `timeout`, the leader of the group), else `argv` unchanged (stderr not merged
+ * then; spawn it `detached` for a group of its own).
  */
 export function tiedArgv(argv: readonly string[], options: TieOptions): string[] {
   const supervisor = sharedSupervisor(options.logger);

@@ -1,20 +1,25 @@
 /**
  * No MCP stdio server outlives `dsh acp`: the compiled binary starts the test server (which
  * starts a child of its own and, like a busy or careless server, goes on when its stdin ends),
- * then dsh is ended by SIGKILL, SIGTERM or stdin EOF. After a graceful end neither the server
- * nor its child is left when dsh has exited; after SIGKILL, which no handler sees, the kernel's
- * supervision ends them within the kill grace.
+ * then dsh is ended by SIGKILL, SIGTERM or stdin EOF, or SIGKILLed the instant the server's
+ * process exists. After a graceful end neither the server nor its child is left when dsh has
+ * exited; after SIGKILL, which no handler sees, the kernel's supervision ends them within the
+ * kill grace.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { zedInitialize } from "../support/acp-harness.ts";
 import { spawnAcp } from "../support/acp-process.ts";
+import { ensureBinary } from "../support/binary.ts";
 import { startModelServer, textTurn } from "../support/model-server.ts";
-import { isRunning, serverLog, stdioServer } from "../mcp/rig.ts";
+import { isRunning, processesWithArgument, serverLog, stdioServer } from "../mcp/rig.ts";
 import { GONE_WITHIN_MS, until } from "./processes.ts";
 
 const m = acp.methods.agent.session;
+
+// Built before the first case, which would otherwise spend its time compiling.
+beforeAll(() => ensureBinary());
 
 // A failed case must not leave its server running for the rest of the suite.
 const started: number[] = [];
@@ -73,4 +78,26 @@ describe("no MCP server outlives dsh acp", () => {
   for (const ending of ["SIGKILL", "SIGTERM", "EOF"] as const) {
     test(`${ending} with a server and its child running`, () => endWithServerRunning(ending));
   }
+
+  test("SIGKILL the instant the server's process exists, before it answers", async () => {
+    await using dsh = await spawnAcp({ baseUrl: "http://127.0.0.1:9" });
+    await dsh.agent.request(acp.methods.agent.initialize, zedInitialize(false));
+    const name = `early-${crypto.randomUUID()}`;
+    await dsh.agent.request(m.new, {
+      cwd: dsh.cwd,
+      mcpServers: [stdioServer(name, { MCP_TEST_STAY: "1" })],
+    });
+    await until(
+      "the server's process exists",
+      () => processesWithArgument(name).length > 0,
+      10_000,
+    );
+    dsh.proc.kill("SIGKILL");
+    await dsh.proc.exited;
+    await until(
+      "nothing of the server is left after dsh was killed",
+      () => processesWithArgument(name).length === 0,
+      GONE_WITHIN_MS,
+    );
+  });
 });
