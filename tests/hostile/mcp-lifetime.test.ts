@@ -18,13 +18,18 @@ import { GONE_WITHIN_MS, until } from "./processes.ts";
 
 const m = acp.methods.agent.session;
 
-// Built before the first case, which would otherwise spend its time compiling.
-beforeAll(() => ensureBinary());
+// Built, and run once, before the first case, which would otherwise spend its time compiling
+// and loading a fresh binary.
+beforeAll(async () => {
+  const binary = await ensureBinary();
+  await Bun.spawn([binary, "--version"], { stdio: ["ignore", "ignore", "ignore"] }).exited;
+});
 
 // A failed case must not leave its server running for the rest of the suite.
 const started: number[] = [];
+const names: string[] = [];
 afterAll(() => {
-  for (const pid of started) {
+  for (const pid of [...started, ...names.flatMap(processesWithArgument)]) {
     try {
       process.kill(pid, "SIGKILL");
     } catch {
@@ -83,6 +88,7 @@ describe("no MCP server outlives dsh acp", () => {
     await using dsh = await spawnAcp({ baseUrl: "http://127.0.0.1:9" });
     await dsh.agent.request(acp.methods.agent.initialize, zedInitialize(false));
     const name = `early-${crypto.randomUUID()}`;
+    names.push(name);
     await dsh.agent.request(m.new, {
       cwd: dsh.cwd,
       mcpServers: [stdioServer(name, { MCP_TEST_STAY: "1" })],
