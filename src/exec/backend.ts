@@ -124,6 +124,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     serviceRoots: options.serviceRoots,
     path: options.path,
     timeoutMs: options.probeTimeoutMs,
+    logger: options.logger,
   });
   const { features, program } = probe;
   if (bwrap === undefined || features === undefined || !probe.status.ok) {
@@ -210,7 +211,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
 }
 
 async function openSeatbelt(options: BackendOptions): Promise<Backend> {
-  const status = await probeSeatbelt(options.probeTimeoutMs);
+  const status = await probeSeatbelt(options.probeTimeoutMs, options.logger);
   if (!status.ok) return unavailable(status);
   const secrets = credentialPaths(options.credentials ?? { home: options.home });
   const listings = listingsByWorkspace();

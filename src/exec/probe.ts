@@ -6,11 +6,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Logger } from "../log.ts";
 import type { BwrapFeatures } from "./bwrap.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { credentialMasks, stateDirMasks } from "./guards.ts";
 import { hostServiceMasks } from "./host-services.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
+import { tiedArgv } from "./lifetime.ts";
 import { findExecutable, isExecutableFile, untrustedReason } from "./locate.ts";
 import { seccompFd, seccompProgram } from "./seccomp.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
@@ -29,6 +31,7 @@ export interface BwrapProbeInput {
   readonly serviceRoots?: readonly string[];
   readonly path: string | undefined;
   readonly timeoutMs: number;
+  readonly logger: Logger;
 }
 
 export interface BwrapProbeResult {
@@ -55,7 +58,7 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
   const untrusted = untrustedReason(input.bwrap, input.configured ? process.getuid?.() : undefined);
   if (untrusted !== undefined)
     return fail(`refusing to use ${input.bwrap}: ${untrusted}`, INSTALL_FIX);
-  const version = await runQuiet([input.bwrap, "--version"], input.timeoutMs);
+  const version = await runQuiet([input.bwrap, "--version"], input.timeoutMs, input.logger);
   if (version.code !== 0)
     return { status: { backend: "bwrap", ok: false, ...explainBwrapFailure(version) } };
   const features = { disableUserns: atLeast(version.stdout, [0, 8]) };
@@ -79,7 +82,12 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
       const filter = program === undefined ? undefined : seccompFd(program);
       try {
         const args = bwrapArgs(plan(), { ...features, seccompFd: filter && 3 }, [truePath]);
-        return await runQuiet([input.bwrap ?? "bwrap", ...args], input.timeoutMs, filter?.fd);
+        return await runQuiet(
+          [input.bwrap ?? "bwrap", ...args],
+          input.timeoutMs,
+          input.logger,
+          filter?.fd,
+        );
       } finally {
         filter?.close();
       }
@@ -113,7 +121,7 @@ function vanished(run: QuietRun): boolean {
 }
 
 /** Runs a trivial command under `sandbox-exec`. Never throws. */
-export async function probeSeatbelt(timeoutMs: number): Promise<SandboxStatus> {
+export async function probeSeatbelt(timeoutMs: number, logger: Logger): Promise<SandboxStatus> {
   if (findExecutable("sandbox-exec", [SANDBOX_EXEC], undefined) === undefined) {
     return {
       backend: "seatbelt",
@@ -125,6 +133,7 @@ export async function probeSeatbelt(timeoutMs: number): Promise<SandboxStatus> {
   const run = await runQuiet(
     [SANDBOX_EXEC, "-p", "(version 1)(allow default)", "/usr/bin/true"],
     timeoutMs,
+    logger,
   );
   if (run.code === 0) return { backend: "seatbelt", ok: true };
   return {
@@ -197,13 +206,15 @@ const PROBE_ENV = {
   LANG: "C",
 };
 
+/** Runs `argv` tied to dsh's lifetime: a probe that hangs must not outlive a killed dsh. */
 async function runQuiet(
   argv: readonly string[],
   timeoutMs: number,
+  logger: Logger,
   fd3?: number,
 ): Promise<QuietRun> {
   try {
-    const proc = Bun.spawn([...argv], {
+    const proc = Bun.spawn(tiedArgv(argv, { logger, mergeStderr: false }), {
       // The probe's children get no inherited environment: nothing of dsh's (its API key
       // included) may reach a child process.
       env: PROBE_ENV,

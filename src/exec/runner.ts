@@ -25,11 +25,10 @@ import {
 } from "./limits.ts";
 import type { CommandLimits } from "./limits.ts";
 import { resolveShell } from "./locate.ts";
+import { sharedSupervisor, tiedArgv } from "./lifetime.ts";
 import { killGroupsSync } from "./process-group.ts";
 import { spawnCommand } from "./spawn.ts";
 import type { SpawnLimits } from "./spawn.ts";
-import { locateSupervisor, superviseArgv } from "./supervisor.ts";
-import type { Supervisor } from "./supervisor.ts";
 import type {
   CommandRequest,
   CommandResult,
@@ -99,19 +98,6 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   const limits: RunnerLimits = { ...DEFAULT_LIMITS, ...deps.limits };
   const shell = resolveShell(deps.env.PATH);
   const live = new Map<symbol, { abort: AbortController; done: Promise<unknown> }>();
-  let supervisor: Supervisor | undefined | null = null;
-  // Found and tried at the first command, off the start-up path.
-  const supervisorOnce = (): Supervisor | undefined => {
-    if (supervisor !== null) return supervisor;
-    supervisor = locateSupervisor(process.platform);
-    if (supervisor === undefined && process.platform === "linux") {
-      deps.logger.warn(
-        "setpriv (with --pdeathsig), sh or timeout is missing or fails: a command can outlive " +
-          "a dsh that is killed (SIGKILL)",
-      );
-    }
-    return supervisor;
-  };
   // Process group ids of the commands running now.
   const groups = new Set<number>();
   const configured = deps.commandLimits ?? commandLimits(undefined, totalmem());
@@ -172,7 +158,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     // stderr goes into stdout inside the child, so the two arrive in their true order: the
     // supervisor chain does it, else a wrapper shell. `--` keeps a command that starts with a
     // dash from being read as a shell option.
-    const chain = supervisorOnce();
+    const chain = sharedSupervisor(deps.logger);
     let argv =
       chain === undefined
         ? [shell, "-c", 'exec "$0" -c -- "$1" 2>&1', shell, request.command]
@@ -222,7 +208,11 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       });
     }
     if (chain !== undefined) {
-      argv = superviseArgv(chain, process.pid, argv, cgroup?.procsFiles);
+      argv = tiedArgv(argv, {
+        logger: deps.logger,
+        mergeStderr: true,
+        cgroupProcs: cgroup?.procsFiles,
+      });
     }
     try {
       const result = await spawnCommand({

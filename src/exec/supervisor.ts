@@ -8,7 +8,8 @@
  * 2. `sh -c '[ "$PPID" = <dsh> ] || exit'`: a dsh that died between the fork and step 1 left
  *    no signal behind, but did leave this process reparented; it then exits without starting
  *    anything. Otherwise it joins the command's cgroups, if it has any, before anything of the
- *    command exists, and sends stderr to stdout, so the two arrive in their true order.
+ *    command exists, and, for a shell command, sends stderr to stdout, so the two arrive in
+ *    their true order (an MCP server's stderr stays apart: its stdout is the protocol).
  * 3. `timeout -s KILL 0` (no time limit of its own) stays the command's parent and leader of
  *    its process group. SIGALRM is how its own timer expires: it SIGKILLs the whole group,
  *    itself included, at once. A grace (SIGTERM first) would not do: timeout exits as soon as
@@ -70,26 +71,35 @@ function findSupervisor(platform: NodeJS.Platform): Supervisor | undefined {
 
 // $0: dsh's pid; then the number of cgroups and their cgroup.procs files; then timeout,
 // setpriv and sh for the steps after this one; then the command.
-const CHAIN_SCRIPT = [
-  '[ "$PPID" = "$0" ] || exit 125',
-  "n=$1",
-  "shift",
-  'while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; n=$((n - 1)); shift; done',
-  "t=$1 p=$2 s=$3",
-  "shift 3",
-  `exec "$t" -s KILL 0 "$p" --pdeathsig KILL -- "$s" -c '${'[ "$PPID" = "$0" ] || exit 125; exec "$@"'}' "$$" "$@" 2>&1`,
-].join("; ");
+const chainScript = (mergeStderr: boolean) =>
+  [
+    '[ "$PPID" = "$0" ] || exit 125',
+    "n=$1",
+    "shift",
+    'while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; n=$((n - 1)); shift; done',
+    "t=$1 p=$2 s=$3",
+    "shift 3",
+    `exec "$t" -s KILL 0 "$p" --pdeathsig KILL -- "$s" -c '${'[ "$PPID" = "$0" ] || exit 125; exec "$@"'}' "$$" "$@"${mergeStderr ? " 2>&1" : ""}`,
+  ].join("; ");
 
-/**
- * `argv` run under the chain, for a child of the process `parentPid`, with stderr merged into
- * stdout; the process joins the cgroups of `cgroupProcs` (their `cgroup.procs` files) first.
- */
+const MERGED_CHAIN = chainScript(true);
+const SEPARATE_CHAIN = chainScript(false);
+
+export interface SuperviseOptions {
+  /** `cgroup.procs` files the process joins first. */
+  readonly cgroupProcs?: readonly string[];
+  /** Whether stderr goes into stdout (the default, for commands) or stays apart. */
+  readonly mergeStderr?: boolean;
+}
+
+/** `argv` run under the chain, for a child of the process `parentPid`. */
 export function superviseArgv(
   supervisor: Supervisor,
   parentPid: number,
   argv: readonly string[],
-  cgroupProcs: readonly string[] = [],
+  options: SuperviseOptions = {},
 ): string[] {
+  const cgroupProcs = options.cgroupProcs ?? [];
   return [
     supervisor.setpriv,
     "--pdeathsig",
@@ -97,7 +107,7 @@ export function superviseArgv(
     "--",
     supervisor.shell,
     "-c",
-    CHAIN_SCRIPT,
+    options.mergeStderr === false ? SEPARATE_CHAIN : MERGED_CHAIN,
     String(parentPid),
     String(cgroupProcs.length),
     ...cgroupProcs,

@@ -1,16 +1,19 @@
 /**
  * The stdio transport for MCP servers, over `Bun.spawn`: the server runs in its own process
- * group (so stopping it stops whatever it started), with exactly the environment it is given,
- * and its stderr goes to dsh's log line by line, bounded. The SDK's own stdio transport spawns
- * through `child_process` without a group of its own, so dsh frames messages with the SDK's
- * `ReadBuffer` over its own process handling.
+ * group (so stopping it stops whatever it started), tied to dsh's lifetime like a command
+ * (`exec/lifetime.ts`: a dsh that dies, SIGKILL included, takes the group along), with
+ * exactly the environment it is given, and its stderr goes to dsh's log line by line, bounded.
+ * The SDK's own stdio transport spawns through `child_process` without a group of its own, so
+ * dsh frames messages with the SDK's `ReadBuffer` over its own process handling.
  */
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { holdUntilExit, tiedArgv } from "../exec/lifetime.ts";
 import { signalGroup, waitGroupGone } from "../exec/process-group.ts";
 import { errorCode } from "../error-code.ts";
 import type { Logger } from "../log.ts";
+import { resolveServerCommand } from "./server-command.ts";
 
 /** How long a server has to exit after SIGTERM before its group gets SIGKILL. */
 const STOP_GRACE_MS = 1000;
@@ -36,7 +39,7 @@ export interface StdioTransportOptions {
 
 /** A transport that spawns the server on `start()` and stops its whole group on `close()`. */
 export interface StdioTransport extends Transport {
-  /** The server's pid (also its process group id) once started. */
+  /** The pid of the server's group leader (its supervisor, or the server) once started. */
   readonly pid: number | undefined;
   /** How the server ended, with its last stderr line, once it exited on its own. */
   exitReason(): string | undefined;
@@ -50,6 +53,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   let stopping: Promise<void> | undefined;
   let lastStderr = "";
   let exit: string | undefined;
+  let release = () => {};
 
   const transport: StdioTransport = {
     get pid() {
@@ -58,20 +62,25 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     exitReason: () => exit,
     async start() {
       if (proc !== undefined) throw new Error("the transport is already started");
-      if (options.command.trim() === "") throw new Error("no command given");
+      const command = resolveServerCommand(options.command, options.cwd, options.env.PATH);
+      if (!command.ok) throw new Error(command.reason);
       try {
-        proc = Bun.spawn([options.command, ...options.args], {
-          cwd: options.cwd,
-          env: { ...options.env },
-          stdin: "pipe",
-          stdout: "pipe",
-          stderr: "pipe",
-          detached: true,
-        });
+        proc = Bun.spawn(
+          tiedArgv([command.path, ...options.args], { logger, mergeStderr: false }),
+          {
+            cwd: options.cwd,
+            env: { ...options.env },
+            stdin: "pipe",
+            stdout: "pipe",
+            stderr: "pipe",
+            detached: true,
+          },
+        );
       } catch (error) {
         throw new Error(spawnFailure(options.command, error));
       }
       const child = proc;
+      release = holdUntilExit(child.pid);
       void readMessages(child.stdout);
       const stderrDone = logStderr(child.stderr, (line) => {
         lastStderr = line;
@@ -105,6 +114,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
           // The server is gone already: its stdin pipe is closed.
         }
         await stopGroup(child);
+        release();
       })();
       return stopping;
     },

@@ -1,11 +1,12 @@
 /**
  * The config file's MCP servers in the terminal, through the compiled binary: `dsh exec`
- * starts them, says on stderr which one failed, and leaves no process behind; `dsh doctor`
- * shows each server and its state.
+ * starts them, says on stderr which one failed, and leaves no process behind, even when it is
+ * SIGKILLed; `dsh doctor` shows each server and its state.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { GONE_WITHIN_MS, until } from "../hostile/processes.ts";
 import { type CliRig, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
 import { watchOutput } from "../support/process-output.ts";
@@ -51,6 +52,31 @@ describe("MCP servers in the terminal", () => {
       false,
       false,
     ]);
+  });
+
+  test("a dsh exec SIGKILLed mid-turn leaves neither the server nor its child running", async () => {
+    const project = rig.project("killed");
+    const log = join(project.base, "t.log");
+    // A server that does not end with its stdin: only dsh's supervision can end it.
+    writeFileSync(
+      join(project.base, "config.toml"),
+      stdioTable("t", { MCP_TEST_LOG: log, MCP_TEST_STAY: "1" }),
+    );
+    const asked = rig.server.requests.length;
+    rig.server.script({ respond: { hang: true } });
+    const run = rig.start(["exec", "wait"], project);
+    await until("the model is asked", () => rig.server.requests.length > asked, GONE_WITHIN_MS);
+    const [started] = serverLog(log).starts;
+    if (started === undefined) throw new Error("the server did not start");
+    const pids = [started.started, started.child];
+    process.kill(run.pid, "SIGKILL");
+    await run.done;
+    try {
+      await until("the server and its child are gone", () => !pids.some(isRunning), GONE_WITHIN_MS);
+    } finally {
+      // A failure must not leave them running for the rest of the suite.
+      for (const pid of pids.filter(isRunning)) process.kill(pid, "SIGKILL");
+    }
   });
 
   test("dsh chat starts them too and asks before each call, showing its arguments", async () => {
