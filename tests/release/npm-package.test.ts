@@ -30,7 +30,8 @@ beforeAll(async () => {
   writeFileSync(join(project, "package.json"), '{ "name": "try-dsh", "private": true }\n');
   const add = await run(["bun", "add", packed.tarball], { cwd: project });
   if (add.code !== 0) throw new Error(`bun add failed: ${add.stderr}`);
-});
+  // npm pack and bun add of a 2 MB tarball: seconds on a loaded machine, past the 5 s default.
+}, 60_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
