@@ -13,16 +13,13 @@ import { LimitsConfig } from "../exec/limits.ts";
 import { UserModelConfig } from "../llm/catalog.ts";
 import { McpServerTables, serversOf } from "../mcp/config.ts";
 import type { McpServerSpec } from "../mcp/types.ts";
-import type { Effort } from "../llm/types.ts";
 import { ApprovalPolicy, type Knobs, PRESETS, PresetId, SandboxMode } from "../permission/knobs.ts";
+import { choiceSchema } from "../settings/schema.ts";
+import { EFFORT, type Effort, SANDBOX, type SandboxPreference } from "../settings/table.ts";
 
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
 /** `compact_at` when the config file does not set it. */
 export const DEFAULT_COMPACT_AT = 0.8;
-
-const SandboxChoice = v.picklist(["auto", "bwrap", "seatbelt", "none"]);
-export type SandboxChoice = v.InferOutput<typeof SandboxChoice>;
-const EffortChoice = v.picklist(["off", "low", "high", "max"]);
 
 /** The config file's shape. Unknown keys are errors, so a typo never silently does nothing. */
 export const ConfigFile = v.strictObject({
@@ -32,8 +29,8 @@ export const ConfigFile = v.strictObject({
   /** Refines the file's preset; knobs that match no preset show as `custom`. */
   sandbox_mode: v.optional(SandboxMode),
   approval_policy: v.optional(ApprovalPolicy),
-  sandbox: v.optional(SandboxChoice),
-  effort: v.optional(EffortChoice),
+  sandbox: v.optional(choiceSchema(SANDBOX)),
+  effort: v.optional(choiceSchema(EFFORT)),
   log: v.optional(v.string()),
   max_turn_requests: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000))),
   /** Seconds of silence from the model endpoint after which a step gives up. */
@@ -80,7 +77,7 @@ export interface Config {
    * `sandbox_mode` / `approval_policy` unless a flag or the environment named the preset.
    */
   readonly knobs: Knobs;
-  readonly sandbox: SandboxChoice;
+  readonly sandbox: SandboxPreference;
   readonly log: string;
   readonly maxTurnRequests: number;
   /** `DSH_STREAM_TIMEOUT` / `stream_timeout`, in ms: the longest wait on a silent endpoint. */
@@ -137,9 +134,9 @@ export function loadConfig(
           approvalPolicy: file.approval_policy ?? PRESETS[permission].approvalPolicy,
         }
       : PRESETS[permission];
-  const sandbox = nonEmpty(env.DSH_SANDBOX) ?? file.sandbox ?? "auto";
-  if (!v.is(SandboxChoice, sandbox)) {
-    throw new ConfigError(`unknown DSH_SANDBOX "${sandbox}" (auto, bwrap, seatbelt, none)`);
+  const sandbox = nonEmpty(env.DSH_SANDBOX) ?? file.sandbox ?? SANDBOX.default;
+  if (!SANDBOX.has(sandbox)) {
+    throw new ConfigError(SANDBOX.unknown(JSON.stringify(sandbox), "DSH_SANDBOX"));
   }
   const dshHome = nonEmpty(env.DSH_HOME) ?? join(dataHome, "dsh");
   return {
@@ -149,7 +146,7 @@ export function loadConfig(
     baseUrl: baseUrlOf(env.DSH_BASE_URL, file.base_url, configPath),
     ...apiKeyOf(env, resolve(dshHome)),
     model: flags.model ?? nonEmpty(env.DSH_MODEL) ?? file.model,
-    effort: file.effort ?? "high",
+    effort: file.effort ?? EFFORT.default,
     permission,
     knobs,
     sandbox,

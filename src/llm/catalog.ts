@@ -4,6 +4,8 @@
  * never heard of (used as-is with generic OpenAI-compatible settings).
  */
 import * as v from "valibot";
+import { choiceSchema } from "../settings/schema.ts";
+import { REASONING_ECHO, THINKING } from "../settings/table.ts";
 import { DEEPSEEK_FLASH_PRICES, DEEPSEEK_PRO_PRICES, type ModelPrices } from "./prices.ts";
 import type { ModelInfo } from "./types.ts";
 
@@ -20,8 +22,8 @@ export const UserModelConfig = v.strictObject({
   base_url: v.optional(v.pipe(v.string(), v.url())),
   context_window: v.optional(PositiveInt),
   max_output_tokens: v.optional(PositiveInt),
-  thinking: v.optional(v.picklist(["deepseek", "reasoning_effort", "none"])),
-  reasoning_echo: v.optional(v.picklist(["reasoning_content", "reasoning", "none"])),
+  thinking: v.optional(choiceSchema(THINKING)),
+  reasoning_echo: v.optional(choiceSchema(REASONING_ECHO)),
   stream_usage: v.optional(v.boolean()),
   vision: v.optional(v.boolean()),
   prices: v.optional(UserPrices),
@@ -68,8 +70,8 @@ const RETIRED: Readonly<Record<string, { readonly servedBy: string; readonly nam
 
 /**
  * Settings for an id nobody described: a modest window and output cap that most
- * OpenAI-compatible servers accept, no thinking switch, reasoning echoed DeepSeek's way
- * (servers that do not know the field ignore it).
+ * OpenAI-compatible servers accept, and the table's defaults: no thinking switch, reasoning
+ * echoed DeepSeek's way (servers that do not know the field ignore it).
  */
 function generic(id: string): ModelInfo {
   return {
@@ -77,8 +79,8 @@ function generic(id: string): ModelInfo {
     name: id,
     contextWindow: 131_072,
     maxOutputTokens: 16_384,
-    thinking: "none",
-    reasoningEcho: "reasoning_content",
+    thinking: THINKING.default,
+    reasoningEcho: REASONING_ECHO.default,
     streamUsage: true,
     vision: false,
   };
