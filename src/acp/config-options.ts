@@ -5,9 +5,9 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionSettings } from "../agent/types.ts";
 import { InvalidInputError, quoted } from "../errors.ts";
-import type { Effort } from "../llm/types.ts";
 import { PRESETS, presetOf } from "../permission/knobs.ts";
 import { type PresetChoice, parsePreset, presetChoices } from "../permission/service.ts";
+import { EFFORT, EFFORT_LABELS, type Thinking, takesEffort } from "../settings/table.ts";
 
 /** A model the `model` select offers. */
 export interface AcpModel {
@@ -17,7 +17,7 @@ export interface AcpModel {
    * How the model's reasoning is switched (as in the catalog's `ModelInfo`); the `effort`
    * select shows only for a model whose reasoning can be controlled.
    */
-  readonly thinking?: "deepseek" | "reasoning_effort" | "none";
+  readonly thinking?: Thinking;
 }
 
 const PRESET_LABELS: Readonly<Record<PresetChoice, { name: string; description: string }>> = {
@@ -33,13 +33,6 @@ const PRESET_LABELS: Readonly<Record<PresetChoice, { name: string; description: 
   "danger-full-access": { name: "Full access", description: "No sandbox, never asks" },
   custom: { name: "Custom", description: "Knobs that match no preset" },
 };
-
-const EFFORTS: readonly { value: Effort; name: string }[] = [
-  { value: "off", name: "Off" },
-  { value: "low", name: "Low" },
-  { value: "high", name: "High" },
-  { value: "max", name: "Max" },
-];
 
 /** The full option list for `settings`, in display order. */
 export function configOptions(
@@ -64,15 +57,14 @@ export function configOptions(
       options: modelChoices(settings.model, models),
     },
   ];
-  const thinking = currentModel(settings.model, models)?.thinking;
-  if (thinking !== undefined && thinking !== "none") {
+  if (takesEffort(currentModel(settings.model, models)?.thinking)) {
     options.push({
       type: "select",
       id: "effort",
       name: "Effort",
       category: "thought_level",
       currentValue: settings.effort,
-      options: EFFORTS.map((e) => ({ ...e })),
+      options: EFFORT.values.map((value) => ({ value, name: EFFORT_LABELS[value] })),
     });
   }
   return options;
@@ -110,11 +102,12 @@ export function configChange(
       if (modelChoices(settings.model, models).some((m) => m.value === value))
         return { model: value };
       break;
-    case "effort": {
-      const effort = EFFORTS.find((e) => e.value === value);
-      if (effort !== undefined) return { effort: effort.value };
-      break;
-    }
+    case "effort":
+      if (EFFORT.has(value)) return { effort: value };
+      throw new InvalidInputError(EFFORT.unknown(quoted(value)), {
+        configId,
+        value: quoted(value),
+      });
   }
   throw new InvalidInputError(`config option ${configId} has no value ${quoted(value)}`, {
     configId,

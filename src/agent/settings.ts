@@ -1,11 +1,10 @@
-/** Validation of a settings change against the catalog and the knob schemas. */
+/** Validation of a settings change against the catalog, the knob schemas and the settings table. */
 import * as v from "valibot";
-import { InvalidInputError } from "../errors.ts";
+import { InvalidInputError, quoted } from "../errors.ts";
 import { ApprovalPolicy, SandboxMode } from "../permission/knobs.ts";
 import type { ModelInfo } from "../llm/types.ts";
+import { EFFORT } from "../settings/table.ts";
 import type { SessionSettings } from "./types.ts";
-
-const EffortSchema = v.picklist(["off", "low", "high", "max"]);
 
 /** Longest model id taken; real ids are far shorter. */
 const MAX_MODEL_ID = 200;
@@ -30,8 +29,9 @@ export function validateSettingsChange(
       },
     );
   }
-  if (change.effort !== undefined && !v.is(EffortSchema, change.effort)) {
-    throw new InvalidInputError(`unknown effort: ${String(change.effort)}`);
+  if (change.effort !== undefined && !EFFORT.has(change.effort)) {
+    const shown = quoted(String(change.effort));
+    throw new InvalidInputError(EFFORT.unknown(shown), { effort: shown });
   }
   if (change.knobs !== undefined) {
     if (!v.is(SandboxMode, change.knobs.sandboxMode)) {

@@ -1,5 +1,6 @@
 /** Command-line parsing: argv to one command plus its flags. Unknown input is a usage error (exit 2). */
 import { DshError } from "../errors.ts";
+import { SANDBOX } from "../settings/table.ts";
 
 export type CommandName =
   | "acp"
@@ -218,7 +219,7 @@ Environment:
   DSH_BASE_URL          OpenAI-compatible base URL (default https://api.deepseek.com)
   DSH_MODEL             default model id
   DSH_PERMISSION        default permission preset (default workspace-write)
-  DSH_SANDBOX           auto | bwrap | seatbelt | none (default auto)
+  DSH_SANDBOX           ${SANDBOX.values.join(" | ")} (default ${SANDBOX.default})
   DSH_HOME              state directory (default $XDG_DATA_HOME/dsh or ~/.local/share/dsh)
   DSH_CONFIG            config file (default $XDG_CONFIG_HOME/dsh/config.toml)
   DSH_LOG               log destination: stderr or a file path (default stderr)

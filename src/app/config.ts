@@ -13,48 +13,53 @@ import { LimitsConfig } from "../exec/limits.ts";
 import { UserModelConfig } from "../llm/catalog.ts";
 import { McpServerTables, serversOf } from "../mcp/config.ts";
 import type { McpServerSpec } from "../mcp/types.ts";
-import type { Effort } from "../llm/types.ts";
+import { lazySchema } from "../lazy-schema.ts";
 import { ApprovalPolicy, type Knobs, PRESETS, PresetId, SandboxMode } from "../permission/knobs.ts";
+import { choiceSchema } from "../settings/schema.ts";
+import { EFFORT, type Effort, SANDBOX, type SandboxPreference } from "../settings/table.ts";
 
 export const DEFAULT_BASE_URL = "https://api.deepseek.com";
 /** `compact_at` when the config file does not set it. */
 export const DEFAULT_COMPACT_AT = 0.8;
 
-const SandboxChoice = v.picklist(["auto", "bwrap", "seatbelt", "none"]);
-export type SandboxChoice = v.InferOutput<typeof SandboxChoice>;
-const EffortChoice = v.picklist(["off", "low", "high", "max"]);
-
-/** The config file's shape. Unknown keys are errors, so a typo never silently does nothing. */
-export const ConfigFile = v.strictObject({
-  model: v.optional(v.string()),
-  base_url: v.optional(v.pipe(v.string(), v.url())),
-  permission: v.optional(PresetId),
-  /** Refines the file's preset; knobs that match no preset show as `custom`. */
-  sandbox_mode: v.optional(SandboxMode),
-  approval_policy: v.optional(ApprovalPolicy),
-  sandbox: v.optional(SandboxChoice),
-  effort: v.optional(EffortChoice),
-  log: v.optional(v.string()),
-  max_turn_requests: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000))),
-  /** Seconds of silence from the model endpoint after which a step gives up. */
-  stream_timeout: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(86_400))),
-  models: v.optional(v.array(UserModelConfig)),
-  env: v.optional(EnvConfig),
-  mcp_servers: v.optional(McpServerTables),
-  /** How long an MCP server may take to start before the first prompt goes on without it. */
-  mcp_startup_timeout_ms: v.optional(
-    v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(600_000)),
-  ),
-  /** How long one MCP tool call may take. */
-  mcp_tool_timeout_ms: v.optional(
-    v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(3_600_000)),
-  ),
-  /** Compact the context when a request would pass this share of the model's window. */
-  compact_at: v.optional(
-    v.pipe(v.number(), v.gtValue(0, "compact_at must be above 0"), v.maxValue(1)),
-  ),
-  limits: v.optional(LimitsConfig),
-});
+/**
+ * The config file's shape. Unknown keys are errors, so a typo never silently does nothing.
+ * Built at the first parse: start-up with no config file builds none of it.
+ */
+export const ConfigFile = lazySchema(() =>
+  v.strictObject({
+    model: v.optional(v.string()),
+    base_url: v.optional(v.pipe(v.string(), v.url())),
+    permission: v.optional(PresetId),
+    /** Refines the file's preset; knobs that match no preset show as `custom`. */
+    sandbox_mode: v.optional(SandboxMode),
+    approval_policy: v.optional(ApprovalPolicy),
+    sandbox: v.optional(choiceSchema(SANDBOX)),
+    effort: v.optional(choiceSchema(EFFORT)),
+    log: v.optional(v.string()),
+    max_turn_requests: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)),
+    ),
+    /** Seconds of silence from the model endpoint after which a step gives up. */
+    stream_timeout: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(86_400))),
+    models: v.optional(v.array(UserModelConfig)),
+    env: v.optional(EnvConfig),
+    mcp_servers: v.optional(McpServerTables),
+    /** How long an MCP server may take to start before the first prompt goes on without it. */
+    mcp_startup_timeout_ms: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(600_000)),
+    ),
+    /** How long one MCP tool call may take. */
+    mcp_tool_timeout_ms: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(3_600_000)),
+    ),
+    /** Compact the context when a request would pass this share of the model's window. */
+    compact_at: v.optional(
+      v.pipe(v.number(), v.gtValue(0, "compact_at must be above 0"), v.maxValue(1)),
+    ),
+    limits: v.optional(LimitsConfig),
+  }),
+);
 export type ConfigFile = v.InferOutput<typeof ConfigFile>;
 
 export interface Config {
@@ -80,7 +85,7 @@ export interface Config {
    * `sandbox_mode` / `approval_policy` unless a flag or the environment named the preset.
    */
   readonly knobs: Knobs;
-  readonly sandbox: SandboxChoice;
+  readonly sandbox: SandboxPreference;
   readonly log: string;
   readonly maxTurnRequests: number;
   /** `DSH_STREAM_TIMEOUT` / `stream_timeout`, in ms: the longest wait on a silent endpoint. */
@@ -137,9 +142,9 @@ export function loadConfig(
           approvalPolicy: file.approval_policy ?? PRESETS[permission].approvalPolicy,
         }
       : PRESETS[permission];
-  const sandbox = nonEmpty(env.DSH_SANDBOX) ?? file.sandbox ?? "auto";
-  if (!v.is(SandboxChoice, sandbox)) {
-    throw new ConfigError(`unknown DSH_SANDBOX "${sandbox}" (auto, bwrap, seatbelt, none)`);
+  const sandbox = nonEmpty(env.DSH_SANDBOX) ?? file.sandbox ?? SANDBOX.default;
+  if (!SANDBOX.has(sandbox)) {
+    throw new ConfigError(SANDBOX.unknown(JSON.stringify(sandbox), "DSH_SANDBOX"));
   }
   const dshHome = nonEmpty(env.DSH_HOME) ?? join(dataHome, "dsh");
   return {
@@ -149,7 +154,7 @@ export function loadConfig(
     baseUrl: baseUrlOf(env.DSH_BASE_URL, file.base_url, configPath),
     ...apiKeyOf(env, resolve(dshHome)),
     model: flags.model ?? nonEmpty(env.DSH_MODEL) ?? file.model,
-    effort: file.effort ?? "high",
+    effort: file.effort ?? EFFORT.default,
     permission,
     knobs,
     sandbox,
@@ -212,6 +217,8 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
       `${path}: not valid TOML: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+  // A file that sets nothing is valid as it is; start-up then builds no schema.
+  if (isEmptyTable(data)) return {};
   const parsed = v.safeParse(ConfigFile, data);
   if (!parsed.success) {
     const issue = parsed.issues[0];
@@ -219,6 +226,10 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
     throw new ConfigError(`${path}: ${where ? `${where}: ` : ""}${issue.message}`);
   }
   return parsed.output;
+}
+
+function isEmptyTable(data: unknown): boolean {
+  return typeof data === "object" && data !== null && Object.keys(data).length === 0;
 }
 
 /** The stream timeout from the environment (seconds) or the file, else 120 s. */

@@ -4,11 +4,9 @@
  */
 import type { SessionSettings } from "../agent/types.ts";
 import { InvalidInputError, quoted } from "../errors.ts";
-import type { Effort } from "../llm/types.ts";
 import { createPermissionService } from "../permission/service.ts";
+import { EFFORT, takesEffort } from "../settings/table.ts";
 import type { CommandResult, CommandSession, SlashCommand } from "./types.ts";
-
-const EFFORTS: readonly Effort[] = ["off", "low", "high", "max"];
 
 async function changed(
   session: CommandSession,
@@ -39,19 +37,18 @@ export const modelCommand: SlashCommand = {
 export const effortCommand: SlashCommand = {
   name: "effort",
   description: "Show or switch the reasoning effort",
-  hint: EFFORTS.join(" | "),
+  hint: EFFORT.values.join(" | "),
   async run(args, session) {
     const { model, effort } = session.handle.settings();
-    const thinking = session.models().find((m) => m.id === model)?.thinking ?? "none";
-    if (thinking === "none") {
+    if (!takesEffort(session.models().find((m) => m.id === model)?.thinking)) {
       throw new InvalidInputError(`model ${model} has no reasoning effort setting`, { model });
     }
-    if (args === "") return { type: "reply", text: `effort: ${effort} (${EFFORTS.join(", ")})` };
-    const chosen = EFFORTS.find((e) => e === args.toLowerCase());
-    if (chosen === undefined) {
-      throw new InvalidInputError(`unknown effort ${quoted(args)} (${EFFORTS.join(", ")})`, {
-        effort: quoted(args),
-      });
+    if (args === "") {
+      return { type: "reply", text: `effort: ${effort} (${EFFORT.values.join(", ")})` };
+    }
+    const chosen = args.toLowerCase();
+    if (!EFFORT.has(chosen)) {
+      throw new InvalidInputError(EFFORT.unknown(quoted(args)), { effort: quoted(args) });
     }
     return changed(session, session.handle.configure({ effort: chosen }), `effort: ${chosen}`);
   },

@@ -1,6 +1,7 @@
 /** `/status`: what the session runs with and how full its context is, answered without a model request. */
 import { presetOf } from "../permission/knobs.ts";
 import type { SandboxStatus } from "../exec/types.ts";
+import { takesEffort } from "../settings/table.ts";
 import type { CommandSession, SlashCommand } from "./types.ts";
 
 export const statusCommand: SlashCommand = {
@@ -11,11 +12,10 @@ export const statusCommand: SlashCommand = {
     const settings = handle.settings();
     const status = handle.status();
     const model = session.models().find((m) => m.id === settings.model);
-    const thinking = model?.thinking ?? "none";
     const share = status.contextWindow > 0 ? (status.contextUsed / status.contextWindow) * 100 : 0;
     const lines = [
       `model: ${settings.model}${model === undefined || model.name === model.id ? "" : ` (${model.name})`}`,
-      `effort: ${thinking === "none" ? "n/a (this model has no effort setting)" : settings.effort}`,
+      `effort: ${takesEffort(model?.thinking) ? settings.effort : "n/a (this model has no effort setting)"}`,
       `permission: ${presetOf(settings.knobs)}`,
       `sandbox: ${await sandboxLine(session, settings.knobs.sandboxMode)}`,
       `context: ${count(status.contextUsed)} of ${count(status.contextWindow)} tokens (${share.toFixed(1)}%)`,

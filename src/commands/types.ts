@@ -5,14 +5,14 @@
  */
 import type { AgentHandle, SessionSettings, TurnOutcome } from "../agent/types.ts";
 import type { SandboxStatus } from "../exec/types.ts";
-import type { ModelInfo } from "../llm/types.ts";
+import type { Thinking } from "../settings/table.ts";
 
 /** A model the commands may name and switch to. */
 export interface CommandModel {
   readonly id: string;
   readonly name: string;
-  /** How its reasoning is switched; `/effort` needs one other than `none`. */
-  readonly thinking?: ModelInfo["thinking"];
+  /** How its reasoning is switched; `/effort` needs one that takes an effort. */
+  readonly thinking?: Thinking;
 }
 
 /** What a surface gives a command: the session and the services around it. */

@@ -20,11 +20,9 @@ import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
+import type { SandboxPreference } from "../settings/table.ts";
 import type { SandboxStatus } from "./types.ts";
 import { protectWorkspace, refuseRedirectedGit } from "./workspace-guards.ts";
-
-/** The values of `DSH_SANDBOX`. */
-export type SandboxPreference = "auto" | "bwrap" | "seatbelt" | "none";
 
 export interface WrapInput {
   readonly mode: "read-only" | "workspace-write";

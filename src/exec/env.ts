@@ -4,6 +4,7 @@
  * own API keys never pass, whatever the configuration says.
  */
 import * as v from "valibot";
+import type { SandboxBackend } from "../settings/table.ts";
 
 /** The `[env]` table of the config file. */
 export const EnvConfig = v.object({
@@ -20,7 +21,7 @@ export interface ScrubOptions {
   /** Exact names passed through even though they look like credentials (implies include). */
   readonly allowSecret?: readonly string[];
   /** `bwrap`, `seatbelt`, or `none` for an unsandboxed command; exported as `DSH_SANDBOX`. */
-  readonly backend: "bwrap" | "seatbelt" | "none";
+  readonly backend: SandboxBackend;
   /** HOME for the child (the user's home directory). */
   readonly home: string;
   /** The command's working directory, exported as `PWD`. */

@@ -10,8 +10,9 @@ import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { isWithin, realpathOr } from "../paths.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
+import type { SandboxBackend, SandboxPreference } from "../settings/table.ts";
 import { openBackend } from "./backend.ts";
-import type { Backend, SandboxPreference } from "./backend.ts";
+import type { Backend } from "./backend.ts";
 import { scrubEnv } from "./env.ts";
 import { RunnerDisposedError, SandboxUnavailableError } from "./errors.ts";
 import { createCgroupMaker } from "./cgroup.ts";
@@ -163,7 +164,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       chain === undefined
         ? [shell, "-c", 'exec "$0" -c -- "$1" 2>&1', shell, request.command]
         : [shell, "-c", "--", request.command];
-    let backendName: "bwrap" | "seatbelt" | "none" = "none";
+    let backendName: SandboxBackend = "none";
     let release: () => string[] = () => [];
     let extraFds: readonly number[] = [];
     let cgroup: CommandCgroup | undefined;

@@ -1,5 +1,6 @@
 /** Contracts of the command runner: sandboxed, scrubbed, capped, killable shell commands. */
 import type { SandboxMode } from "../permission/knobs.ts";
+import type { SandboxBackend } from "../settings/table.ts";
 
 export interface CommandRequest {
   /** Shell text, run as `[shell, "-c", command]`. */
@@ -45,7 +46,7 @@ export interface RunOptions {
 
 /** What the start-up probe found. `ok: false` means sandboxed modes cannot be enforced. */
 export interface SandboxStatus {
-  readonly backend: "bwrap" | "seatbelt" | "none";
+  readonly backend: SandboxBackend;
   readonly ok: boolean;
   /** Why it does not work, and how an admin fixes it. */
   readonly reason?: string;

@@ -4,27 +4,32 @@
  * never heard of (used as-is with generic OpenAI-compatible settings).
  */
 import * as v from "valibot";
+import { lazySchema } from "../lazy-schema.ts";
+import { choiceSchema } from "../settings/schema.ts";
+import { REASONING_ECHO, THINKING } from "../settings/table.ts";
 import { DEEPSEEK_FLASH_PRICES, DEEPSEEK_PRO_PRICES, type ModelPrices } from "./prices.ts";
 import type { ModelInfo } from "./types.ts";
 
-const PositiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
-const Price = v.pipe(v.number(), v.finite(), v.minValue(0));
-
-/** `prices = { cache_hit, cache_miss, output }`: USD per 1M tokens, one table at all hours. */
-export const UserPrices = v.strictObject({ cache_hit: Price, cache_miss: Price, output: Price });
-
-/** One `[[models]]` table of the config file. Unknown keys are errors (a typo must not pass). */
-export const UserModelConfig = v.strictObject({
-  id: v.pipe(v.string(), v.trim(), v.minLength(1)),
-  name: v.optional(v.string()),
-  base_url: v.optional(v.pipe(v.string(), v.url())),
-  context_window: v.optional(PositiveInt),
-  max_output_tokens: v.optional(PositiveInt),
-  thinking: v.optional(v.picklist(["deepseek", "reasoning_effort", "none"])),
-  reasoning_echo: v.optional(v.picklist(["reasoning_content", "reasoning", "none"])),
-  stream_usage: v.optional(v.boolean()),
-  vision: v.optional(v.boolean()),
-  prices: v.optional(UserPrices),
+/**
+ * One `[[models]]` table of the config file. Unknown keys are errors (a typo must not pass).
+ * Built at the first parse, like the config file's schema.
+ */
+export const UserModelConfig = lazySchema(() => {
+  const PositiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
+  const Price = v.pipe(v.number(), v.finite(), v.minValue(0));
+  return v.strictObject({
+    id: v.pipe(v.string(), v.trim(), v.minLength(1)),
+    name: v.optional(v.string()),
+    base_url: v.optional(v.pipe(v.string(), v.url())),
+    context_window: v.optional(PositiveInt),
+    max_output_tokens: v.optional(PositiveInt),
+    thinking: v.optional(choiceSchema(THINKING)),
+    reasoning_echo: v.optional(choiceSchema(REASONING_ECHO)),
+    stream_usage: v.optional(v.boolean()),
+    vision: v.optional(v.boolean()),
+    /** `prices = { cache_hit, cache_miss, output }`: USD per 1M tokens, one table at all hours. */
+    prices: v.optional(v.strictObject({ cache_hit: Price, cache_miss: Price, output: Price })),
+  });
 });
 export type UserModelConfig = v.InferOutput<typeof UserModelConfig>;
 
@@ -68,8 +73,8 @@ const RETIRED: Readonly<Record<string, { readonly servedBy: string; readonly nam
 
 /**
  * Settings for an id nobody described: a modest window and output cap that most
- * OpenAI-compatible servers accept, no thinking switch, reasoning echoed DeepSeek's way
- * (servers that do not know the field ignore it).
+ * OpenAI-compatible servers accept, and the table's defaults: no thinking switch, reasoning
+ * echoed DeepSeek's way (servers that do not know the field ignore it).
  */
 function generic(id: string): ModelInfo {
   return {
@@ -77,8 +82,8 @@ function generic(id: string): ModelInfo {
     name: id,
     contextWindow: 131_072,
     maxOutputTokens: 16_384,
-    thinking: "none",
-    reasoningEcho: "reasoning_content",
+    thinking: THINKING.default,
+    reasoningEcho: REASONING_ECHO.default,
     streamUsage: true,
     vision: false,
   };

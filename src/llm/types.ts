@@ -3,6 +3,7 @@
  * sees only these shapes; HTTP and SSE knowledge stays inside `src/llm`.
  */
 import { DshError } from "../errors.ts";
+import type { Effort, ReasoningEcho, Thinking } from "../settings/table.ts";
 import type { ModelPrices } from "./prices.ts";
 
 /** A tool call as the model made it; `arguments` is its raw JSON text. */
@@ -38,7 +39,7 @@ export interface ToolDefinition {
   readonly parameters: Record<string, unknown>;
 }
 
-export type Effort = "off" | "low" | "high" | "max";
+export type { Effort } from "../settings/table.ts";
 
 /** How a model is reached and which wire dialect it speaks. Data, never code constants. */
 export interface ModelInfo {
@@ -49,9 +50,9 @@ export interface ModelInfo {
   readonly contextWindow: number;
   readonly maxOutputTokens: number;
   /** How reasoning is switched: DeepSeek's `thinking` object, `reasoning_effort`, or not at all. */
-  readonly thinking: "deepseek" | "reasoning_effort" | "none";
+  readonly thinking: Thinking;
   /** Which field carries reasoning back in assistant messages. */
-  readonly reasoningEcho: "reasoning_content" | "reasoning" | "none";
+  readonly reasoningEcho: ReasoningEcho;
   /** Whether to send `stream_options.include_usage`. */
   readonly streamUsage: boolean;
   /** Whether the model reads images in prompts. */

@@ -6,6 +6,8 @@
 import * as v from "valibot";
 import { ApprovalPolicy, SandboxMode } from "../permission/knobs.ts";
 import { RenderIntent } from "../render/intent.ts";
+import { choiceSchema } from "../settings/schema.ts";
+import { EFFORT } from "../settings/table.ts";
 
 export const LOG_FORMAT_VERSION = 1;
 
@@ -164,7 +166,7 @@ export const ModelEvent = v.object({ type: v.literal("model"), ...base, model: v
 export const EffortEvent = v.object({
   type: v.literal("effort"),
   ...base,
-  effort: v.picklist(["off", "low", "high", "max"]),
+  effort: choiceSchema(EFFORT),
 });
 
 export const SessionEvent = v.variant("type", [

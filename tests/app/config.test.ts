@@ -33,6 +33,14 @@ describe("loadConfig", () => {
     });
   });
 
+  test("a config file that sets nothing (empty, or comments alone) is the defaults", () => {
+    const none = loadConfig({ HOME: dir });
+    for (const text of ["", '# dsh\n\n# model = "x"\n']) {
+      const config = loadConfig({ HOME: dir, DSH_CONFIG: withFile(text) });
+      expect({ ...config, configPath: none.configPath, configDir: none.configDir }).toEqual(none);
+    }
+  });
+
   test("XDG variables move the state and config dirs", () => {
     const config = loadConfig({ HOME: "/home/u", XDG_DATA_HOME: "/data", XDG_CONFIG_HOME: "/cfg" });
     expect([config.home, config.configPath]).toEqual(["/data/dsh", "/cfg/dsh/config.toml"]);

@@ -4,7 +4,7 @@
  * needs a sandbox must then skip and say why, and nothing else may fail.
  */
 import * as v from "valibot";
+import { choiceSchema } from "../../src/settings/schema.ts";
+import { SANDBOX } from "../../src/settings/table.ts";
 
-const SandboxPreference = v.picklist(["auto", "bwrap", "seatbelt", "none"]);
-
-export const TEST_SANDBOX = v.parse(SandboxPreference, process.env.DSH_SANDBOX || "auto");
+export const TEST_SANDBOX = v.parse(choiceSchema(SANDBOX), process.env.DSH_SANDBOX || "auto");
