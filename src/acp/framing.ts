@@ -173,9 +173,7 @@ export function createFramedStream(deps: FramedStreamDeps): FramedStream {
     inputEnded: ended.promise,
     pendingRequests: () => pending.size,
     answered: () => idle.promise,
-    async writeMessages(messages) {
-      for (const message of messages) await lines.write(encodeOutgoing(message));
-    },
+    writeMessages: (messages) => lines.writeAll(messages.map(encodeOutgoing)),
     end() {
       if (closed) return;
       closed = true;

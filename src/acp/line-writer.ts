@@ -1,8 +1,8 @@
 /**
  * The output side of the framing: lines written in order, many to one write. A burst of
- * messages (a replayed transcript, a fast stream) would otherwise cost one pipe write and its
- * promise round trips each; here the lines that arrive while a write is out, or within one turn
- * of the event loop, go out together as one encoded chunk. Order is the order of `write` calls.
+ * messages (a replayed transcript) would otherwise cost one pipe write and its promise round
+ * trips each; here the lines queued in one go, or while a write is out, go out together as one
+ * encoded chunk. A line on its own goes out at once. Order is the order of the calls.
  */
 
 /** Past this many characters waiting, a `write` resolves only once they went out. */
@@ -15,6 +15,8 @@ export interface LineWriter {
    * Rejects once a write failed: the client is gone and nothing after that line reaches it.
    */
   write(line: string): Promise<void>;
+  /** Queues `lines` as one burst: the same as writing each, in one write where they fit. */
+  writeAll(lines: readonly string[]): Promise<void>;
   /** Resolves once every line queued so far was written (or a write failed); never rejects. */
   drained(): Promise<void>;
 }
@@ -45,8 +47,8 @@ export function createLineWriter(
   writer.closed.catch(fail);
 
   const writeQueued = async (): Promise<void> => {
-    // One turn of the event loop, so the lines of a burst of promise callbacks go out together.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // After the code that queued the first line: what it queues with it goes in the same write.
+    await Promise.resolve();
     while (queued.length > 0 && !failed) {
       const lines = queued;
       queued = [];
@@ -70,15 +72,20 @@ export function createLineWriter(
     return flushing;
   };
 
-  return {
-    write(line) {
-      if (failed) return Promise.reject(failure);
+  const queue = (lines: readonly string[]): Promise<void> => {
+    if (failed) return Promise.reject(failure);
+    for (const line of lines) {
       queued.push(line);
       queuedChars += line.length + 1;
-      const out = flush();
-      if (queuedChars < HIGH_WATER_CHARS) return Promise.resolve();
-      return out.then(() => (failed ? Promise.reject(failure) : undefined));
-    },
+    }
+    const out = flush();
+    if (queuedChars < HIGH_WATER_CHARS) return Promise.resolve();
+    return out.then(() => (failed ? Promise.reject(failure) : undefined));
+  };
+
+  return {
+    write: (line) => queue([line]),
+    writeAll: queue,
     drained: () => flushing ?? Promise.resolve(),
   };
 }
