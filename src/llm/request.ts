@@ -71,10 +71,7 @@ export function requestBody(request: ChatRequest): Uint8Array {
   const addedText = added.length === 0 ? "" : `${from > 0 ? "," : ""}${added.join(",")}`;
   const middle = encoder.encode(addedText);
   const closing = encoder.encode(text.slice(head.length));
-  const body = new Uint8Array(opening.byteLength + middle.byteLength + closing.byteLength);
-  body.set(opening);
-  body.set(middle, opening.byteLength);
-  body.set(closing, opening.byteLength + middle.byteLength);
+  const body = Buffer.concat([opening, middle, closing]);
   // A copy of the messages: the caller's array may change after the request went.
   previous = {
     key,
