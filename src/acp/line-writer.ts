@@ -6,7 +6,7 @@
  */
 
 /** Past this many characters waiting, a `write` resolves only once they went out. */
-const HIGH_WATER_CHARS = 1024 * 1024;
+export const HIGH_WATER_CHARS = 256 * 1024;
 
 export interface LineWriter {
   /**

@@ -95,13 +95,11 @@ export function createLogParser(path: string, id: string): LogParser {
   /** A bad line with its LF: dropped if it is the last, an error once anything follows it. */
   let bad: InvalidInputError | undefined;
 
-  /** Takes one line without its LF: its bytes, or its text and its length in bytes. */
-  const takeLine = (line: Uint8Array | string, byteLength: number) => {
-    if (bad !== undefined) throw bad;
+  const takeLine = (line: Uint8Array) => {
     lineNumber += 1;
     if (header === undefined) {
       header = parseHeader(line, path, id);
-      validLength = byteLength + 1;
+      validLength = line.byteLength + 1;
       return;
     }
     const parsed = inSequence(parseLine(SessionEvent, line, isExactEvent), events.length + 1);
@@ -111,32 +109,7 @@ export function createLogParser(path: string, id: string): LogParser {
       return;
     }
     events.push(parsed.value);
-    validLength += byteLength + 1;
-  };
-
-  /** The whole lines in `bytes` (which ends just before an LF), each taken in turn. */
-  const takeLines = (bytes: Uint8Array) => {
-    // One decode for all of them: lines split alike in bytes and in text, as no UTF-8 sequence
-    // holds an LF byte. Bytes that are not UTF-8 are found line by line, for the error's sake.
-    const text = decodeAll(bytes);
-    if (text === undefined) {
-      let start = 0;
-      for (let end = bytes.indexOf(LF); end >= 0; end = bytes.indexOf(LF, start)) {
-        takeLine(bytes.subarray(start, end), end - start);
-        start = end + 1;
-      }
-      takeLine(bytes.subarray(start), bytes.byteLength - start);
-      return;
-    }
-    let start = 0;
-    for (const [index, line] of text.split("\n").entries()) {
-      const end = bytes.indexOf(LF, start);
-      const byteEnd = end < 0 ? bytes.byteLength : end;
-      // A decode drops a byte-order mark at its start: one per line, as line by line would.
-      const own = index > 0 && line.charCodeAt(0) === BOM ? line.slice(1) : line;
-      takeLine(own, byteEnd - start);
-      start = byteEnd + 1;
-    }
+    validLength += line.byteLength + 1;
   };
 
   return {
@@ -145,18 +118,13 @@ export function createLogParser(path: string, id: string): LogParser {
       if (bad !== undefined) throw bad;
       fileLength += chunk.byteLength;
       let start = 0;
-      const first = chunk.indexOf(LF);
-      if (first >= 0 && partial.length > 0) {
+      for (let end = chunk.indexOf(LF); end >= 0; end = chunk.indexOf(LF, start)) {
+        if (bad !== undefined) throw bad;
+        const piece = chunk.subarray(start, end);
         // Joined once, at the line's end: a line across many pieces is copied only twice.
-        const line = Buffer.concat([...partial, chunk.subarray(0, first)]);
+        takeLine(partial.length === 0 ? piece : Buffer.concat([...partial, piece]));
         partial = [];
-        takeLine(line, line.byteLength);
-        start = first + 1;
-      }
-      const last = chunk.lastIndexOf(LF);
-      if (last >= start) {
-        takeLines(chunk.subarray(start, last));
-        start = last + 1;
+        start = end + 1;
       }
       if (start < chunk.byteLength) {
         if (bad !== undefined) throw bad;
@@ -172,18 +140,7 @@ export function createLogParser(path: string, id: string): LogParser {
   };
 }
 
-const BOM = 0xfeff;
-
-/** `bytes` as text, or undefined when they are not UTF-8. */
-function decodeAll(bytes: Uint8Array): string | undefined {
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
-function parseHeader(line: Uint8Array | string, path: string, id: string): SessionHeader {
+function parseHeader(line: Uint8Array, path: string, id: string): SessionHeader {
   const header = parseLine(SessionHeader, line);
   if (!header.ok) throw badLine(path, 1, `bad session header: ${header.reason}`);
   if (header.value.id !== id) {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createLineWriter } from "../../src/acp/line-writer.ts";
+import { HIGH_WATER_CHARS, createLineWriter } from "../../src/acp/line-writer.ts";
 
 /** A sink that keeps each chunk it is handed; `gate` holds its writes until opened. */
 function recordingSink(gate?: Promise<void>) {
@@ -32,19 +32,19 @@ describe("line writer", () => {
     expect(sink.chunks.length).toBeLessThanOrEqual(bursts + 1);
   });
 
-  test("past a megabyte queued, a write waits until the queue went out", async () => {
+  test("past the high-water mark, a write waits until the queue went out", async () => {
     const gate = Promise.withResolvers<void>();
     const sink = recordingSink(gate.promise);
     const lines = createLineWriter(sink.writer, () => {
       throw new Error("no write fails here");
     });
-    const line = "x".repeat(64 * 1024);
-    const early = Array.from({ length: 8 }, () => lines.write(line));
+    const line = "x".repeat(HIGH_WATER_CHARS / 8);
+    const early = Array.from({ length: 4 }, () => lines.write(line));
     await Promise.all(early);
     // The first write is held by the sink: what is queued behind it now crosses the mark.
     await sink.firstWrite;
     let late: Promise<void> = Promise.resolve();
-    for (let i = 0; i < 20; i++) late = lines.write(line);
+    for (let i = 0; i < 24; i++) late = lines.write(line);
     let resolved = false;
     const waiting = late.then(() => {
       resolved = true;
