@@ -4,7 +4,7 @@
  * of one session against the test model server, compared with RSS after the first 100 (no
  * leak: the log grows, memory should not grow with it beyond what the log holds).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
@@ -62,19 +62,29 @@ try {
       mcpServers: [],
     });
     let early = 0;
-    for (let i = 0; i < TURNS; i++) {
+    let half = 0;
+    for (let i = 1; i <= TURNS; i++) {
       server.script(textTurn(`answer ${i} `.repeat(20)));
       await agent.request(acp.methods.agent.session.prompt, {
         sessionId,
         prompt: [{ type: "text", text: `question ${i}` }],
       });
       if (i === Math.floor(TURNS / 10)) early = rssMb(pid);
+      if (i === TURNS / 2) {
+        await settle();
+        half = rssMb(pid);
+      }
     }
     await settle();
-    return { early, late: rssMb(pid) };
+    const logBytes = statSync(join(root, "home", "sessions", `${sessionId}.jsonl`)).size;
+    return { early, half, late: rssMb(pid), logKbPerTurn: logBytes / 1024 / TURNS };
   });
+  const lateKbPerTurn = ((turns.late - turns.half) * 1024) / (TURNS / 2);
   console.log(
-    `RSS after ${Math.floor(TURNS / 10)} turns ${turns.early.toFixed(1)} MB, after ${TURNS} ${turns.late.toFixed(1)} MB`,
+    `RSS after ${Math.floor(TURNS / 10)} turns ${turns.early.toFixed(1)} MB, after ${TURNS / 2} ${turns.half.toFixed(1)} MB, after ${TURNS} ${turns.late.toFixed(1)} MB`,
+  );
+  console.log(
+    `  ${lateKbPerTurn.toFixed(1)} KB a turn over the second half; the log holds ${turns.logKbPerTurn.toFixed(1)} KB a turn on disk`,
   );
   emit([
     { name: "idle RSS after initialize", unit: "MB", samples: [sessions.idle], floor: [floorIdle] },
@@ -89,6 +99,11 @@ try {
       unit: "MB",
       samples: [turns.late],
       floor: [turns.early],
+    },
+    {
+      name: `RSS a turn adds over turns ${(TURNS / 2).toLocaleString("en")}–${TURNS.toLocaleString("en")}`,
+      unit: "KB",
+      samples: [lateKbPerTurn],
     },
   ]);
 } finally {

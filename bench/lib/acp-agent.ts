@@ -13,18 +13,23 @@ export interface AgentRun {
   readonly onUpdate?: (params: acp.SessionNotification) => void;
 }
 
-/** Runs `work` against a fresh, initialized agent; resolves with what it returns. */
-export async function withAcpAgent<T>(
-  run: AgentRun,
-  work: (agent: acp.ClientContext, pid: number) => Promise<T>,
-): Promise<T> {
-  const proc = Bun.spawn([...run.command], {
+/** Spawns the agent with its stdin and stdout on pipes and its stderr dropped. */
+export function spawnAgent(run: Pick<AgentRun, "command" | "cwd" | "env">) {
+  return Bun.spawn([...run.command], {
     cwd: run.cwd,
     env: run.env,
     stdin: "pipe",
     stdout: "pipe",
     stderr: "ignore",
   });
+}
+
+/** Runs `work` against a fresh, initialized agent; resolves with what it returns. */
+export async function withAcpAgent<T>(
+  run: AgentRun,
+  work: (agent: acp.ClientContext, pid: number) => Promise<T>,
+): Promise<T> {
+  const proc = spawnAgent(run);
   const output = new WritableStream<Uint8Array>({
     async write(chunk) {
       proc.stdin.write(chunk);

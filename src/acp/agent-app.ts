@@ -16,7 +16,7 @@ import type { AcpModel } from "./config-options.ts";
 import { toRequestError, turnError } from "./errors.ts";
 import { commandOf, runAcpCommand } from "./commands.ts";
 import { userContentOf } from "./prompt-content.ts";
-import { createSessionHandlers } from "./session-handlers.ts";
+import { type UpdateWriter, createSessionHandlers } from "./session-handlers.ts";
 import type { SessionTable } from "./sessions.ts";
 import { settlementOf } from "./stop-reason.ts";
 
@@ -33,6 +33,8 @@ export interface AgentAppDeps {
   readonly clientOptions: () => ClientOptions;
   /** Whether an API key is there now (the environment's, or one `dsh login` stored). */
   readonly hasApiKey: () => boolean;
+  /** Writes a burst of `session/update`s (a replay) straight to the output, in order. */
+  readonly writeUpdates: UpdateWriter;
 }
 
 /** Builds the agent app for one connection. */

@@ -4,10 +4,12 @@
  * bad line gets one short error reply from here, so no input, however large or deep, stops the
  * connection. A line past the size limit is skipped to its end, never buffered whole. The end of
  * the input does not end the stream: the server answers what was read first, then calls `end()`.
+ * Outgoing lines keep their order; a burst of them goes out as one write (`line-writer.ts`).
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Logger } from "../log.ts";
 import { type ErrorReply, errorReply, judgeLine, tooLargeReply } from "./inbound.ts";
+import { createLineWriter } from "./line-writer.ts";
 
 /** The longest line read as a message (the SDK's own default). */
 export const MAX_LINE_BYTES = 32 * 1024 * 1024;
@@ -36,6 +38,12 @@ export interface FramedStream {
   pendingRequests(): number;
   /** Resolves once every request handed on was answered and its answer written. */
   answered(): Promise<void>;
+  /**
+   * Writes `messages` straight to the output, after everything handed on before: a burst of
+   * notifications (a replayed transcript) skips the SDK's per-message stream work. Rejects once
+   * the client is gone.
+   */
+  writeMessages(messages: readonly acp.AnyMessage[]): Promise<void>;
   /** Ends the stream the SDK reads, so its connection closes. Idempotent. */
   end(): void;
   /** Waits for queued writes, then closes the output; never throws. */
@@ -47,25 +55,30 @@ export function createFramedStream(deps: FramedStreamDeps): FramedStream {
   const { logger } = deps;
   const maxLineBytes = deps.maxLineBytes ?? MAX_LINE_BYTES;
   const writer = deps.output.getWriter();
-  const encoder = new TextEncoder();
   const pending = new Set<string>();
   let idle = Promise.withResolvers<void>();
   idle.resolve();
-  let writes: Promise<void> = Promise.resolve();
   const ended = Promise.withResolvers<void>();
   let controller: ReadableStreamDefaultController<acp.AnyMessage> | undefined;
   let inputReader: { cancel(): Promise<void> } | undefined;
   let closed = false;
+  // A client that stopped reading ends the connection, as a failed read would.
+  const lines = createLineWriter(writer, (error) => {
+    if (closed) return;
+    closed = true;
+    try {
+      controller?.error(error);
+    } catch {
+      // Already closed by the SDK.
+    }
+    void inputReader?.cancel().catch(() => undefined);
+  });
 
-  const writeLine = (text: string): Promise<void> => {
-    const write = writes.then(() => writer.write(encoder.encode(`${text}\n`)));
-    writes = write.catch(() => undefined);
-    return write;
-  };
   let queuedReplies = 0;
   const sendReply = (reply: ErrorReply) => {
     queuedReplies += 1;
-    writeLine(JSON.stringify(reply))
+    lines
+      .write(JSON.stringify(reply))
       .catch(() => undefined)
       .finally(() => {
         queuedReplies -= 1;
@@ -110,19 +123,19 @@ export function createFramedStream(deps: FramedStreamDeps): FramedStream {
   const readAll = async () => {
     const reader = deps.input.getReader();
     inputReader = reader;
-    const lines = createLineSplitter(maxLineBytes, judge, () => {
+    const splitter = createLineSplitter(maxLineBytes, judge, () => {
       logger.warn("skipping a message over the size limit", { limit: maxLineBytes });
       sendReply(tooLargeReply(maxLineBytes));
     });
     try {
       for (let read = await reader.read(); !read.done; read = await reader.read()) {
         if (closed) return;
-        lines.push(read.value);
+        splitter.push(read.value);
         // A flood of bad lines from a client that does not read its replies must not queue
         // them without end; well-formed input never waits here.
-        if (queuedReplies > MAX_QUEUED_REPLIES) await writes;
+        if (queuedReplies > MAX_QUEUED_REPLIES) await lines.drained();
       }
-      lines.finish();
+      splitter.finish();
     } catch (error) {
       if (!closed) logger.warn("reading from the client failed", { error: String(error) });
     } finally {
@@ -143,11 +156,15 @@ export function createFramedStream(deps: FramedStreamDeps): FramedStream {
 
   const writable = new WritableStream<acp.AnyMessage>({
     async write(message) {
-      await writeLine(encodeOutgoing(message));
+      await lines.write(encodeOutgoing(message));
       if ("method" in message || !("id" in message)) return;
+      // A response counts as answered once it is out, with everything queued before it; the
+      // SDK's next message need not wait for that.
       const key = idKey(message.id);
-      release(key);
-      if (pending.delete(key) && pending.size === 0) idle.resolve();
+      void lines.drained().then(() => {
+        release(key);
+        if (pending.delete(key) && pending.size === 0) idle.resolve();
+      });
     },
   });
 
@@ -156,6 +173,7 @@ export function createFramedStream(deps: FramedStreamDeps): FramedStream {
     inputEnded: ended.promise,
     pendingRequests: () => pending.size,
     answered: () => idle.promise,
+    writeMessages: (messages) => lines.writeAll(messages.map(encodeOutgoing)),
     end() {
       if (closed) return;
       closed = true;
@@ -167,7 +185,7 @@ export function createFramedStream(deps: FramedStreamDeps): FramedStream {
       void inputReader?.cancel().catch(() => undefined);
     },
     async close() {
-      await writes;
+      await lines.drained();
       try {
         await writer.close();
       } catch {

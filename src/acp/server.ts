@@ -5,6 +5,7 @@
  * then the connection closes, every session is disposed in parallel and this resolves. The
  * caller exits 0.
  */
+import * as acp from "@agentclientprotocol/sdk";
 import { createAgentApp } from "./agent-app.ts";
 import type { ClientOptions } from "./capabilities.ts";
 import { createFramedStream } from "./framing.ts";
@@ -27,6 +28,7 @@ export async function runAcpServer(deps: RunAcpDeps): Promise<void> {
     approvals: deps.approvals,
     questions: deps.questions,
   });
+  const framed = createFramedStream({ input: deps.input, output: deps.output, logger });
   const app = createAgentApp({
     ...deps,
     hasApiKey: deps.hasApiKey ?? (() => true),
@@ -35,8 +37,15 @@ export async function runAcpServer(deps: RunAcpDeps): Promise<void> {
     setClientOptions: (options) => {
       client = options;
     },
+    writeUpdates: (sessionId, updates) =>
+      framed.writeMessages(
+        updates.map((update) => ({
+          jsonrpc: "2.0",
+          method: acp.methods.client.session.update,
+          params: { sessionId, update },
+        })),
+      ),
   });
-  const framed = createFramedStream({ input: deps.input, output: deps.output, logger });
   const connection = app.connect(framed.stream);
 
   const stop = Promise.withResolvers<"stop">();

@@ -21,7 +21,18 @@ export interface SessionHandlerDeps {
   readonly table: SessionTable;
   readonly clientOptions: () => ClientOptions;
   readonly logger: Logger;
+  /**
+   * Writes `session/update`s straight to the connection's output, behind everything written
+   * before; rejects once the client is gone.
+   */
+  readonly writeUpdates: UpdateWriter;
 }
+
+/** Writes a session's updates to the client, in order. */
+export type UpdateWriter = (
+  sessionId: string,
+  updates: readonly acp.SessionUpdate[],
+) => Promise<void>;
 
 /** The session methods, each taking parsed params and the connection's client context. */
 export function createSessionHandlers(deps: SessionHandlerDeps) {
@@ -46,7 +57,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       const session =
         existing ??
         (await table.open(() => service.resume(sessionId, { cwd, mcpServers }), client));
-      if (replay) await sendReplay(session, deps.clientOptions());
+      if (replay) await sendReplay(session, deps);
       // The client knows a loaded or resumed id before it asked, so this lands (zed.md §2).
       await session.send([availableCommandsUpdate()]);
       return { configOptions: optionsOf(session) };
@@ -107,21 +118,37 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
   };
 }
 
-/** Updates handed to the session at a time while replaying: a long log is never mapped whole. */
+/** Updates written at a time while replaying: a long log is never mapped whole. */
 const REPLAY_BATCH = 256;
 
-/** Sends the session's transcript, in order, a batch at a time. */
-async function sendReplay(session: LiveSession, options: ClientOptions): Promise<void> {
+/**
+ * Sends the session's transcript, in order, a batch at a time. The first update goes through
+ * the session like any other, so it lands behind everything the connection queued before; the
+ * rest follow it straight to the output, without the SDK's work per message.
+ */
+async function sendReplay(session: LiveSession, deps: SessionHandlerDeps): Promise<void> {
   // The log as it is now: anything appended while the batches go out is not part of it.
   const events = [...session.handle.history()];
+  const updates = replayStream(events, deps.clientOptions());
+  const first = updates.next();
+  if (first.done === true) return;
+  await session.send([first.value]);
   let batch: acp.SessionUpdate[] = [];
-  for (const update of replayStream(events, options)) {
-    batch.push(update);
-    if (batch.length < REPLAY_BATCH) continue;
-    await session.send(batch);
-    batch = [];
+  try {
+    for (const update of updates) {
+      batch.push(update);
+      if (batch.length < REPLAY_BATCH) continue;
+      await deps.writeUpdates(session.id, batch);
+      batch = [];
+      // A turn of the event loop between batches: the connection reads on, and the garbage of
+      // one batch is collected before it piles up (a lower peak for a long log, no slower).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await deps.writeUpdates(session.id, batch);
+  } catch (error) {
+    // The client is gone: the session stays open for whatever it still sends.
+    deps.logger.warn("could not send a replayed transcript", { sessionId: session.id, error });
   }
-  await session.send(batch);
 }
 
 /**

@@ -95,10 +95,9 @@ export async function runTurnLoop(
       if (result.status === "cancelled") return { turnId, reason: "cancelled" };
       autoCompactionSpent = result.status === "failed" || wouldPassThreshold(deps, model);
     }
-    const messages: ChatMessage[] = [
-      systemMessage(deps.systemPrompt),
-      ...foldContext(deps.log.events),
-    ];
+    const messages: ChatMessage[] = [systemMessage(deps.systemPrompt)].concat(
+      foldContext(deps.log.events),
+    );
     const request = {
       turnId,
       step,

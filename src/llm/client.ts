@@ -7,7 +7,7 @@
 import { sleep } from "../abortable.ts";
 import type { Logger } from "../log.ts";
 import { describeFetchFailure, failureSummary, httpError, parseRetryAfter } from "./http-errors.ts";
-import { requestBodyText } from "./request.ts";
+import { requestBody } from "./request.ts";
 import { backoffMs, DEFAULT_RETRY, isRetryable, type RetryPolicy } from "./retry.ts";
 import { needsApiKey } from "./local-endpoint.ts";
 import { createSseDecoder } from "./sse.ts";
@@ -98,7 +98,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
               "content-type": "application/json",
               accept: "text/event-stream",
             },
-            body: requestBodyText(request),
+            body: requestBody(request),
             signal: linked,
           }),
         );
@@ -115,7 +115,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
         return failed(error, parseRetryAfter(response.headers.get("retry-after"), Date.now()));
       }
 
-      const normaliser = createStepNormaliser(`call_${stepNumber(request)}`);
+      const normaliser = createStepNormaliser(() => `call_${stepNumber(request)}`);
       if (isJson(response)) {
         // A 200 that is one JSON document, not a stream: some gateways answer errors this way.
         const text = await response.text().catch(() => "");

@@ -38,23 +38,26 @@ export function buildRequestBody(request: ChatRequest): Record<string, unknown> 
  */
 const written = new WeakMap<ChatMessage, { readonly shape: string; readonly json: string }>();
 
+const encoder = new TextEncoder();
+
 /**
- * `JSON.stringify(buildRequestBody(request))`, byte for byte, with each message's JSON reused
- * from an earlier request while the message object and the model fields it depends on (how
- * reasoning is echoed, whether images are seen) are the same.
+ * The UTF-8 bytes of `JSON.stringify(buildRequestBody(request))`, byte for byte. A request that
+ * repeats the previous one's messages and adds some (the next step of a turn, the next turn of
+ * a session) takes the previous body's bytes up to its last message as they are: only the added
+ * messages are written and encoded, and the body is put together with one copy. Other messages'
+ * JSON is reused from earlier requests while the message object and the model fields it depends
+ * on (how reasoning is echoed, whether images are seen) are the same.
  */
-export function requestBodyText(request: ChatRequest): string {
-  const { model } = request;
+export function requestBody(request: ChatRequest): Uint8Array {
+  const { model, messages } = request;
   const text = JSON.stringify(buildRequestBody({ ...request, messages: [] }));
   // The body opens with the model and the messages, in that order (see `buildRequestBody`).
   const head = `{"model":${JSON.stringify(model.id)},"messages":[`;
-  if (!text.startsWith(head)) return JSON.stringify(buildRequestBody(request));
+  if (!text.startsWith(head)) return encoder.encode(JSON.stringify(buildRequestBody(request)));
   const shape = `${model.reasoningEcho}\u0000${model.vision === true}`;
-  const { messages } = request;
-  // A request that repeats the previous one's messages and adds some: the next step of a turn,
-  // the next turn of a session. Its shared part is taken whole, without a look-up per message.
+  const key = `${shape}\u0000${model.id}`;
   const shared =
-    previous !== undefined && extendsPrevious(previous, messages, shape) ? previous : undefined;
+    previous !== undefined && extendsPrevious(previous, messages, key) ? previous : undefined;
   const from = shared?.messages.length ?? 0;
   const added = messages.slice(from).map((message) => {
     const cached = written.get(message);
@@ -63,23 +66,40 @@ export function requestBodyText(request: ChatRequest): string {
     written.set(message, { shape, json });
     return json;
   });
-  const joined = [...(shared !== undefined && from > 0 ? [shared.joined] : []), ...added].join(",");
-  // A copy: the caller's array may change after the request went.
-  previous = { shape, messages: messages.slice(), joined };
-  return `${head}${joined}${text.slice(head.length)}`;
+  // Every piece is whole JSON, so encoding them apart gives the bytes of encoding them joined.
+  const opening = shared?.body.subarray(0, shared.messagesEnd) ?? encoder.encode(head);
+  const addedText = added.length === 0 ? "" : `${from > 0 ? "," : ""}${added.join(",")}`;
+  const middle = encoder.encode(addedText);
+  const closing = encoder.encode(text.slice(head.length));
+  const body = Buffer.concat([opening, middle, closing]);
+  // A copy of the messages: the caller's array may change after the request went.
+  previous = {
+    key,
+    messages: messages.slice(),
+    body,
+    messagesEnd: opening.byteLength + middle.byteLength,
+  };
+  return body;
 }
 
-/** The messages of the last request written, and their JSON joined by commas. */
+/** The last request written: its messages, its body and where its last message ends in it. */
 let previous:
-  | { readonly shape: string; readonly messages: readonly ChatMessage[]; readonly joined: string }
+  | {
+      readonly key: string;
+      readonly messages: readonly ChatMessage[];
+      readonly body: Uint8Array;
+      readonly messagesEnd: number;
+    }
   | undefined;
 
 function extendsPrevious(
   last: NonNullable<typeof previous>,
   messages: readonly ChatMessage[],
-  shape: string,
+  key: string,
 ): boolean {
-  if (last.shape !== shape || messages.length < last.messages.length) return false;
+  if (last.key !== key || messages.length < last.messages.length) return false;
+  // The body is never handed on to be changed, but a transfer would empty it.
+  if (last.body.byteLength < last.messagesEnd) return false;
   for (let i = 0; i < last.messages.length; i++) if (messages[i] !== last.messages[i]) return false;
   return true;
 }

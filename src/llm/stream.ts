@@ -41,10 +41,12 @@ interface PendingCall {
 }
 
 /**
- * @param callIdPrefix prefix of ids made for calls the server sent without one
- *   (`<prefix>_<index>`); it must differ between steps of a session.
+ * @param callIdPrefix gives the prefix of ids made for calls the server sent without one
+ *   (`<prefix>_<index>`); it must differ between steps of a session. Asked at most once, and
+ *   only when such a call comes.
  */
-export function createStepNormaliser(callIdPrefix: string): StepNormaliser {
+export function createStepNormaliser(callIdPrefix: () => string): StepNormaliser {
+  let prefix: string | undefined;
   const calls: PendingCall[] = [];
   const byWireIndex = new Map<number, PendingCall>();
   let finishReason: string | undefined;
@@ -68,7 +70,7 @@ export function createStepNormaliser(callIdPrefix: string): StepNormaliser {
       call = {
         index,
         wireId,
-        id: wireId ?? `${callIdPrefix}_${index}`,
+        id: wireId ?? `${(prefix ??= callIdPrefix())}_${index}`,
         name: "",
         args: "",
         started: false,

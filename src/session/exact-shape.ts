@@ -105,26 +105,31 @@ function compileBase(node: SchemaNode): ExactShapeCheck {
 }
 
 function compileObject(node: SchemaNode): ExactShapeCheck {
-  const fields = Object.entries(node.entries ?? {}).map(([key, schema]) => ({
-    key,
-    // A missing key with a default is filled in by valibot: only a plain optional may be absent.
-    optional: schema.type === "optional" && schema.default === undefined,
-    check: compile(schema),
-  }));
-  const known = new Set(fields.map((field) => field.key));
+  const fields = new Map(
+    Object.entries(node.entries ?? {}).map(([key, schema]) => [
+      key,
+      {
+        // A missing key with a default is filled in by valibot: only a plain optional may be absent.
+        optional: schema.type === "optional" && schema.default === undefined,
+        check: compile(schema),
+      },
+    ]),
+  );
+  const required = [...fields.values()].filter((field) => !field.optional).length;
   return (value) => {
     if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
     const record = value as Record<string, unknown>;
-    for (const field of fields) {
-      if (!Object.hasOwn(record, field.key)) {
-        if (field.optional) continue;
+    // One pass over the value's keys: each must be known (valibot drops the others, so such a
+    // value is not its own output) and valid; every required key must be among them.
+    let present = 0;
+    for (const key in record) {
+      const field = fields.get(key);
+      if (field === undefined || !Object.hasOwn(record, key) || !field.check(record[key])) {
         return false;
       }
-      if (!field.check(record[field.key])) return false;
+      if (!field.optional) present += 1;
     }
-    // valibot drops keys it does not know: such a value is not its own output.
-    for (const key in record) if (!known.has(key)) return false;
-    return true;
+    return present === required;
   };
 }
 

@@ -1,6 +1,6 @@
 /** The request body as sent: each message written once, the bytes those of the whole body. */
 import { describe, expect, test } from "bun:test";
-import { buildRequestBody, requestBodyText } from "../../src/llm/request.ts";
+import { buildRequestBody, requestBody } from "../../src/llm/request.ts";
 import type { ChatMessage, ChatRequest, ModelInfo } from "../../src/llm/types.ts";
 import { chatRequest, flash, readFileTool } from "./helpers.ts";
 
@@ -32,11 +32,12 @@ const models: ModelInfo[] = [
   { ...flash, id: 'odd "id" with "messages":[] inside' },
 ];
 
-function wholeBody(request: ChatRequest): string {
-  return JSON.stringify(buildRequestBody(request));
+/** The body written from scratch, as the bytes the server gets. */
+function wholeBody(request: ChatRequest): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(buildRequestBody(request)));
 }
 
-describe("requestBodyText", () => {
+describe("requestBody", () => {
   test("is the whole body's JSON for every model, the same messages sent again and again", () => {
     // Each model twice over the same message objects: the second time reuses what was written.
     for (const model of [...models, ...models]) {
@@ -46,7 +47,7 @@ describe("requestBodyText", () => {
         chatRequest({ model, messages: history, tools: [readFileTool], toolChoice: "none" }),
         chatRequest({ model, messages: [] }),
       ]) {
-        expect(requestBodyText(request)).toBe(wholeBody(request));
+        expect(requestBody(request)).toEqual(wholeBody(request));
       }
     }
   });
@@ -54,14 +55,17 @@ describe("requestBodyText", () => {
   test("a longer history after a shorter one keeps the shared messages' bytes", () => {
     const short = chatRequest({ messages: history.slice(0, 3) });
     const long = chatRequest({ messages: [...history, { role: "user", content: "more" }] });
-    expect(requestBodyText(short)).toBe(wholeBody(short));
-    expect(requestBodyText(long)).toBe(wholeBody(long));
-    expect(JSON.parse(requestBodyText(long)).messages).toHaveLength(history.length + 1);
+    expect(requestBody(short)).toEqual(wholeBody(short));
+    expect(requestBody(long)).toEqual(wholeBody(long));
+    const text = new TextDecoder().decode(requestBody(long));
+    expect(JSON.parse(text).messages).toHaveLength(history.length + 1);
   });
 
   test("requests that grow, shrink, branch and come back are each written as a whole", () => {
     const other: ChatMessage = { role: "user", content: "a different start" };
     const sequence: ChatMessage[][] = [
+      [],
+      history.slice(0, 1),
       history.slice(0, 2),
       history.slice(0, 4),
       history,
@@ -73,17 +77,43 @@ describe("requestBodyText", () => {
     ];
     for (const messages of sequence) {
       const request = chatRequest({ messages });
-      expect(requestBodyText(request)).toBe(wholeBody(request));
+      expect(requestBody(request)).toEqual(wholeBody(request));
     }
   });
 
   test("an array of messages changed in place after it was sent is written as it now is", () => {
     const messages = history.slice(0, 3);
     const first = chatRequest({ messages });
-    expect(requestBodyText(first)).toBe(wholeBody(first));
+    expect(requestBody(first)).toEqual(wholeBody(first));
     messages.push({ role: "user", content: "pushed" });
     messages[1] = { role: "user", content: "replaced" };
     const again = chatRequest({ messages });
-    expect(requestBodyText(again)).toBe(wholeBody(again));
+    expect(requestBody(again)).toEqual(wholeBody(again));
+  });
+
+  test("a 10,000-turn session assembled step by step is byte for byte a fresh body", () => {
+    const long: ChatMessage[] = [{ role: "system", content: "be brief" }];
+    for (let i = 0; i < 10_000; i++) {
+      long.push({ role: "user", content: `question ${i} é 𝄞 \u2028` });
+      long.push({
+        role: "assistant",
+        // A lone surrogate: JSON.stringify escapes it, so every piece stays whole text.
+        content: i % 100 === 0 ? `answer ${i} \ud800` : `answer ${i}`,
+        reasoning: i % 2 === 0 ? "" : `why ${i}`,
+        toolCalls: i % 3 === 0 ? [{ id: `c${i}`, name: "read_file", arguments: "{}" }] : [],
+      });
+      if (i % 3 === 0) long.push({ role: "tool", toolCallId: `c${i}`, content: `out ${i}` });
+    }
+    const other = { ...flash, reasoningEcho: "reasoning" as const };
+    const steps = [1_000, 18_000, 18_002, 18_005, 18_005, 21_000, 26_000, 26_001, 26_004];
+    for (const [n, length] of steps.entries()) {
+      const model = n === 6 ? other : flash;
+      const request = chatRequest({
+        model,
+        messages: long.slice(0, length),
+        tools: [readFileTool],
+      });
+      expect({ length, body: requestBody(request) }).toEqual({ length, body: wholeBody(request) });
+    }
   });
 });

@@ -73,6 +73,40 @@ describe("reading a log piece by piece", () => {
     });
   });
 
+  test("bytes that are not UTF-8 name their line; at the end they are a torn line", () => {
+    const bytes = (...parts: (string | number[])[]) =>
+      Buffer.concat(
+        parts.map((part) => (typeof part === "string" ? Buffer.from(part) : Buffer.from(part))),
+      );
+    // 0xff never appears in UTF-8, and it sits inside a JSON string here.
+    const broken = ['{"type":"turn_start","seq":2,"at":"', [0xff], '","turnId":"t"}\n'];
+    const middle = bytes(line(header), turnStart(1), ...broken, turnStart(3));
+    const last = bytes(line(header), turnStart(1), ...broken);
+    for (const size of [7, 4096]) {
+      expect(outcome(() => readInPieces(middle, size))).toEqual({
+        error: expect.stringContaining(`corrupt session log ${PATH}, line 3: not JSON`),
+      });
+      const torn = outcome(() => readInPieces(last, size));
+      expect("log" in torn && torn.log.events.map((e) => e.seq)).toEqual([1]);
+    }
+  });
+
+  test("a byte-order mark at a line's start is dropped, one per line", () => {
+    const content = `\ufeff${line(header)}\ufeff${turnStart(1)}${turnStart(2)}\ufeff${turnStart(3)}`;
+    const bytes = new TextEncoder().encode(content);
+    for (const size of [5, 4096]) {
+      const read = outcome(() => readInPieces(bytes, size));
+      expect("log" in read && read.log.events.map((e) => e.seq)).toEqual([1, 2, 3]);
+      expect("log" in read && read.log.validLength).toBe(bytes.byteLength);
+    }
+    const twice = new TextEncoder().encode(
+      `${line(header)}\ufeff\ufeff${turnStart(1)}${turnStart(2)}`,
+    );
+    expect(outcome(() => readInPieces(twice, 4096))).toEqual({
+      error: expect.stringContaining("line 2: not JSON"),
+    });
+  });
+
   test("the store reads a log larger than its read size", async () => {
     using home = tempHome();
     const store = createSessionStore({ home: home.path, logger: silentLogger });

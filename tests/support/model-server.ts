@@ -66,6 +66,8 @@ export interface RecordedRequest {
   readonly headers: Record<string, string>;
   /** The parsed JSON body; `{}` when it was not a JSON object. */
   readonly body: Record<string, unknown>;
+  /** `performance.now()` in the server's process once the body's last byte was read. */
+  readonly bodyReadAt: number;
   /** True once the client went away before the response was complete. */
   readonly aborted: boolean;
 }
@@ -105,7 +107,17 @@ interface MutableRecord {
   path: string;
   headers: Record<string, string>;
   body: Record<string, unknown>;
+  bodyReadAt: number;
   aborted: boolean;
+}
+
+/** The JSON value of `text`; undefined when it is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Starts a server on 127.0.0.1, port 0; dispose it with `await using`. */
@@ -125,11 +137,14 @@ export async function startModelServer(): Promise<ModelServer> {
   };
 
   const chat = async (req: Request, path: string): Promise<Response> => {
-    const parsed = v.safeParse(JsonObject, await req.json().catch(() => undefined));
+    const text = await req.text().catch(() => "");
+    const bodyReadAt = performance.now();
+    const parsed = v.safeParse(JsonObject, parseJson(text));
     const record: MutableRecord = {
       path,
       headers: Object.fromEntries(req.headers),
       body: parsed.success ? parsed.output : {},
+      bodyReadAt,
       aborted: false,
     };
     const n = requests.push(record) - 1;
