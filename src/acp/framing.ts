@@ -32,6 +32,8 @@ export interface FramedStream {
   readonly stream: acp.Stream;
   /** Resolves once the input ended (EOF or a read error) and every line before it was judged. */
   readonly inputEnded: Promise<void>;
+  /** Resolves once a write to the output failed: the client stopped reading (EPIPE). */
+  readonly outputFailed: Promise<void>;
   /** Requests handed to the SDK and not answered yet. */
   pendingRequests(): number;
   /** Resolves once every request handed on was answered and its answer written. */
@@ -53,13 +55,14 @@ export function createFramedStream(deps: FramedStreamDeps): FramedStream {
   idle.resolve();
   let writes: Promise<void> = Promise.resolve();
   const ended = Promise.withResolvers<void>();
+  const failed = Promise.withResolvers<void>();
   let controller: ReadableStreamDefaultController<acp.AnyMessage> | undefined;
   let inputReader: { cancel(): Promise<void> } | undefined;
   let closed = false;
 
   const writeLine = (text: string): Promise<void> => {
     const write = writes.then(() => writer.write(encoder.encode(`${text}\n`)));
-    writes = write.catch(() => undefined);
+    writes = write.catch(() => failed.resolve());
     return write;
   };
   let queuedReplies = 0;
@@ -154,6 +157,7 @@ export function createFramedStream(deps: FramedStreamDeps): FramedStream {
   return {
     stream: { readable, writable },
     inputEnded: ended.promise,
+    outputFailed: failed.promise,
     pendingRequests: () => pending.size,
     answered: () => idle.promise,
     end() {

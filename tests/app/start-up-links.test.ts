@@ -15,7 +15,7 @@ function linkedModules(code: string): string[] {
   return [...new Set(specifiers.map((match) => match[1] ?? ""))].sort();
 }
 
-test("the bundle links only the builtins start-up needs: config and logs (fs, os, path), the ACP stdout stream", async () => {
+test("the bundle links only the builtins start-up needs: config and logs (fs, os, path)", async () => {
   const result = await Bun.build({
     entrypoints: [join(root, "index.ts")],
     target: "bun",
@@ -25,7 +25,7 @@ test("the bundle links only the builtins start-up needs: config and logs (fs, os
   const [bundle] = result.outputs;
   expect(bundle).toBeDefined();
   const code = (await bundle?.text()) ?? "";
-  expect(linkedModules(code)).toEqual(["fs", "fs/promises", "os", "path", "stream"]);
+  expect(linkedModules(code)).toEqual(["fs", "fs/promises", "os", "path"]);
 });
 
 test("the check sees every form of static import, so a new heavy builtin cannot slip past it", () => {
