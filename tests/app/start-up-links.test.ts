@@ -56,7 +56,7 @@ test("dsh acp links only what its first message needs: config and logs (fs, os, 
   const code = await chunks();
   const acp = [...code.keys()].filter((name) => name.startsWith("./acp-"));
   expect(acp).toHaveLength(1);
-  expect(builtinsLinkedBy(code, acp[0] ?? "")).toEqual(["fs", "fs/promises", "os", "path"]);
+  expect(builtinsLinkedBy(code, acp[0] ?? "")).toEqual(["fs", "os", "path"]);
 });
 
 test("the check sees every form of static import, so a new heavy builtin cannot slip past it", () => {
