@@ -8,6 +8,11 @@ import { join } from "node:path";
 import { currentCommit } from "./commit.ts";
 
 /**
+ * `--splitting`: each command's modules (`await import()` in `index.ts`, the agent's at the
+ * first session) are a chunk of their own inside the executable, loaded and linked when that
+ * command runs, so `dsh acp` does not load the tools, the sandbox or the chat before its first
+ * message. A program without dynamic imports compiles to one chunk as before.
+ *
  * `--no-compile-autoload-*`: a compiled Bun executable would otherwise read `.env` and
  * `bunfig.toml` from the directory it runs in. dsh runs in untrusted projects: a project's
  * `.env` could redirect `DSH_BASE_URL` (and with it the API key), and its `bunfig.toml` could
@@ -15,6 +20,7 @@ import { currentCommit } from "./commit.ts";
  */
 export const COMPILE_FLAGS = [
   "--compile",
+  "--splitting",
   "--minify",
   "--bytecode",
   "--format=esm",

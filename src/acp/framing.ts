@@ -34,6 +34,8 @@ export interface FramedStream {
   readonly stream: acp.Stream;
   /** Resolves once the input ended (EOF or a read error) and every line before it was judged. */
   readonly inputEnded: Promise<void>;
+  /** Resolves once a write to the output failed: the client stopped reading (EPIPE). */
+  readonly outputFailed: Promise<void>;
   /** Requests handed to the SDK and not answered yet. */
   pendingRequests(): number;
   /** Resolves once every request handed on was answered and its answer written. */
@@ -59,11 +61,13 @@ export function createFramedStream(deps: FramedStreamDeps): FramedStream {
   let idle = Promise.withResolvers<void>();
   idle.resolve();
   const ended = Promise.withResolvers<void>();
+  const failed = Promise.withResolvers<void>();
   let controller: ReadableStreamDefaultController<acp.AnyMessage> | undefined;
   let inputReader: { cancel(): Promise<void> } | undefined;
   let closed = false;
   // A client that stopped reading ends the connection, as a failed read would.
   const lines = createLineWriter(writer, (error) => {
+    failed.resolve();
     if (closed) return;
     closed = true;
     try {
@@ -171,6 +175,7 @@ export function createFramedStream(deps: FramedStreamDeps): FramedStream {
   return {
     stream: { readable, writable },
     inputEnded: ended.promise,
+    outputFailed: failed.promise,
     pendingRequests: () => pending.size,
     answered: () => idle.promise,
     writeMessages: (messages) => lines.writeAll(messages.map(encodeOutgoing)),

@@ -28,6 +28,11 @@ export interface RunAcpDeps {
   readonly input: ReadableStream<Uint8Array>;
   /** Bytes to the client (stdout): nothing but JSON-RPC lines is ever written here. */
   readonly output: WritableStream<Uint8Array>;
+  /**
+   * Resolves when the client stopped reading the output while nothing was being written to it
+   * (a write that fails is noticed by the bridge itself). Never, when absent.
+   */
+  readonly outputGone?: Promise<void>;
   /** Where live sessions register so approval requests reach their client. */
   readonly approvals?: AcpApprovalRegistry;
   /** Where live sessions register so questions (form elicitation) reach their client. */

@@ -2,7 +2,6 @@
  * `dsh acp`: composes the agent with the ACP approval answerer and serves one connection on
  * stdin/stdout. stdout carries nothing but JSON-RPC; logs go to stderr or `DSH_LOG`.
  */
-import { Writable } from "node:stream";
 import { createAcpApprovalAnswerer } from "../acp/approval.ts";
 import { createAcpQuestioner } from "../acp/elicitation.ts";
 import { runAcpServer } from "../acp/server.ts";
@@ -12,6 +11,7 @@ import type { Composition } from "./compose.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { needsApiKey } from "../llm/local-endpoint.ts";
 import { currentApiKey, loadConfig } from "./config.ts";
+import { acpStdout } from "./acp-stdout.ts";
 import { logSettingsOf } from "./log-level.ts";
 
 /** Serves until stdin ends or SIGINT/SIGTERM/SIGHUP; resolves with the exit code. */
@@ -57,9 +57,8 @@ export async function runAcp(
   const shutdown = new AbortController();
   const stop = () => shutdown.abort();
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
-  // A Node stream, not a FileSink: it reports a client that stopped reading (EPIPE) even when
-  // the pipe was full, where a pending FileSink flush waited forever.
-  const output: WritableStream<Uint8Array> = Writable.toWeb(process.stdout); // stdout-ok: the ACP transport
+  const served = new AbortController();
+  const stdout = acpStdout(served.signal);
   await runAcpServer({
     service,
     // The same catalog the composition builds from the same config.
@@ -70,11 +69,13 @@ export async function runAcp(
     logger,
     hasApiKey: () => currentApiKey(config, env) !== undefined || !needsApiKey(defaultEndpoint),
     input: Bun.stdin.stream(),
-    output,
+    output: stdout.output,
+    outputGone: stdout.readerGone,
     approvals,
     questions,
     signal: shutdown.signal,
   });
+  served.abort();
   // A session request still loading the module composes before this continuation runs.
   await composeModule;
   await composition?.[Symbol.asyncDispose]();

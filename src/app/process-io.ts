@@ -27,12 +27,14 @@ export interface ProcessIo {
 }
 
 export function processIo(): ProcessIo {
-  const stdout = trackedSink(process.stdout); // stdout-ok: terminal surfaces only
-  const stderr = trackedSink(process.stderr);
+  // Each Node stream is set up at its first write: `dsh acp` writes its protocol through its
+  // own transport and pays for neither.
+  const stdout = lazySink(() => process.stdout); // stdout-ok: terminal surfaces only
+  const stderr = lazySink(() => process.stderr);
   return {
     stdout,
     stderr,
-    // Read on demand: touching process.stdin sets up its stream, which `dsh acp` does not need.
+    // Read on demand: touching a process stream sets it up.
     get stdinIsTTY() {
       return process.stdin.isTTY === true;
     },
@@ -49,6 +51,18 @@ export function processIo(): ProcessIo {
     flush: async () => {
       await Promise.all([stdout.flush(), stderr.flush()]);
     },
+  };
+}
+
+/** A tracked sink over the stream `open` returns, opened at the first write. */
+function lazySink(open: () => NodeJS.WriteStream): TrackedSink {
+  let sink: TrackedSink | undefined;
+  return {
+    write(text) {
+      sink ??= trackedSink(open());
+      sink.write(text);
+    },
+    flush: () => sink?.flush() ?? Promise.resolve(),
   };
 }
 

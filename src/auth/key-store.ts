@@ -7,11 +7,20 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import * as v from "valibot";
 
-const AuthFile = v.object({
-  version: v.literal(1),
-  apiKey: v.pipe(v.string(), v.minLength(1)),
-  savedAt: v.string(),
-});
+let authFile: ReturnType<typeof buildAuthFile> | undefined;
+/** Built at the first read: `dsh acp` loads this module before its first message. */
+function authFileSchema() {
+  authFile ??= buildAuthFile();
+  return authFile;
+}
+
+function buildAuthFile() {
+  return v.object({
+    version: v.literal(1),
+    apiKey: v.pipe(v.string(), v.minLength(1)),
+    savedAt: v.string(),
+  });
+}
 
 /** Where the key lives in a state directory. */
 export function authFilePath(home: string): string {
@@ -21,7 +30,10 @@ export function authFilePath(home: string): string {
 /** The stored key, or undefined when there is none or the file is not ours. */
 export function readStoredKey(home: string): string | undefined {
   try {
-    const parsed = v.safeParse(AuthFile, JSON.parse(readFileSync(authFilePath(home), "utf8")));
+    const parsed = v.safeParse(
+      authFileSchema(),
+      JSON.parse(readFileSync(authFilePath(home), "utf8")),
+    );
     return parsed.success ? parsed.output.apiKey : undefined;
   } catch {
     return undefined;

@@ -1,5 +1,7 @@
 /** The checks a session's working directory must pass before any agent is built. */
-import { realpath, stat } from "node:fs/promises";
+// `fs.promises` is read at the first check, so `dsh acp` does not link `node:fs/promises`
+// before its first message.
+import * as fs from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { errorCode } from "../error-code.ts";
 import { InvalidInputError, quoted } from "../errors.ts";
@@ -12,7 +14,7 @@ export async function checkCwd(cwd: string): Promise<void> {
   checkCwdText(cwd);
   let isDirectory: boolean;
   try {
-    isDirectory = (await stat(cwd)).isDirectory();
+    isDirectory = (await fs.promises.stat(cwd)).isDirectory();
   } catch (error) {
     throw unusable(`cwd ${whyNot(error)}`, cwd);
   }
@@ -41,7 +43,7 @@ export async function checkSameCwd(
 
 /** The real path, or the normalised path when it cannot be resolved (gone, unreadable). */
 async function canonical(path: string): Promise<string> {
-  return realpath(path).catch(() => resolve(path));
+  return fs.promises.realpath(path).catch(() => resolve(path));
 }
 
 /** The longest path Linux resolves; a longer one cannot name a directory anywhere. */
@@ -66,7 +68,7 @@ export function checkCwdText(cwd: string): void {
 const KERNEL_ROOTS = ["/proc", "/sys", "/dev"];
 
 async function checkNotKernel(cwd: string): Promise<void> {
-  const real = await realpath(cwd).catch(() => cwd);
+  const real = await fs.promises.realpath(cwd).catch(() => cwd);
   const root = KERNEL_ROOTS.find((r) => real === r || real.startsWith(`${r}/`));
   if (root !== undefined)
     throw unusable(`cwd is inside ${root}, a kernel file system, not a project directory`, cwd);

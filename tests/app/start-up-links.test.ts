@@ -1,31 +1,62 @@
 /**
- * What every command pays before its first line runs. A bundle links each builtin module its
- * code imports statically, whichever command runs, so `dsh acp` would load the piped chat's
- * `node:readline` before answering `initialize`. A builtin only some commands need is imported
- * where it is used (`await import("node:...")`, or a global such as `crypto.randomUUID`).
+ * What every command pays before its first line runs. The executable is split into chunks
+ * (`scripts/build.ts`): a chunk links each builtin module its code imports statically, and so do
+ * the chunks it imports statically, before any of it runs. A builtin only some of a chunk's
+ * commands need is imported where it is used (`await import("node:...")`, or a global such as
+ * `crypto.randomUUID`), and a command's own modules are a chunk of their own (`await import()`
+ * in `index.ts`).
  */
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 
 const root = join(import.meta.dir, "..", "..");
 
-/** The modules a bundle's top-level `import` statements name, sorted. */
+/** The modules a chunk's top-level `import` statements name, sorted. */
 function linkedModules(code: string): string[] {
-  const specifiers = [...code.matchAll(/^import\s+(?:[^;"]*?\s+from\s+)?"([^"]+)";?$/gm)];
+  const specifiers = [...code.matchAll(/^import\s*(?:[^;"]*?\s+from\s+)?"([^"]+)";?$/gm)];
   return [...new Set(specifiers.map((match) => match[1] ?? ""))].sort();
 }
 
-test("the bundle links only the builtins start-up needs: config and logs (fs, os, path), the ACP stdout stream", async () => {
+/** The split bundle as the executable holds it: each chunk's code by its name. */
+async function chunks(): Promise<Map<string, string>> {
   const result = await Bun.build({
     entrypoints: [join(root, "index.ts")],
     target: "bun",
     format: "esm",
+    splitting: true,
+    naming: { chunk: "[name]-[hash].[ext]" },
   });
   expect(result.logs.filter((log) => log.level === "error")).toEqual([]);
-  const [bundle] = result.outputs;
-  expect(bundle).toBeDefined();
-  const code = (await bundle?.text()) ?? "";
-  expect(linkedModules(code)).toEqual(["fs", "fs/promises", "os", "path", "stream"]);
+  const code = new Map<string, string>();
+  for (const output of result.outputs) code.set(output.path, await output.text());
+  return code;
+}
+
+/** The builtins linked when `start` loads: its own and those of every chunk it imports. */
+function builtinsLinkedBy(code: Map<string, string>, start: string): string[] {
+  const builtins = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    for (const module of linkedModules(code.get(name) ?? "")) {
+      if (module.startsWith("./")) visit(module);
+      else builtins.add(module);
+    }
+  };
+  visit(start);
+  return [...builtins].sort();
+}
+
+test("the entry links no builtin: --version, --help and usage errors load nothing more", async () => {
+  expect(builtinsLinkedBy(await chunks(), "./index.js")).toEqual([]);
+});
+
+test("dsh acp links only what its first message needs: config and logs (fs, os, path)", async () => {
+  const code = await chunks();
+  const acp = [...code.keys()].filter((name) => name.startsWith("./acp-"));
+  expect(acp).toHaveLength(1);
+  expect(builtinsLinkedBy(code, acp[0] ?? "")).toEqual(["fs", "os", "path"]);
 });
 
 test("the check sees every form of static import, so a new heavy builtin cannot slip past it", () => {
@@ -34,8 +65,17 @@ test("the check sees every form of static import, so a new heavy builtin cannot 
     'import * as readline from "readline";',
     'import crypto from "crypto";',
     'import "url";',
+    'import {\n  shared,\n  other\n} from "./chunk-1.js";',
+    'import"./chunk-2.js";',
     'const later = await import("worker_threads");',
     '  import { nested } from "net";',
   ].join("\n");
-  expect(linkedModules(code)).toEqual(["crypto", "fs", "readline", "url"]);
+  expect(linkedModules(code)).toEqual([
+    "./chunk-1.js",
+    "./chunk-2.js",
+    "crypto",
+    "fs",
+    "readline",
+    "url",
+  ]);
 });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { chunks, textTurn, toolTurn } from "../support/model-server.ts";
 import { endReasons, openTurns, readStrictLog } from "./checks.ts";
 import type { HostileProject } from "./project.ts";
-import { startSession } from "./session-rig.ts";
+import { type SessionRig, startSession } from "./session-rig.ts";
 import { type AgentRequest, type RawAcp, responseTo, spawnRawAcp } from "./raw-acp.ts";
 
 /** A model step asking to run `touch marker` outside the sandbox (which asks the user first). */
@@ -45,16 +45,21 @@ function cpuMs(dsh: RawAcp): number {
   return Number(dsh.proc.resourceUsage()?.cpuTime.total ?? 0n) / 1000;
 }
 
+/** Starts a turn whose model streams "half an answer", then nothing; resolves once dsh sent it. */
+async function promptHalfAnswered({ model, dsh, sessionId }: SessionRig): Promise<void> {
+  const never = Promise.withResolvers<void>();
+  model.script({ respond: { stream: [{ text: "half an answer" }, { until: never.promise }] } });
+  await dsh.prompt(sessionId, "long job");
+  await dsh.waitFor(
+    (m) => m.method === "session/update" && JSON.stringify(m.params).includes("half an answer"),
+  );
+}
+
 describe.concurrent("dsh acp with a dead or slow client", () => {
   test("stdin closed mid-turn: dsh exits 0 and the turn is logged cancelled", async () => {
     await using rig = await startSession();
     const { project, model, dsh, sessionId } = rig;
-    const never = Promise.withResolvers<void>();
-    model.script({ respond: { stream: [{ text: "half an answer" }, { until: never.promise }] } });
-    await dsh.prompt(sessionId, "long job");
-    await dsh.waitFor(
-      (m) => m.method === "session/update" && JSON.stringify(m.params).includes("half an answer"),
-    );
+    await promptHalfAnswered(rig);
     expect(await dsh.finish()).toEqual({ code: 0, problems: [] });
     await model.aborted(0);
     const events = await readStrictLog(project.logPath(sessionId));
@@ -105,6 +110,40 @@ describe.concurrent("dsh acp with a dead or slow client", () => {
     expect(partial?.type === "assistant_text" && /^beforex+$/.test(partial.text)).toBe(true);
     expect(dsh.problems).toEqual([]);
     await reload(project, sessionId, model.url);
+  });
+
+  test("stdout closed while dsh has nothing to write: it notices anyway, cancels the turn and exits 0", async () => {
+    await using rig = await startSession({ env: { DSH_LOG_LEVEL: "info" } });
+    const { project, model, dsh, sessionId } = rig;
+    await promptHalfAnswered(rig);
+    // stdin stays open and the model stays silent: no write of dsh's can fail.
+    await dsh.closeStdout();
+    expect(await dsh.proc.exited).toBe(0);
+    expect(await dsh.stderr()).toContain('"noticed":"while idle"');
+    await model.aborted(0);
+    const events = await readStrictLog(project.logPath(sessionId));
+    expect({ ended: endReasons(events), open: openTurns(events) }).toEqual({
+      ended: ["cancelled"],
+      open: [],
+    });
+    expect(dsh.problems).toEqual([]);
+    expect(JSON.stringify(await reload(project, sessionId, model.url))).toContain("half an answer");
+  });
+
+  test("stdout closed between turns: dsh exits 0 and the finished turn reloads", async () => {
+    await using rig = await startSession();
+    const { project, model, dsh, sessionId } = rig;
+    model.script(textTurn("all done"));
+    const reply = await dsh.waitFor(responseTo(await dsh.prompt(sessionId, "short job")));
+    expect(reply.result).toEqual({ stopReason: "end_turn" });
+    await dsh.closeStdout();
+    expect(await dsh.proc.exited).toBe(0);
+    const events = await readStrictLog(project.logPath(sessionId));
+    expect({ ended: endReasons(events), open: openTurns(events) }).toEqual({
+      ended: ["end_turn"],
+      open: [],
+    });
+    expect(JSON.stringify(await reload(project, sessionId, model.url))).toContain("all done");
   });
 
   test("a permission request never answered, then session/cancel: the prompt ends cancelled and the command never ran", async () => {
