@@ -12,7 +12,7 @@ const root = join(import.meta.dir, "..", "..");
 /** `{os, cpu, url, sha256}` for each `on_<os> do / on_<cpu> do url … sha256 … end` block. */
 function platforms(rb: string) {
   const found: { os: string; cpu: string; url: string; sha256: string }[] = [];
-  for (const os of rb.matchAll(/on_(macos|linux) do\n([\s\S]*?)\n  end\n/g)) {
+  for (const os of rb.matchAll(/on_(macos|linux) do\n([\s\S]*?)\n {2}end\n/g)) {
     for (const cpu of (os[2] ?? "").matchAll(
       /on_(arm|intel) do\n\s+url "([^"]+)"\n\s+sha256 "([0-9a-f]{64})"/g,
     )) {
