@@ -4,7 +4,7 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { startAcpFixture } from "../support/acp-fixture.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
-import { noSandbox, sandboxSerialTest as sandboxed } from "../support/sandbox-gate.ts";
+import { sandboxSerialTest as sandboxed } from "../support/sandbox-gate.ts";
 
 const m = acp.methods.agent.session;
 
@@ -230,27 +230,30 @@ describe("permission requests", () => {
   });
 });
 
-describe.skipIf(noSandbox)("cancel during a tool", () => {
-  test("kills the running command; the call ends failed before the cancelled response", async () => {
-    await using f = await startAcpFixture();
-    const { sessionId } = await f.newSession();
-    f.model.script(
-      toolTurn([{ id: "s1", name: "bash", args: { command: "echo started; sleep 30" } }]),
-    );
-    const prompt = f.prompt(sessionId, "sleep");
-    await f.h.waitForUpdate(
-      sessionId,
-      (u) => u.sessionUpdate === "tool_call_update" && u._meta?.terminal_output !== undefined,
-    );
-    const started = performance.now();
-    await f.h.agent.notify(m.cancel, { sessionId });
-    expect(await prompt).toEqual({ stopReason: "cancelled" });
-    expect(performance.now() - started).toBeLessThan(10_000);
-    expect(toolUpdates(f.h.updates(sessionId), "s1").at(-1)).toMatchObject({
-      status: "failed",
-      _meta: { terminal_exit: { terminal_id: "s1" } },
-    });
-    expect(f.model.requests).toHaveLength(1);
-    expect(f.h.problems).toEqual([]);
-  });
+describe("cancel during a tool", () => {
+  sandboxed(
+    "kills the running command; the call ends failed before the cancelled response",
+    async () => {
+      await using f = await startAcpFixture();
+      const { sessionId } = await f.newSession();
+      f.model.script(
+        toolTurn([{ id: "s1", name: "bash", args: { command: "echo started; sleep 30" } }]),
+      );
+      const prompt = f.prompt(sessionId, "sleep");
+      await f.h.waitForUpdate(
+        sessionId,
+        (u) => u.sessionUpdate === "tool_call_update" && u._meta?.terminal_output !== undefined,
+      );
+      const started = performance.now();
+      await f.h.agent.notify(m.cancel, { sessionId });
+      expect(await prompt).toEqual({ stopReason: "cancelled" });
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(toolUpdates(f.h.updates(sessionId), "s1").at(-1)).toMatchObject({
+        status: "failed",
+        _meta: { terminal_exit: { terminal_id: "s1" } },
+      });
+      expect(f.model.requests).toHaveLength(1);
+      expect(f.h.problems).toEqual([]);
+    },
+  );
 });

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBinary } from "../support/binary.ts";
+import { runIf } from "../support/gate.ts";
 
 const KEY = "sk-first-run-42";
 const tmux = Bun.which("tmux");
@@ -66,8 +67,7 @@ const keys = (session: string, ...input: string[]) =>
   Bun.spawnSync([tmux ?? "tmux", "send-keys", "-t", session, ...input]);
 
 describe("first run", () => {
-  // Skip reason: this drives the chat at a real terminal, which needs tmux.
-  const withTmux = tmux === null ? test.skip : test;
+  const withTmux = runIf(tmux !== null, test, "it drives the chat at a real terminal: needs tmux");
 
   withTmux("with no key the chat offers to log in, stores the checked key and starts", async () => {
     const base = join(root, "a");

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runIf } from "../support/gate.ts";
 import { type CliProject, type CliRig, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
 import { ptySignals, spawnPty } from "../support/pty.ts";
@@ -87,26 +88,25 @@ describe("dsh exec at a terminal", () => {
   });
 });
 
-// Without util-linux's setsid the terminal is not the program's controlling one, so a typed
-// Ctrl-C sends no signal at all.
-test.skipIf(!ptySignals)(
-  "dsh exec: Ctrl-C cancels the turn, says how to resume it, and exits 130",
-  async () => {
-    const project = rig.project("exec-ctrl-c");
-    const requests = requestsFromNow();
-    rig.server.script({
-      respond: { stream: [{ text: "partial" }, { until: new Promise(() => {}) }] },
-    });
-    await using pty = spawnPty([rig.binary, "exec", "go"], project);
-    await requests.received(0);
-    await pty.waitFor("session ");
-    pty.type(CTRL_C);
-    await requests.aborted(0);
-    expect(await pty.exited).toBe(130);
-    await pty.waitFor("resume it with: dsh exec --resume ");
-    expect(pty.output()).toContain("dsh: cancelled");
-  },
-);
+runIf(
+  ptySignals,
+  test,
+  "without util-linux's setsid the terminal is not the program's controlling one, so Ctrl-C sends no signal",
+)("dsh exec: Ctrl-C cancels the turn, says how to resume it, and exits 130", async () => {
+  const project = rig.project("exec-ctrl-c");
+  const requests = requestsFromNow();
+  rig.server.script({
+    respond: { stream: [{ text: "partial" }, { until: new Promise(() => {}) }] },
+  });
+  await using pty = spawnPty([rig.binary, "exec", "go"], project);
+  await requests.received(0);
+  await pty.waitFor("session ");
+  pty.type(CTRL_C);
+  await requests.aborted(0);
+  expect(await pty.exited).toBe(130);
+  await pty.waitFor("resume it with: dsh exec --resume ");
+  expect(pty.output()).toContain("dsh: cancelled");
+});
 
 describe("dsh chat at a terminal", () => {
   test("a pasted block of 3 lines is one message; a trailing \\ and Alt-Enter add lines", async () => {

@@ -8,14 +8,18 @@ import { existsSync, mkdirSync, rmdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createCgroupMaker } from "../../src/exec/cgroup.ts";
 import { silentLogger } from "../../src/log.ts";
+import { runIf } from "../support/gate.ts";
 
 const LIMITS = { processes: 64, memoryBytes: 256 * 1024 * 1024 };
 const probe = createCgroupMaker(silentLogger).create(LIMITS);
 await probe?.remove();
 
-// Skip reason: making cgroups needs a writable cgroupfs (usually root); elsewhere dsh makes
-// none and the rlimits alone bound commands (tests/exec/limits.test.ts).
-const cgroupTest = probe === undefined ? test.skip : test.concurrent;
+// Elsewhere dsh makes no cgroup and the rlimits alone bound commands (tests/exec/limits.test.ts).
+const cgroupTest = runIf(
+  probe !== undefined,
+  test.concurrent,
+  "making cgroups needs a writable cgroupfs (usually root)",
+);
 
 cgroupTest("two makers in one process never hand out the same cgroup", async () => {
   const a = createCgroupMaker(silentLogger).create(LIMITS);

@@ -9,11 +9,15 @@ import { tiedArgv } from "../../src/exec/lifetime.ts";
 import { locateSupervisor } from "../../src/exec/supervisor.ts";
 import { silentLogger } from "../../src/log.ts";
 import { cleanUp, processesWith, sleepers, trackedToken, until } from "../hostile/processes.ts";
+import { runIf } from "../support/gate.ts";
 
 afterAll(cleanUp);
 
-// Skip reason: the chain needs Linux with setpriv (util-linux) and timeout (coreutils).
-const chainTest = locateSupervisor(process.platform) === undefined ? test.skip : test.concurrent;
+const chainTest = runIf(
+  locateSupervisor(process.platform) !== undefined,
+  test.concurrent,
+  "the supervisor chain needs Linux with setpriv (util-linux) and timeout (coreutils)",
+);
 
 async function outputs(mergeStderr: boolean): Promise<{ stdout: string; stderr: string }> {
   const argv = tiedArgv(["sh", "-c", "echo out; echo err >&2"], {

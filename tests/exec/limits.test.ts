@@ -12,6 +12,7 @@ import { silentLogger } from "../../src/log.ts";
 import { cleanUp, processesWith, trackedToken } from "../hostile/processes.ts";
 import { makeRunner, run, tempDir } from "./helpers.ts";
 import { sandboxTest } from "./sandbox-support.ts";
+import { runIf } from "../support/gate.ts";
 
 afterAll(cleanUp);
 
@@ -45,10 +46,13 @@ const memoryCgroup = probe?.controllers.includes("memory") === true;
 await probe?.remove();
 const root = process.getuid?.() === 0;
 
-// Skip reason: the kernel does not apply RLIMIT_NPROC to root, so as root only a pids cgroup
-// bounds a fork bomb; where none can be made (a read-only cgroupfs) a real fork bomb would
-// take the machine down. The README's known limits say so; the unprivileged case below runs.
-const boundedTest = !root || pidsCgroup ? sandboxTest : sandboxTest.skip;
+// The kernel does not apply RLIMIT_NPROC to root, so as root only a pids cgroup bounds a fork
+// bomb. The README's known limits say so; the unprivileged case below runs.
+const boundedTest = runIf(
+  !root || pidsCgroup,
+  sandboxTest,
+  "as root without a pids cgroup a real fork bomb would take the machine down",
+);
 
 boundedTest("a fork bomb is held at the process limit and its result names the limit", async () => {
   using dir = tempDir();
@@ -82,9 +86,12 @@ sandboxTest("a runaway allocation fails at the memory limit and says so", async 
   });
 });
 
-// Skip reason: only a memory cgroup bounds the command as a whole; without one (no
-// permission, a read-only cgroupfs) each process is still bounded, as the case above shows.
-const memoryCgroupTest = memoryCgroup ? sandboxTest : sandboxTest.skip;
+// Without a memory cgroup each process is still bounded, as the case above shows.
+const memoryCgroupTest = runIf(
+  memoryCgroup,
+  sandboxTest,
+  "only a memory cgroup bounds the command as a whole, and none can be made here",
+);
 
 memoryCgroupTest(
   "processes that together pass the memory limit are killed, and the result says so",
@@ -108,9 +115,8 @@ sandboxTest("a command within its bounds reports no limit", async () => {
   expect({ code: result.exitCode, hit: result.limitHit }).toEqual({ code: 0, hit: undefined });
 });
 
-// Skip reason: this case drops to an unprivileged user, which only root can do; a non-root
-// run already exercises the same path in the fork bomb case above.
-const asRootTest = root ? sandboxTest : sandboxTest.skip;
+// A non-root run already exercises the same path in the fork bomb case above.
+const asRootTest = runIf(root, sandboxTest, "it drops to an unprivileged user, which needs root");
 
 asRootTest("as an unprivileged user, RLIMIT_NPROC alone holds a burst of forks", async () => {
   using dir = tempDir();

@@ -14,6 +14,7 @@ import { seatbeltArgs, seatbeltProfile } from "../../src/exec/seatbelt.ts";
 import { seccompProgram } from "../../src/exec/seccomp.ts";
 import { InvalidInputError } from "../../src/errors.ts";
 import { tempDir } from "./helpers.ts";
+import { runIf } from "../support/gate.ts";
 
 const argv = ["/bin/bash", "-c", "echo hi"];
 const walker = join(import.meta.dir, "fixtures", "find-git-entries.ts");
@@ -299,34 +300,31 @@ describe("protected paths of a workspace", () => {
     expect(after.unsafe).toEqual([dir.path]);
   });
 
-  // Skip reason: root reads every directory, so the case needs an ordinary user, and only
-  // root can switch to one.
-  const asRoot = process.getuid?.() === 0;
-  if (!asRoot)
-    console.warn("SKIPPING the unreadable-directory walk case: it needs root to switch user");
-  (asRoot ? test : test.skip)(
-    "a directory a command can write but dsh cannot list fails the walk",
-    () => {
-      using dir = tempDir("dsh-walk-", "/var/tmp");
-      const hidden = join(dir.path, "hidden");
-      mkdirSync(join(hidden, "repo", ".git"), { recursive: true });
-      mkdirSync(join(dir.path, "closed", "repo", ".git"), { recursive: true });
-      Bun.spawnSync(["chown", "-R", "65534:65534", dir.path]);
-      chmodSync(hidden, 0o300);
-      chmodSync(join(dir.path, "closed"), 0o100);
-      const walk = (path: string) =>
-        JSON.parse(
-          Bun.spawnSync(
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bun", walker, path],
-            { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path } },
-          ).stdout.toString(),
-        );
-      expect(walk(dir.path)).toEqual({ error: "WorkspaceUncheckableError" });
-      chmodSync(hidden, 0o700);
-      // A directory nobody may write into is skipped: no command can hide anything there.
-      expect(walk(dir.path)).toEqual({ entries: [join(hidden, "repo", ".git")] });
-    },
-  );
+  // Root reads every directory, so the case runs as an ordinary user, and only root can switch.
+  runIf(
+    process.getuid?.() === 0,
+    test,
+    "it needs root, to switch to an ordinary user",
+  )("a directory a command can write but dsh cannot list fails the walk", () => {
+    using dir = tempDir("dsh-walk-", "/var/tmp");
+    const hidden = join(dir.path, "hidden");
+    mkdirSync(join(hidden, "repo", ".git"), { recursive: true });
+    mkdirSync(join(dir.path, "closed", "repo", ".git"), { recursive: true });
+    Bun.spawnSync(["chown", "-R", "65534:65534", dir.path]);
+    chmodSync(hidden, 0o300);
+    chmodSync(join(dir.path, "closed"), 0o100);
+    const walk = (path: string) =>
+      JSON.parse(
+        Bun.spawnSync(
+          ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bun", walker, path],
+          { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path } },
+        ).stdout.toString(),
+      );
+    expect(walk(dir.path)).toEqual({ error: "WorkspaceUncheckableError" });
+    chmodSync(hidden, 0o700);
+    // A directory nobody may write into is skipped: no command can hide anything there.
+    expect(walk(dir.path)).toEqual({ entries: [join(hidden, "repo", ".git")] });
+  });
 
   test("a directory changed since the last walk is listed again", () => {
     using dir = tempDir();

@@ -8,6 +8,7 @@ import { test } from "bun:test";
 import { createCommandRunner } from "../../src/exec/runner.ts";
 import { silentLogger } from "../../src/log.ts";
 import { TEST_SANDBOX } from "./sandbox-choice.ts";
+import { runIf } from "./gate.ts";
 
 const probe = createCommandRunner({
   env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
@@ -35,12 +36,9 @@ if (!sandboxStatus.ok) {
   );
 }
 
-// Skip reason: these cases run real commands under a real sandbox; without a working backend
-// there is nothing to test. CI sets DSH_TEST_REQUIRE_SANDBOX=1, which fails instead (above).
-/** `test.concurrent` when a backend works, otherwise a skip (the reason is printed above). */
-export const sandboxTest = sandboxStatus.ok ? test.concurrent : test.skip;
-// Skip reason: as for `sandboxTest`, for cases that must not run alongside others.
-/** `test` when a backend works, otherwise a skip (the reason is printed above). */
-export const sandboxSerialTest = sandboxStatus.ok ? test : test.skip;
-/** For `describe.skipIf`: no backend works here (the reason is printed above). */
-export const noSandbox = !sandboxStatus.ok;
+// CI sets DSH_TEST_REQUIRE_SANDBOX=1, which fails instead (above).
+const noBackend = `no working sandbox backend (${sandboxStatus.backend})`;
+/** `test.concurrent` when a backend works, otherwise each case skipped with the reason. */
+export const sandboxTest = runIf(sandboxStatus.ok, test.concurrent, noBackend);
+/** As `sandboxTest`, for cases that must not run alongside others. */
+export const sandboxSerialTest = runIf(sandboxStatus.ok, test, noBackend);

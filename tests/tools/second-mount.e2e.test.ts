@@ -10,15 +10,18 @@ import { join } from "node:path";
 import { sandboxStatus } from "../exec/sandbox-support.ts";
 import { type CliRig, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
+import { runIf } from "../support/gate.ts";
 
 const SECRET = "AKIA-SECOND-MOUNT-0123456789";
 const ZED_KEY = "sk-zed-settings-0123456789";
 
 const unshare = Bun.which("unshare");
 const root = process.getuid?.() === 0;
-// Skip reason: a bind mount in a private mount namespace needs root and util-linux's
-// `unshare`; the sandboxed command of the case needs a working sandbox backend.
-const rootTest = root && unshare !== null && sandboxStatus.ok ? test : test.skip;
+const rootTest = runIf(
+  root && unshare !== null && sandboxStatus.ok,
+  test,
+  "a bind mount in a private mount namespace needs root and unshare(1), and a sandbox backend",
+);
 if (!(root && unshare !== null)) {
   console.warn("SKIPPING the second-mount case: it needs root and unshare(1)");
 }
