@@ -4,24 +4,10 @@
  * until a slow reader has every byte (Bun's `process.exit()` drops what is still queued).
  */
 
-/** Somewhere text goes. */
-export interface ProcessSink {
-  write(text: string): void;
-}
+import type { CliIo, TextSink } from "../cli/types.ts";
 
-/** The process's streams, whether each is a terminal, its environment and directory. */
-export interface ProcessIo {
-  readonly stdout: ProcessSink;
-  readonly stderr: ProcessSink;
-  readonly stdinIsTTY: boolean;
-  readonly stdoutIsTTY: boolean;
-  readonly stderrIsTTY: boolean;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly cwd: string;
-  /** The terminal's width (80 when unknown). */
-  columns(): number;
-  /** The terminal's height (24 when unknown). */
-  rows(): number;
+/** The terminal surfaces' streams and surroundings, and a way to wait until output is out. */
+export interface ProcessIo extends CliIo {
   /** Resolves once everything written so far is out (or its reader is gone). */
   flush(): Promise<void>;
 }
@@ -66,7 +52,7 @@ function lazySink(open: () => NodeJS.WriteStream): TrackedSink {
   };
 }
 
-interface TrackedSink extends ProcessSink {
+interface TrackedSink extends TextSink {
   flush(): Promise<void>;
 }
 
