@@ -124,11 +124,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   const resolved = command ?? "chat";
   checkFlags(resolved, flags);
   if (resolved === "help") return { command: resolved, flags: {} };
-  if (resolved === "exec") {
-    if (positional.length === 0)
-      throw new UsageError('dsh exec needs a prompt: dsh exec "fix the failing test"');
-    return { command: resolved, flags, prompt: positional.join(" ") };
-  }
+  // No words: the prompt comes from piped standard input (`echo PROMPT | dsh exec`).
+  if (resolved === "exec")
+    return positional.length === 0
+      ? { command: resolved, flags }
+      : { command: resolved, flags, prompt: positional.join(" ") };
   if (resolved === "chat" && positional.length > 0)
     return { command: resolved, flags, prompt: positional.join(" ") };
   if (resolved === "sessions" && positional[0] === "rm") {
@@ -186,8 +186,8 @@ export const HELP = `dsh: a coding agent for your editor (ACP) and your terminal
 Usage:
   dsh [chat] ["PROMPT"]   interactive chat in the current directory (PROMPT: the first message)
   dsh exec "PROMPT"       one-shot run: the answer on stdout, activity on stderr
-                          (PROMPT "-" reads the prompt from standard input; piped input
-                          is appended to a PROMPT given as words)
+                          (no PROMPT, or "-": the prompt is read from standard input;
+                          piped input is appended to a PROMPT given as words)
   dsh acp                 Agent Client Protocol agent on stdin/stdout (for editors)
                           (--login: the login flow, for editors' terminal sign-in)
   dsh sessions [--all]    saved sessions of this directory (--all: of every directory)

@@ -291,7 +291,7 @@ function resultSummary(intent: RenderIntent): string {
     case "diff":
       return intent.oldText === null ? "created" : "edited";
     case "generic":
-      return "done";
+      return intent.summary ?? "done";
     case "plan":
       return "plan updated";
     default: {
