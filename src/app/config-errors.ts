@@ -5,7 +5,7 @@
  * here, in the text, by the table headers and `key =` lines (for messages only; the parse is
  * Bun's).
  */
-import * as v from "valibot";
+import type * as v from "valibot";
 import { closestMatch } from "../closest-match.ts";
 
 type AnySchema = v.GenericSchema;
@@ -151,7 +151,7 @@ function findIn(
   let inTarget = tablePath.length === 0;
   let tableLine: number | undefined;
   const assignment =
-    key === undefined ? undefined : new RegExp(`(^|[\\s{,])"?${escape(key)}"?\\s*=`);
+    key === undefined ? undefined : new RegExp(`(^|[\\s{,])"?${escapeRegExp(key)}"?\\s*=`);
   for (const [index, line] of lines.entries()) {
     const header = HEADER.exec(line);
     if (header !== null) {
@@ -178,7 +178,7 @@ function sameKeys(a: readonly (string | number)[], b: readonly (string | number)
   return a.length === b.length && a.every((key, i) => String(key) === String(b[i]));
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 

@@ -96,7 +96,10 @@ describe("dsh login", () => {
     const file = join(p.state, "auth.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const endpoint = strict.url.href.replace(/\/$/, "");
-    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ apiKey: KEY, baseUrl: endpoint });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
+      apiKey: KEY,
+      baseUrl: endpoint,
+    });
     const doctor = await dsh(["doctor"], p.env({ DSH_BASE_URL: endpoint }));
     expect(doctor.stdout).toContain("✓ api key: stored by dsh login\n");
     expect(doctor.stdout).not.toContain(KEY);
