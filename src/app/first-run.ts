@@ -22,6 +22,8 @@ interface ServerChoice {
 export interface FirstRunDeps {
   /** Where to look for local servers; the usual ports when absent. */
   readonly findServers?: () => Promise<LocalServer[]>;
+  /** Reads the typed choice; the terminal's line (echoed) when absent. */
+  readonly readChoice?: () => Promise<string | undefined>;
 }
 
 /** Resolves `continue` when the chat can start (a key or a local server is set up), else `quit`. */
@@ -53,7 +55,9 @@ export async function firstRun(io: CliIo, deps: FirstRunDeps = {}): Promise<"con
   write("  q) quit (or set DSH_API_KEY)\n");
   for (;;) {
     write("choose [1]: ");
-    const answer = await readTerminalLine({ echo: true, write: echo });
+    const answer = await (
+      deps.readChoice ?? (() => readTerminalLine({ echo: true, write: echo }))
+    )();
     write("\n");
     if (answer === undefined || answer === "q") return "quit";
     if (answer === "" || answer === "1") return (await runLogin(io)) === 0 ? "continue" : "quit";
