@@ -132,7 +132,11 @@ export async function runExec(io: CliIo, request: ExecRequest): Promise<number> 
   if (!request.json) {
     const line =
       outcome.reason === "error" && outcome.error !== undefined
-        ? adviceFor(outcome.error, { model, baseUrl: session.baseUrl(model) })
+        ? adviceFor(outcome.error, {
+            model,
+            baseUrl: session.baseUrl(model),
+            keyOrigin: session.keyOrigin,
+          })
         : describeOutcome(outcome);
     printError(io, line);
     if (outcome.reason === "cancelled")

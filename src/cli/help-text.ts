@@ -1,7 +1,7 @@
 /**
  * `/help` laid out for the terminal's width: each command's usage in a column, its description
  * wrapped beside it at word boundaries; too narrow for both side by side, the description goes
- * under its usage, indented. No line is wider than the terminal.
+ * under its usage, indented. No line reaches the terminal's last column.
  */
 
 /** One row of the list. */
@@ -16,9 +16,12 @@ const MIN_DESCRIPTION = 28;
 const GAP = "  ";
 const INDENT = "    ";
 
-/** The rows as lines of at most `columns` characters, each ending with a newline. */
+/**
+ * The rows as lines narrower than `columns` (one column stays free: a line that fills the
+ * last one would leave the cursor waiting to wrap), each ending with a newline.
+ */
 export function layoutHelp(rows: readonly HelpRow[], columns: number): string {
-  const width = Math.max(20, columns);
+  const width = Math.max(20, columns - 1);
   const usageWidth = Math.max(...rows.map((row) => Bun.stringWidth(row.usage)));
   const room = width - usageWidth - GAP.length;
   const out: string[] = [];

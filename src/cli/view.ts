@@ -39,6 +39,7 @@ export function createTerminalView(io: CliIo, options: ViewOptions): TerminalVie
     // Into a pipe or a file, stdout gets the final answer only; commentary goes to stderr.
     finalAnswerOnly: options.activity === "stderr" && !io.stdoutIsTTY,
     showReasoning: options.showReasoning,
+    ...(options.diffShown === undefined ? {} : { diffShown: options.diffShown }),
     spaced: io.stdoutIsTTY,
   });
   return { screen, renderer, style };
