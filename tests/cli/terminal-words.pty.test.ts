@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { type CliRig, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
 import { spawnPty } from "../support/pty.ts";
-import { CTRL_D, TURN_ENDED, chatPty, requestsFromNow, shown } from "../support/pty-chat.ts";
+import { CTRL_D, TURN_ENDED, chatPty, requestsFromNow } from "../support/pty-chat.ts";
 
 let rig: CliRig;
 beforeAll(async () => {
