@@ -210,9 +210,10 @@ Flags (exec):
   -o, --output-last-message FILE
                           also write the last message to FILE
 
-Chat keys: Enter sends; Alt-Enter, or a line ending in \\, adds a line; a paste is one
-message; Up/Down recall earlier messages; Ctrl-C clears the line, cancels a running turn, or
-(twice at an empty prompt) exits; Ctrl-D exits. /help lists the slash commands.
+Chat keys: Enter sends (during a turn it queues the message); Alt-Enter, or a line ending in
+\\, adds a line; a paste is one message; Up/Down recall earlier messages; Tab completes
+commands and paths; Esc or Ctrl-C cancels a running turn; Ctrl-C clears the line, or (twice at
+an empty prompt) exits; Ctrl-D exits. @path attaches a file. /help lists the slash commands.
 
 Environment:
   DSH_API_KEY           API key (falls back to DEEPSEEK_API_KEY, then the key dsh login stored)

@@ -84,6 +84,15 @@ export function createScreen(options: ScreenOptions): Screen {
   let input: LiveInput | undefined;
   /** Rows from the region's first row to the cursor's; undefined while nothing is drawn. */
   let cursorRow: number | undefined;
+  /** The region's lines as last drawn, with the row each starts at. */
+  let drawn:
+    | {
+        readonly lines: readonly string[];
+        readonly starts: readonly number[];
+        readonly width: number;
+        readonly cursor: { readonly line: number; readonly index: number } | undefined;
+      }
+    | undefined;
 
   const columns = () => Math.max(1, region?.columns() ?? 80);
   const sameSink = options.answer === options.activity;
@@ -92,6 +101,7 @@ export function createScreen(options: ScreenOptions): Screen {
     if (cursorRow === undefined) return "";
     const up = cursorRow > 0 ? `\u001b[${cursorRow}A` : "";
     cursorRow = undefined;
+    drawn = undefined;
     return `\r${up}\u001b[J`;
   };
 
@@ -121,7 +131,13 @@ export function createScreen(options: ScreenOptions): Screen {
     return { lines, cursor };
   };
 
-  const compose = (): string => {
+  /**
+   * The region drawn from its line `from` on, the cursor left where the input wants it. Lines
+   * before `from` are the ones already on screen, unchanged (the cursor must be at `from`'s
+   * first row, its first column); 0 draws it all.
+   */
+  const compose = (from = 0): string => {
+    drawn = undefined;
     if (region === undefined || closed) return "";
     const width = columns();
     const { lines, cursor } = layout(width);
@@ -133,7 +149,7 @@ export function createScreen(options: ScreenOptions): Screen {
       rows += rowsOf(line, width);
     }
     // Styling left open above must not run into the region (with styling off, none was opened).
-    let out = `${region.style.enabled ? "\u001b[0m" : ""}${lines.join("\r\n")}`;
+    let out = `${region.style.enabled ? "\u001b[0m" : ""}${lines.slice(from).join("\r\n")}`;
     let endRow = rows - 1;
     const last = endOf(lines.at(-1) ?? "", width);
     if (last.col === width) {
@@ -158,11 +174,40 @@ export function createScreen(options: ScreenOptions): Screen {
       out += `${up > 0 ? `\u001b[${up}A` : ""}\r${target.col > 0 ? `\u001b[${target.col}C` : ""}`;
     }
     cursorRow = target.row;
+    drawn = { lines, starts, width, cursor };
     return out;
   };
 
+  /**
+   * Draws the region again. Only the part from the first line that changed is redrawn: a
+   * growing preview or a ticking clock sends a row or two, not the whole region.
+   */
   const draw = () => {
     if (region === undefined || closed) return;
+    const before = drawn;
+    const at = cursorRow;
+    if (before !== undefined && at !== undefined && before.width === columns()) {
+      const { lines, cursor } = layout(before.width);
+      let same = 0;
+      while (
+        same < lines.length &&
+        same < before.lines.length &&
+        lines[same] === before.lines[same]
+      )
+        same += 1;
+      const moved = cursor?.line !== before.cursor?.line || cursor?.index !== before.cursor?.index;
+      // Nothing changed: nothing to send.
+      if (same === lines.length && same === before.lines.length && !moved) return;
+      // Lines only added: the last old one is drawn again, to move on from its end.
+      const from = same === before.lines.length ? same - 1 : same;
+      const first = before.starts[from];
+      if (from > 0 && first !== undefined && first <= at) {
+        const up = at - first;
+        const out = `\r${up > 0 ? `\u001b[${up}A` : ""}\u001b[J${compose(from)}`;
+        options.activity.write(`${SYNC_START}${out}${SYNC_END}`);
+        return;
+      }
+    }
     const out = erase() + compose();
     if (out !== "") options.activity.write(`${SYNC_START}${out}${SYNC_END}`);
   };

@@ -49,6 +49,12 @@ export function spawnPty(argv: readonly string[], options: PtyOptions): PtyProce
   let buffer = "";
   const vt = createVirtualTerminal(options.cols ?? 100, options.rows ?? 40);
   const screenWaiters = new Set<{ holds: (rows: string[]) => boolean; resolve: () => void }>();
+  /** How much of the output the virtual terminal has seen: it is fed only when asked about. */
+  let fed = 0;
+  const feed = () => {
+    vt.write(buffer.slice(fed));
+    fed = buffer.length;
+  };
   let code: number | undefined;
   const ended = Promise.withResolvers<number>();
   const decoder = new TextDecoder();
@@ -69,13 +75,15 @@ export function spawnPty(argv: readonly string[], options: PtyOptions): PtyProce
       if (code !== undefined) return;
       const before = buffer.length;
       buffer += decoder.decode(data, { stream: true });
-      const marker = MARKER.exec(buffer);
+      // Only the new bytes (and a marker's length before them) can complete the marker.
+      const scan = Math.max(0, before - 40);
+      const marker = MARKER.exec(buffer.slice(scan));
       if (marker !== null) {
-        buffer = buffer.slice(0, marker.index);
+        buffer = buffer.slice(0, scan + marker.index);
         code = Number(marker[1]);
       }
-      vt.write(buffer.slice(before));
       check();
+      if (screenWaiters.size > 0) feed();
       for (const waiter of screenWaiters) {
         if (!waiter.holds(vt.screen())) continue;
         screenWaiters.delete(waiter);
@@ -114,9 +122,16 @@ export function spawnPty(argv: readonly string[], options: PtyOptions): PtyProce
       });
       return promise;
     },
-    screen: () => vt.screen(),
-    transcript: () => vt.lines(),
+    screen: () => {
+      feed();
+      return vt.screen();
+    },
+    transcript: () => {
+      feed();
+      return vt.lines();
+    },
     waitForScreen(holds, what) {
+      feed();
       if (holds(vt.screen())) return Promise.resolve();
       const { promise, resolve, reject } = Promise.withResolvers<void>();
       const waiter = { holds, resolve };

@@ -53,7 +53,7 @@ export function createVirtualTerminal(columns: number, rows: number): VirtualTer
       while (i < bytes.length) {
         const char = bytes[i] ?? "";
         if (char === "\u001b") {
-          const match = SEQUENCE.exec(bytes.slice(i));
+          const match = SEQUENCE.exec(bytes.slice(i, i + 64));
           const whole = match?.[0] ?? char;
           i += whole.length;
           if (match?.[4] === undefined || match[1] === "?") continue;
