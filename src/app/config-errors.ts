@@ -47,7 +47,7 @@ export function configIssueMessage(
   issue: v.BaseIssue<unknown>,
 ): string {
   const keys = (issue.path ?? []).map((item) => item.key as string | number);
-  const shownKey = keys.filter((key) => typeof key === "string").join(".");
+  const shownKey = keys.join(".");
   const line = lineOf(text, keys);
   const where = `${path}${line === undefined ? "" : `:${line}`}`;
   const last = keys.at(-1);
@@ -59,12 +59,14 @@ export function configIssueMessage(
     const list = allowed.length === 0 ? "" : `; allowed keys here: ${allowed.join(", ")}`;
     return `${where}: unknown key "${shownKey}"${hint}${list}`;
   }
-  const options = picklistAt(schema, keys);
-  if (options !== undefined) {
+  const choice = picklistAt(schema, keys);
+  if (choice !== undefined) {
     const received = typeof issue.input === "string" ? issue.input : String(issue.input);
-    const close = closestMatch(received, options);
-    const hint = close === undefined ? "" : ` (did you mean "${close}"?)`;
-    return `${where}: ${shownKey} = ${JSON.stringify(issue.input)} is not one of ${options.join(", ")}${hint}`;
+    const close = closestMatch(received, choice.options);
+    const hint = close === undefined ? "" : `; did you mean "${close}"?`;
+    // A setting's own words name its values already.
+    if (choice.worded) return `${where}: ${shownKey}: ${issue.message}${hint}`;
+    return `${where}: ${shownKey} = ${JSON.stringify(issue.input)} is not one of ${choice.options.join(", ")}${hint}`;
   }
   return `${where}: ${shownKey === "" ? "" : `${shownKey}: `}${issue.message}`;
 }
@@ -115,10 +117,16 @@ function objectEntriesAt(
   return at?.entries;
 }
 
-function picklistAt(schema: AnySchema, keys: readonly (string | number)[]): string[] | undefined {
-  const at = schemaAt(schema, keys) as (AnySchema & { options?: readonly unknown[] }) | undefined;
+/** The values a picklist allows, and whether it words its own issue (a setting's choice). */
+function picklistAt(
+  schema: AnySchema,
+  keys: readonly (string | number)[],
+): { readonly options: string[]; readonly worded: boolean } | undefined {
+  const at = schemaAt(schema, keys) as
+    | (AnySchema & { options?: readonly unknown[]; message?: unknown })
+    | undefined;
   if (at?.type !== "picklist" || at.options === undefined) return undefined;
-  return at.options.map(String);
+  return { options: at.options.map(String), worded: at.message !== undefined };
 }
 
 const HEADER = /^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$/;
@@ -132,6 +140,9 @@ export function lineOf(text: string, keys: readonly (string | number)[]): number
   const last = keys.at(-1);
   const key = typeof last === "string" ? last : undefined;
   const tablePath = keys.slice(0, key === undefined ? keys.length : -1);
+  // The path may name a table itself (`[mcp_servers.a]` for an issue of that table).
+  const table = findIn(text.split("\n"), keys, undefined).table;
+  if (table !== undefined) return table;
   let header: number | undefined;
   for (let n = tablePath.length; n >= 0; n--) {
     const found = findIn(text.split("\n"), tablePath.slice(0, n), key);
