@@ -132,6 +132,8 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
   const recent = recentExchanges(session.handle.history(), style);
   if (recent !== "") out.write(`\n${recent}`);
   out.write(style.dim("/help for commands, Ctrl-D to exit\n"));
+  // From here on the prompt is on screen, also while `dsh chat "PROMPT"` runs its first turn.
+  editor?.show();
 
   const nextLine = async (): Promise<string | undefined> => {
     if (editor !== undefined) {

@@ -62,6 +62,8 @@ export interface TerminalInput extends LineQueue {
   unqueue(): number;
   /** Puts `text` in the prompt to be edited (a line the chat did not send). */
   edit(text: string): void;
+  /** Draws the input from now on (it appears by itself at the first prompt or question). */
+  show(): void;
   /** Restores the terminal. Idempotent. */
   close(): void;
 }
@@ -475,8 +477,10 @@ export function createTerminalInput(deps: TerminalInputDeps): TerminalInput {
     },
     edit(text) {
       setText(draft, text);
+      show();
       redraw();
     },
+    show,
     next() {
       const prompt = pendingPrompt ?? "";
       pendingPrompt = undefined;
