@@ -20,8 +20,8 @@ const RulesFile = v.object({
 type RulesFile = v.InferOutput<typeof RulesFile>;
 
 export interface RuleBook {
-  /** Whether a saved rule of `project` allows `subject`. */
-  covers(project: string, subject: ApprovalSubject): boolean;
+  /** Whether a saved rule of `project` allows `subject`; rejects only when it cannot tell. */
+  covers(project: string, subject: ApprovalSubject): Promise<boolean>;
   /** Saves the offer's rules (those not already saved). */
   add(offer: RuleOffer): void;
   /** Every rule, grouped by project in the order saved; `dsh rules` numbers them from 1. */
