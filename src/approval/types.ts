@@ -19,8 +19,8 @@ export type ApprovalSubject =
   | { readonly type: "command"; readonly command: string; readonly where: CommandPlace }
   /** A file to write outside the project (its real path). */
   | { readonly type: "write"; readonly path: string }
-  /** A call of one MCP tool, by its model-facing name. */
-  | { readonly type: "mcp_tool"; readonly tool: string };
+  /** A call of one MCP tool: the server's name and the tool's, as the server names it. */
+  | { readonly type: "mcp_tool"; readonly server: string; readonly tool: string };
 
 export interface ApprovalRequest {
   readonly sessionId: string;

@@ -35,7 +35,10 @@ export async function covers(rules: readonly Rule[], subject: ApprovalSubject): 
     case "write":
       return rules.some((rule) => rule.type === "write_dir" && isWithin(rule.dir, subject.path));
     case "mcp_tool":
-      return rules.some((rule) => rule.type === "mcp_tool" && rule.tool === subject.tool);
+      return rules.some(
+        (rule) =>
+          rule.type === "mcp_tool" && rule.server === subject.server && rule.tool === subject.tool,
+      );
     default: {
       const unhandled: never = subject;
       return unhandled;
@@ -80,8 +83,8 @@ export async function offerFor(
     case "mcp_tool":
       return {
         project,
-        rules: [{ type: "mcp_tool", tool: subject.tool }],
-        label: `Always allow ${subject.tool} in ${where}`,
+        rules: [{ type: "mcp_tool", server: subject.server, tool: subject.tool }],
+        label: `Always allow ${mcpToolText(subject.server, subject.tool)} in ${where}`,
       };
     default: {
       const unhandled: never = subject;
@@ -114,7 +117,9 @@ export function describeRule(rule: Rule | undefined): string {
     case "write_dir":
       return `write files in ${rule.dir}`;
     case "mcp_tool":
-      return `call ${rule.tool}`;
+      return rule.server === undefined
+        ? `call ${rule.tool} (saved by an older dsh without its server: it covers nothing)`
+        : `call ${mcpToolText(rule.server, rule.tool)}`;
     default: {
       const unhandled: never = rule;
       return unhandled;
@@ -131,6 +136,10 @@ function placeText(where: CommandPlace): string {
       return unhandled;
     }
   }
+}
+
+function mcpToolText(server: string, tool: string): string {
+  return `\`${tool}\` of the MCP server \`${server}\``;
 }
 
 function startsWith(words: readonly string[], prefix: readonly string[]): boolean {

@@ -20,8 +20,16 @@ export const CommandRule = v.object({
 });
 /** Allows file writes outside the project under this directory (absolute, realpath'd). */
 export const WriteDirRule = v.object({ type: v.literal("write_dir"), dir: v.string() });
-/** Allows calls of one MCP tool (its model-facing name, `mcp__<server>__<tool>`). */
-export const McpToolRule = v.object({ type: v.literal("mcp_tool"), tool: v.string() });
+/**
+ * Allows calls of one MCP tool: `tool` as its server names it, on the server named `server`.
+ * Rules saved before servers were named hold only the model-facing name in `tool` and no
+ * `server`; such a rule covers nothing (that name could belong to more than one server's tool).
+ */
+export const McpToolRule = v.object({
+  type: v.literal("mcp_tool"),
+  server: v.optional(v.string()),
+  tool: v.string(),
+});
 
 export const Rule = v.variant("type", [CommandRule, WriteDirRule, McpToolRule]);
 export type Rule = v.InferOutput<typeof Rule>;

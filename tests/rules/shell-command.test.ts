@@ -110,14 +110,28 @@ describe("covers", () => {
     ).toEqual([true, false, false]);
   });
 
-  test("an MCP rule covers one tool", async () => {
-    const tool: Rule[] = [{ type: "mcp_tool", tool: "mcp__gh__search" }];
+  test("an MCP rule covers one tool of one server, never another server's tool of the same flat name", async () => {
+    const tool: Rule[] = [{ type: "mcp_tool", server: "a", tool: "b__c" }];
     expect(
       await Promise.all([
-        covers(tool, { type: "mcp_tool", tool: "mcp__gh__search" }),
-        covers(tool, { type: "mcp_tool", tool: "mcp__gh__delete" }),
+        covers(tool, { type: "mcp_tool", server: "a", tool: "b__c" }),
+        covers(tool, { type: "mcp_tool", server: "a__b", tool: "c" }),
+        covers(tool, { type: "mcp_tool", server: "a", tool: "b" }),
       ]),
-    ).toEqual([true, false]);
+    ).toEqual([true, false, false]);
+  });
+
+  test("an MCP rule saved with only the flattened name covers nothing", async () => {
+    const old: Rule[] = [{ type: "mcp_tool", tool: "mcp__a__b__c" }];
+    expect(
+      await Promise.all([
+        covers(old, { type: "mcp_tool", server: "a", tool: "b__c" }),
+        covers(old, { type: "mcp_tool", server: "a__b", tool: "c" }),
+      ]),
+    ).toEqual([false, false]);
+    expect(describeRule(old[0])).toBe(
+      "call mcp__a__b__c (saved by an older dsh without its server: it covers nothing)",
+    );
   });
 });
 
@@ -138,6 +152,16 @@ describe("offers", () => {
     expect(
       (await offerFor("/p", { type: "write", path: "/home/u/notes/a.md" }, "/home/u"))?.label,
     ).toBe("Always allow writes in ~/notes for /p");
+  });
+
+  test("an MCP offer names the server and the tool", async () => {
+    expect(
+      await offerFor("/p", { type: "mcp_tool", server: "a__b", tool: "c" }, "/home/u"),
+    ).toEqual({
+      project: "/p",
+      rules: [{ type: "mcp_tool", server: "a__b", tool: "c" }],
+      label: "Always allow `c` of the MCP server `a__b` in /p",
+    });
   });
 
   test("no rule is offered for text bash's grammar does not read as plain commands", async () => {

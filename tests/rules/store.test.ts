@@ -16,7 +16,7 @@ function stateDir() {
 const outside = (command: string) =>
   ({ type: "command", command, where: "outside_sandbox" }) as const;
 
-/** A rules file as dsh 0.2 wrote it: command rules without a place. */
+/** A rules file as dsh 0.2 wrote it: command rules without a place, MCP rules by flat name. */
 const OLD_FILE = {
   version: 1,
   projects: {
@@ -29,21 +29,22 @@ const OLD_FILE = {
 };
 
 describe("the rule book", () => {
-  test("reads command rules older versions saved as rules for commands outside the sandbox", async () => {
+  test("reads rules older versions saved: commands outside the sandbox, flat MCP names covering nothing", async () => {
     using dir = stateDir();
     writeFileSync(join(dir.path, "rules.json"), JSON.stringify(OLD_FILE));
     const book = createRuleBook({ home: dir.path, logger: silentLogger });
     expect(book.list().map((saved) => describeRule(saved.rule))).toEqual([
       "run `git status` outside the sandbox",
-      "call mcp__a__b__c",
+      "call mcp__a__b__c (saved by an older dsh without its server: it covers nothing)",
       "write files in /notes",
     ]);
     expect(
       await Promise.all([
         book.covers("/p", outside("git status --short")),
-        book.covers("/p", { type: "mcp_tool", tool: "mcp__a__b__c" }),
+        book.covers("/p", { type: "mcp_tool", server: "a", tool: "b__c" }),
+        book.covers("/p", { type: "mcp_tool", server: "a__b", tool: "c" }),
       ]),
-    ).toEqual([true, true]);
+    ).toEqual([true, false, false]);
   });
 
   test("a rule saved again in the new form is not saved twice", () => {
