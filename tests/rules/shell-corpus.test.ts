@@ -62,6 +62,41 @@ describe("the rule matcher's corpus", () => {
   }
 });
 
+describe("bash -n and the corpus", () => {
+  traced(
+    "every line bash cannot parse is refused; where the two disagree, it is these",
+    async () => {
+      const bash = tracer ?? createBashTracer();
+      // Lines bash refuses to take as an argument (too long) or could not be given (not Unicode).
+      const lines = CORPUS.filter(([text]) => text.length < 100_000 && text.isWellFormed());
+      const verdicts = await Promise.all(
+        lines.map(async ([text, expected]) => ({
+          text,
+          expected,
+          parses: await bash.parses(text),
+        })),
+      );
+      expect(verdicts.filter((v) => !v.parses && v.expected === "covered")).toEqual([]);
+      const disagree = verdicts
+        .filter((v) => v.parses === (v.expected === "parse-error"))
+        .map((v) => [v.text.slice(0, 24), v.expected, v.parses]);
+      expect(disagree).toEqual([
+        // A here-document without its end: bash warns and reads to the end of the text.
+        ["cat <<EOF\nx", "parse-error", true],
+        // `<>` (read and write) is not in the grammar.
+        ["npm test <>file", "parse-error", true],
+        ["npm test 3<>file", "parse-error", true],
+        // Bash keeps a backslash at the very end as a letter.
+        ["echo a\\", "parse-error", true],
+        // `;;` outside `case`: bash refuses it, the grammar reads an operator (refused too).
+        ["git status;;touch X", "operator", false],
+        // The grammar reads `((` as arithmetic; bash backs off to nested subshells.
+        ["((((((((((((((((((((((((", "parse-error", true],
+      ]);
+    },
+  );
+});
+
 describe("the escapes that widened a saved `git status` rule", () => {
   const escapes = [
     "git status '>'&touch X",
