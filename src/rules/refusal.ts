@@ -1,6 +1,6 @@
 /**
- * Why a command line is not covered by command rules: the first thing in it that is more than
- * simple commands of plain words joined by `&&`, `||`, `;`, `|` and newlines.
+ * Why a command line is not covered by command rules: something in it that is more than simple
+ * commands of plain words joined by `&&`, `||`, `;`, `|` and newlines.
  */
 export type Refusal =
   /** Nothing to run. */

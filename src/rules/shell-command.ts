@@ -4,7 +4,7 @@
  * commands of plain words (literal words, single- and double-quoted strings without
  * expansions), with at most harmless redirections (`N>&M`, `N>&-`, `N>/dev/null`,
  * `N>>/dev/null`, `N</dev/null`), joined by `&&`, `||`, `;`, `|` and newlines. Anything else is
- * refused with the class of the first thing in the way, and so is any text between the parts
+ * refused with the class of something in the way, and so is any text between the parts
  * that is not blanks, operators or newlines where bash takes one: where the grammar and bash
  * could disagree, nothing is read.
  */
@@ -154,6 +154,8 @@ function readProgram(text: string, root: Node): ParsedCommand {
 class Walk {
   readonly commands: string[][] = [];
   private readonly spans: Span[] = [];
+  /** Redirections written after a statement, pushed to be read once the statement is. */
+  private readonly trailing = new Set<number>();
 
   constructor(private readonly text: string) {}
 
@@ -188,7 +190,8 @@ class Walk {
           this.redirected(node, pending);
           break;
         case "file_redirect":
-          // Pushed by `redirected`: it belongs to the command just read.
+          // One `redirected` pushed belongs to the command just read; no other is read here.
+          if (!this.trailing.delete(node.id)) throw new Refused("redirection");
           this.redirect(node, this.commands.length - 1);
           break;
         default:
@@ -206,6 +209,7 @@ class Walk {
     if (body === null) throw new Refused("redirection");
     for (const child of rest.reverse()) {
       if (child.type !== "file_redirect") throw new Refused(refusalOf(child, this.text));
+      this.trailing.add(child.id);
       pending.push(child);
     }
     pending.push(body);
