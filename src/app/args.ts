@@ -124,11 +124,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   const resolved = command ?? "chat";
   checkFlags(resolved, flags);
   if (resolved === "help") return { command: resolved, flags: {} };
-  if (resolved === "exec") {
-    if (positional.length === 0)
-      throw new UsageError('dsh exec needs a prompt: dsh exec "fix the failing test"');
-    return { command: resolved, flags, prompt: positional.join(" ") };
-  }
+  // No words: the prompt comes from piped standard input (`echo PROMPT | dsh exec`).
+  if (resolved === "exec")
+    return positional.length === 0
+      ? { command: resolved, flags }
+      : { command: resolved, flags, prompt: positional.join(" ") };
   if (resolved === "chat" && positional.length > 0)
     return { command: resolved, flags, prompt: positional.join(" ") };
   if (resolved === "sessions" && positional[0] === "rm") {
@@ -186,8 +186,8 @@ export const HELP = `dsh: a coding agent for your editor (ACP) and your terminal
 Usage:
   dsh [chat] ["PROMPT"]   interactive chat in the current directory (PROMPT: the first message)
   dsh exec "PROMPT"       one-shot run: the answer on stdout, activity on stderr
-                          (PROMPT "-" reads the prompt from standard input; piped input
-                          is appended to a PROMPT given as words)
+                          (no PROMPT, or "-": the prompt is read from standard input;
+                          piped input is appended to a PROMPT given as words)
   dsh acp                 Agent Client Protocol agent on stdin/stdout (for editors)
                           (--login: the login flow, for editors' terminal sign-in)
   dsh sessions [--all]    saved sessions of this directory (--all: of every directory)
@@ -210,9 +210,10 @@ Flags (exec):
   -o, --output-last-message FILE
                           also write the last message to FILE
 
-Chat keys: Enter sends; Alt-Enter, or a line ending in \\, adds a line; a paste is one
-message; Up/Down recall earlier messages; Ctrl-C clears the line, cancels a running turn, or
-(twice at an empty prompt) exits; Ctrl-D exits. /help lists the slash commands.
+Chat keys: Enter sends (during a turn it queues the message); Alt-Enter, or a line ending in
+\\, adds a line; a paste is one message; Up/Down recall earlier messages; Tab completes
+commands and paths; Esc or Ctrl-C cancels a running turn; Ctrl-C clears the line, or (twice at
+an empty prompt) exits; Ctrl-D exits. @path attaches a file. /help lists the slash commands.
 
 Environment:
   DSH_API_KEY           API key (falls back to DEEPSEEK_API_KEY, then the key dsh login stored)

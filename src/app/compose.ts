@@ -6,7 +6,7 @@ import { homedir, totalmem } from "node:os";
 import { createAgentService } from "../agent/service.ts";
 import type { AgentService, SessionSettings } from "../agent/types.ts";
 import { createApprovalSeam } from "../approval/seam.ts";
-import { createRuleBook } from "../rules/store.ts";
+import { type RuleBook, createRuleBook } from "../rules/store.ts";
 import type { ApprovalAnswerer } from "../approval/types.ts";
 import { commandLimits } from "../exec/limits.ts";
 import { createCommandRunner } from "../exec/runner.ts";
@@ -21,7 +21,7 @@ import { createSessionStore } from "../session/store.ts";
 import type { SessionStore } from "../session/types.ts";
 import { createCoreTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
-import { secretPlacesOf } from "../tools/file-safety/credential-paths.ts";
+import { type SecretPlaces, secretPlacesOf } from "../tools/file-safety/credential-paths.ts";
 import { type Config, currentApiKey } from "./config.ts";
 import { credentialScopeOf, ensureOwnConfigDir, protectedConfigPaths } from "./guarded-paths.ts";
 
@@ -31,6 +31,10 @@ export interface Composition extends AsyncDisposable {
   readonly runner: CommandRunner;
   readonly models: () => readonly ModelInfo[];
   readonly defaults: SessionSettings;
+  /** What dsh never reads on its own: the file tools' and the mentions' one set. */
+  readonly secrets: SecretPlaces;
+  /** The saved "always allow" rules. */
+  readonly rules: RuleBook;
 }
 
 export interface ComposeOptions {
@@ -71,9 +75,10 @@ export function compose(options: ComposeOptions): Composition {
     commandLimits: commandLimits(config.limits, totalmem()),
     logger,
   });
+  const rules = createRuleBook({ home: config.home, logger });
   const approval = createApprovalSeam({
     answerers: options.answerers,
-    rules: createRuleBook({ home: config.home, logger }),
+    rules,
     home,
     onError: (error, request) =>
       logger.warn("an approval answerer failed; denied", { kind: request.kind, error }),
@@ -122,6 +127,8 @@ export function compose(options: ComposeOptions): Composition {
     runner,
     models: () => catalog.models(),
     defaults,
+    secrets,
+    rules,
     [Symbol.asyncDispose]: () => runner[Symbol.asyncDispose](),
   };
 }

@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import * as v from "valibot";
 import { DshError } from "../errors.ts";
+import { configIssueMessage, deepestIssue, tomlSyntaxMessage } from "./config-errors.ts";
 import { readStoredKey } from "../auth/key-store.ts";
 import { EnvConfig } from "../exec/env.ts";
 import { LimitsConfig } from "../exec/limits.ts";
@@ -213,19 +214,21 @@ function readConfigFile(path: string, explicit: boolean): ConfigFile {
   try {
     data = Bun.TOML.parse(text);
   } catch (error) {
-    throw new ConfigError(
-      `${path}: not valid TOML: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new ConfigError(tomlSyntaxMessage(path, text, error));
   }
   // A file that sets nothing is valid as it is; start-up then builds no schema.
   if (isEmptyTable(data)) return {};
   const parsed = v.safeParse(ConfigFile, data);
   if (!parsed.success) {
-    const issue = parsed.issues[0];
-    const where = issue.path?.map((item) => String(item.key)).join(".") ?? "";
-    throw new ConfigError(`${path}: ${where ? `${where}: ` : ""}${issue.message}`);
+    throw new ConfigError(configIssueMessage(path, text, ConfigFile, firstIssue(parsed.issues)));
   }
   return parsed.output;
+}
+
+/** The issue to report: an unknown key (a typo) before anything it may have caused. */
+function firstIssue(issues: readonly [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]) {
+  const deepest = issues.map(deepestIssue);
+  return deepest.find((issue) => issue.expected === "never") ?? deepest[0] ?? issues[0];
 }
 
 function isEmptyTable(data: unknown): boolean {

@@ -5,6 +5,7 @@
  */
 import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
 import { type Check, printChecks } from "../cli/doctor.ts";
+import { readStoredKeyRecord } from "../auth/key-store.ts";
 import { errorMessage } from "../errors.ts";
 import type { CommandRunner } from "../exec/types.ts";
 import { type EndpointFinding, probeEndpoint } from "../llm/endpoint-probe.ts";
@@ -49,7 +50,7 @@ export async function runDoctor(io: ProcessIo): Promise<number> {
         ? config.configPath
         : `${config.configPath} (absent; defaults in use)`,
     },
-    apiKeyCheck(config),
+    apiKeyCheck(config, baseUrl),
     endpointCheck(baseUrl, finding, config.apiKey !== undefined),
     modelCheck(model, baseUrl, finding),
     await sandboxCheck(composition.runner),
@@ -60,8 +61,8 @@ export async function runDoctor(io: ProcessIo): Promise<number> {
   return printChecks(io, checks);
 }
 
-/** Where the key comes from, never the key itself. */
-function apiKeyCheck(config: Config): Check {
+/** Where the key comes from, never the key itself; a stored key checked against another endpoint fails. */
+function apiKeyCheck(config: Config, baseUrl: string): Check {
   switch (config.apiKeySource) {
     case "env":
       return {
@@ -69,8 +70,17 @@ function apiKeyCheck(config: Config): Check {
         ok: true,
         detail: "from the environment (DSH_API_KEY or DEEPSEEK_API_KEY)",
       };
-    case "stored":
-      return { name: "api key", ok: true, detail: "stored by dsh login" };
+    case "stored": {
+      const checkedAt = readStoredKeyRecord(config.home)?.baseUrl;
+      if (checkedAt === undefined || sameEndpoint(checkedAt, baseUrl))
+        return { name: "api key", ok: true, detail: "stored by dsh login" };
+      return {
+        name: "api key",
+        ok: true,
+        warning: true,
+        detail: `stored by dsh login for ${checkedAt}, but the endpoint is now ${baseUrl}: run dsh login again for this endpoint, or set DSH_BASE_URL back`,
+      };
+    }
     case "none":
       return { name: "api key", ok: false, detail: "missing: run dsh login, or set DSH_API_KEY" };
     default: {
@@ -78,6 +88,10 @@ function apiKeyCheck(config: Config): Check {
       return unhandled;
     }
   }
+}
+
+function sameEndpoint(a: string, b: string): boolean {
+  return a.replace(/\/+$/, "") === b.replace(/\/+$/, "");
 }
 
 /** What answers on the usual local ports; informational, never a failure. */

@@ -8,7 +8,7 @@ import { openTerminalSession } from "./terminal-session.ts";
 /** Runs one turn; resolves with the exit code. */
 export function runExecCommand(io: ProcessIo, args: ParsedArgs): Promise<number> {
   return runExec(io, {
-    prompt: args.prompt ?? "",
+    ...(args.prompt === undefined ? {} : { prompt: args.prompt }),
     piped: () => readPipedStdin(args.prompt === "-"),
     open: (seams) => openTerminalSession(io, args.flags, seams),
     json: args.flags.json === true,

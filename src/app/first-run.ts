@@ -13,9 +13,17 @@ import { terminalText } from "../exec/sanitize.ts";
 import { runLogin } from "./login.ts";
 import { readTerminalLine } from "../cli/secret-input.ts";
 
+/** A local server and one of its models (none when it lists none). */
+interface ServerChoice {
+  readonly server: LocalServer;
+  readonly model: string | undefined;
+}
+
 export interface FirstRunDeps {
   /** Where to look for local servers; the usual ports when absent. */
   readonly findServers?: () => Promise<LocalServer[]>;
+  /** Reads the typed choice; the terminal's line (echoed) when absent. */
+  readonly readChoice?: () => Promise<string | undefined>;
 }
 
 /** Resolves `continue` when the chat can start (a key or a local server is set up), else `quit`. */
@@ -34,20 +42,28 @@ export async function firstRun(io: CliIo, deps: FirstRunDeps = {}): Promise<"con
   const echo = (text: string) => io.stdout.write(text);
   write(`dsh needs a model to talk to, and no API key is set for ${endpoint}.\n`);
   write("  1) paste an API key (checked, then stored like dsh login)\n");
-  servers.forEach((server, index) => {
-    const first = server.models[0] === undefined ? "" : `, model ${server.models[0]}`;
-    write(`  ${index + 2}) use ${server.name} at ${server.baseUrl}${first}\n`);
+  // Every model each server offers is a choice of its own.
+  const choices = servers.flatMap((server): ServerChoice[] =>
+    server.models.length === 0
+      ? [{ server, model: undefined }]
+      : server.models.map((model) => ({ server, model })),
+  );
+  choices.forEach(({ server, model }, index) => {
+    const which = model === undefined ? "" : `, model ${model}`;
+    write(`  ${index + 2}) use ${server.name} at ${server.baseUrl}${which}\n`);
   });
   write("  q) quit (or set DSH_API_KEY)\n");
   for (;;) {
     write("choose [1]: ");
-    const answer = await readTerminalLine({ echo: true, write: echo });
+    const answer = await (
+      deps.readChoice ?? (() => readTerminalLine({ echo: true, write: echo }))
+    )();
     write("\n");
     if (answer === undefined || answer === "q") return "quit";
     if (answer === "" || answer === "1") return (await runLogin(io)) === 0 ? "continue" : "quit";
-    const server = servers[Number(answer) - 2];
-    if (server === undefined) continue;
-    const chosen = server.models[0];
+    const choice = choices[Number(answer) - 2];
+    if (choice === undefined) continue;
+    const { server, model: chosen } = choice;
     setTopLevelKeys(config.configPath, {
       base_url: server.baseUrl,
       ...(chosen === undefined ? {} : { model: chosen }),

@@ -18,9 +18,10 @@ export async function runLogin(io: CliIo, read: typeof readSecret = readSecret):
     userModels: config.models,
   }).default;
   const baseUrl = model.baseUrl ?? config.baseUrl;
-  io.stderr.write(`API key for ${baseUrl} (input hidden, Enter to finish): `);
+  // Piped (`echo "$KEY" | dsh login`), nobody reads a prompt.
+  if (io.stdinIsTTY) io.stderr.write(`API key for ${baseUrl} (input hidden, Enter to finish): `);
   const key = await read((text) => io.stderr.write(text));
-  io.stderr.write("\n");
+  if (io.stdinIsTTY) io.stderr.write("\n");
   if (key === undefined) {
     printError(io, "no key given; nothing was stored");
     return 1;
@@ -39,7 +40,7 @@ export async function runLogin(io: CliIo, read: typeof readSecret = readSecret):
     printError(io, `${check.message}; nothing was stored. ${fix}`);
     return 1;
   }
-  storeKey(config.home, key);
+  storeKey(config.home, key, baseUrl);
   io.stderr.write(`the key works; stored in ${authFilePath(config.home)} (readable by you only)\n`);
   if (config.apiKeySource === "env") {
     io.stderr.write("note: DSH_API_KEY or DEEPSEEK_API_KEY is set and wins over the stored key\n");

@@ -7,12 +7,16 @@ import { join, resolve } from "node:path";
 import type { SessionSeams, TerminalSession } from "../cli/types.ts";
 import { InvalidInputError, NotFoundError } from "../errors.ts";
 import * as v from "valibot";
+import { authFilePath } from "../auth/key-store.ts";
 import { createLogger } from "../log.ts";
+import { isWithin } from "../paths.ts";
+import { describeRule } from "../rules/match.ts";
 import { PresetId } from "../permission/knobs.ts";
 import type { SessionStore } from "../session/types.ts";
 import { type Flags, UsageError } from "./args.ts";
 import { compose } from "./compose.ts";
-import { loadConfig } from "./config.ts";
+import { type Config, loadConfig } from "./config.ts";
+import { createMentionReader } from "./mention-reader.ts";
 import { createTerminalLogger } from "./terminal-logger.ts";
 
 export interface TerminalSurroundings {
@@ -53,7 +57,7 @@ export async function openTerminalSession(
   });
   try {
     const id = flags.continue ? await newestIn(composition.store, cwd) : flags.resume;
-    const handle =
+    let handle =
       id === undefined
         ? await composition.service.create({ cwd })
         : await resumeHere(composition.store, id, cwd, flags, (target) =>
@@ -67,7 +71,23 @@ export async function openTerminalSession(
       });
     }
     return {
-      handle,
+      get handle() {
+        return handle;
+      },
+      async startNew() {
+        const next = await composition.service.create({ cwd: handle.cwd });
+        next.configure(handle.settings());
+        const previous = handle;
+        handle = next;
+        await previous[Symbol.asyncDispose]();
+      },
+      readMention: createMentionReader(() => handle.cwd, composition.secrets),
+      keyOrigin: keyOrigin(config, env),
+      rules: () =>
+        composition.rules
+          .list()
+          .filter((saved) => isWithin(saved.project, handle.cwd))
+          .map((saved) => describeRule(saved.rule)),
       models: composition.models,
       sandbox: () => composition.runner.sandbox(),
       defaults: composition.defaults,
@@ -82,6 +102,25 @@ export async function openTerminalSession(
   } catch (error) {
     await composition[Symbol.asyncDispose]();
     throw error;
+  }
+}
+
+/** Where the API key comes from, in words, for the terminal's messages; undefined: none. */
+function keyOrigin(
+  config: Config,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  switch (config.apiKeySource) {
+    case "env":
+      return (env.DSH_API_KEY ?? "").trim() !== "" ? "DSH_API_KEY" : "DEEPSEEK_API_KEY";
+    case "stored":
+      return `stored by dsh login in ${authFilePath(config.home)}`;
+    case "none":
+      return undefined;
+    default: {
+      const unhandled: never = config.apiKeySource;
+      return unhandled;
+    }
   }
 }
 

@@ -19,7 +19,16 @@ function buildAuthFile() {
     version: v.literal(1),
     apiKey: v.pipe(v.string(), v.minLength(1)),
     savedAt: v.string(),
+    /** The endpoint the key was checked against; files written before it was kept lack it. */
+    baseUrl: v.optional(v.string()),
   });
+}
+
+/** The stored key and what is known of it. */
+export interface StoredKey {
+  readonly apiKey: string;
+  /** The endpoint `dsh login` checked it against (absent in older files). */
+  readonly baseUrl?: string;
 }
 
 /** Where the key lives in a state directory. */
@@ -29,23 +38,35 @@ export function authFilePath(home: string): string {
 
 /** The stored key, or undefined when there is none or the file is not ours. */
 export function readStoredKey(home: string): string | undefined {
+  return readStoredKeyRecord(home)?.apiKey;
+}
+
+/** The stored key with the endpoint it was checked against, or undefined. */
+export function readStoredKeyRecord(home: string): StoredKey | undefined {
   try {
     const parsed = v.safeParse(
       authFileSchema(),
       JSON.parse(readFileSync(authFilePath(home), "utf8")),
     );
-    return parsed.success ? parsed.output.apiKey : undefined;
+    if (!parsed.success) return undefined;
+    const { apiKey, baseUrl } = parsed.output;
+    return baseUrl === undefined ? { apiKey } : { apiKey, baseUrl };
   } catch {
     return undefined;
   }
 }
 
-/** Stores `key` (replacing any), readable by the user only. */
-export function storeKey(home: string, key: string): void {
+/** Stores `key` (replacing any), readable by the user only, with the endpoint it was checked against. */
+export function storeKey(home: string, key: string, baseUrl?: string): void {
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const path = authFilePath(home);
   const temp = `${path}.${process.pid}.tmp`;
-  const body = { version: 1, apiKey: key, savedAt: new Date().toISOString() };
+  const body = {
+    version: 1,
+    apiKey: key,
+    savedAt: new Date().toISOString(),
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+  };
   writeFileSync(temp, `${JSON.stringify(body)}\n`, { mode: 0o600 });
   renameSync(temp, path);
 }

@@ -11,7 +11,11 @@ export interface AdviceContext {
   readonly model: string;
   /** The endpoint it was sent to. */
   readonly baseUrl: string;
+  /** Where the API key came from, in words ("DSH_API_KEY", "stored by dsh login in …"). */
+  readonly keyOrigin?: string;
 }
+
+const DEEPSEEK = "https://api.deepseek.com";
 
 // A runtime's debugging hint is no use to the person reading the line.
 const RUNTIME_HINTS = [/\s*For more information, pass `verbose: true`[^.]*\.?/gi];
@@ -33,8 +37,24 @@ function fixFor(
 ): { readonly text: string; readonly names: string } | undefined {
   switch (code) {
     case "missing_api_key":
-    case "auth":
       return { text: "run `dsh login` to store a key, or set DSH_API_KEY", names: "dsh login" };
+    case "auth": {
+      const origin = context.keyOrigin;
+      if (origin === undefined || origin.startsWith("stored"))
+        return {
+          text: `the key was ${origin ?? "stored by dsh login"}: run \`dsh login\` to store one that works, or set DSH_API_KEY`,
+          names: "dsh login",
+        };
+      return {
+        text: `the key is the one in ${origin}: fix or unset it (then the key \`dsh login\` stores is used)`,
+        names: origin,
+      };
+    }
+    case "not_an_api":
+      return {
+        text: `DSH_BASE_URL (${context.baseUrl}) should be the URL that /chat/completions hangs off (for DeepSeek ${DEEPSEEK}); \`dsh doctor\` checks it`,
+        names: "DSH_BASE_URL",
+      };
     case "bad_request":
       if (!/model/i.test(message)) return undefined;
       return {

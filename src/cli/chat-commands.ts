@@ -1,56 +1,133 @@
 /**
- * The chat's slash commands: `/help` and `/exit` belong to the chat; every other known
- * command runs through the shared commands module, like it does over ACP.
+ * The chat's slash commands: `/help`, `/exit`, `/new` and `/clear` belong to the terminal;
+ * every other known command runs through the shared commands module, as it does over ACP. An
+ * unknown `/word` close to a command's name gets "did you mean"; any other goes to the model.
  */
 import {
   type CommandSession,
+  LATER_COMMANDS,
   SLASH_COMMANDS,
   findSlashCommand,
+  knownCommandNames,
+  parseSlashCommand,
   runSlashCommand,
+  suggestSlashCommand,
 } from "../commands/index.ts";
 import { errorMessage } from "../errors.ts";
 import { terminalText } from "../exec/sanitize.ts";
-import { type CliIo, printError } from "./io.ts";
+import { presetOf } from "../permission/knobs.ts";
+import { layoutHelp } from "./help-text.ts";
 import { describeOutcome } from "./outcome.ts";
+import type { TextSink } from "./types.ts";
 
-/** What a typed line was: the chat's end, a command that ran, or a prompt for the model. */
-export type ChatCommandResult = "exit" | "handled" | "prompt";
+/** What a typed line was. */
+export type ChatCommandResult =
+  | { readonly type: "exit" | "handled" | "prompt" }
+  /** `/new` or `/clear`: a new session (after clearing the screen, for `/clear`). */
+  | { readonly type: "new"; readonly clear: boolean }
+  /** An unknown `/word` that looks like a typo of `suggestion`. */
+  | { readonly type: "unknown"; readonly word: string; readonly suggestion: string };
+
+/** The commands only the terminal has. */
+const TERMINAL_COMMANDS = [
+  { name: "new", description: "Start a new session; this one stays saved (dsh --resume ID)" },
+  { name: "clear", description: "Clear the screen and start a new session" },
+  { name: "help", description: "This list" },
+  { name: "exit", description: "Leave (or Ctrl-D)" },
+  { name: "quit", description: "Leave" },
+] as const;
+
+/** Every command name the chat knows, for completion and for "did you mean". */
+export function chatCommandNames(): string[] {
+  return [...knownCommandNames(), ...TERMINAL_COMMANDS.map((command) => command.name)];
+}
+
+export interface ChatCommandContext {
+  readonly session: Pick<CommandSession, "handle" | "models" | "sandbox" | "runTurn" | "rules">;
+  /** Where replies go (above the prompt). */
+  readonly out: TextSink;
+  /** One error line. */
+  readonly error: (message: string) => void;
+  /** Asks a yes/no question; true for yes. */
+  readonly confirm: (prompt: string) => Promise<boolean>;
+  readonly columns: () => number;
+}
 
 /**
  * Runs `text` if it is a command. A command's turn runs through the chat's `runTurn`, so
- * Ctrl-C cancels it like a prompt. An unknown `/word` is a prompt.
+ * Ctrl-C cancels it like a prompt. Never throws: a command's failure is an error line.
  */
 export async function runChatCommand(
-  io: CliIo,
-  session: Pick<CommandSession, "handle" | "models" | "sandbox" | "runTurn">,
+  context: ChatCommandContext,
   text: string,
 ): Promise<ChatCommandResult> {
-  if (text === "/exit" || text === "/quit") return "exit";
-  if (text === "/help") {
-    io.stdout.write(terminalText(helpText()));
-    return "handled";
+  const own = parseSlashCommand(text, TERMINAL_COMMANDS);
+  switch (own?.command.name) {
+    case "exit":
+    case "quit":
+      return { type: "exit" };
+    case "help":
+      context.out.write(terminalText(helpText(context.columns())));
+      return { type: "handled" };
+    case "new":
+      return { type: "new", clear: false };
+    case "clear":
+      return { type: "new", clear: true };
+    default:
+      break;
   }
   const invocation = findSlashCommand(text);
-  if (invocation === undefined) return "prompt";
-  try {
-    const result = await runSlashCommand(invocation, session);
-    if (result.type === "reply") io.stdout.write(`${terminalText(result.text)}\n`);
-    else if (result.outcome.reason !== "end_turn") printError(io, describeOutcome(result.outcome));
-  } catch (error) {
-    printError(io, errorMessage(error));
+  if (invocation === undefined) {
+    const suggestion = suggestSlashCommand(text, chatCommandNames());
+    if (suggestion === undefined) return { type: "prompt" };
+    return { type: "unknown", word: text.trim().split(/\s/, 1)[0] ?? "", suggestion };
   }
-  return "handled";
+  try {
+    const { command, args } = invocation;
+    if (command.name === "permission" && !(await confirmFullAccess(context, args))) {
+      context.out.write("permission unchanged\n");
+      return { type: "handled" };
+    }
+    const result = await runSlashCommand(invocation, context.session);
+    if (result.type === "reply") context.out.write(`${terminalText(result.text)}\n`);
+    else if (result.outcome.reason !== "end_turn") context.error(describeOutcome(result.outcome));
+  } catch (error) {
+    context.error(errorMessage(error));
+  }
+  return { type: "handled" };
 }
 
-function helpText(): string {
+/** `/permission danger-full-access` says what it means and asks first; true to go on. */
+async function confirmFullAccess(context: ChatCommandContext, args: string): Promise<boolean> {
+  if (args.toLowerCase() !== "danger-full-access") return true;
+  if (presetOf(context.session.handle.settings().knobs) === "danger-full-access") return true;
+  context.out.write(
+    "danger-full-access: commands run without a sandbox, as you, with your files and the network, and nothing asks before a command runs or a file is written.\n",
+  );
+  return context.confirm("  Switch to danger-full-access? [y/N] ");
+}
+
+function helpText(columns: number): string {
+  const usage = (name: string, argument?: string) =>
+    `/${name}${argument === undefined ? "" : ` [${argument}]`}`;
   const rows = [
-    ...SLASH_COMMANDS.map((c) => [
-      `/${c.name}${c.hint === undefined ? "" : ` [${c.hint}]`}`,
-      c.description,
-    ]),
-    ["/help", "this list"],
-    ["/exit", "leave (or Ctrl-D)"],
+    ...SLASH_COMMANDS.map((c) => ({
+      usage: usage(c.name, c.argument),
+      description: c.description,
+    })),
+    ...TERMINAL_COMMANDS.filter((c) => c.name !== "quit").map((c) => ({
+      usage: usage(c.name),
+      description: c.description,
+    })),
   ];
-  const width = Math.max(...rows.map(([name]) => name?.length ?? 0));
-  return rows.map(([name, what]) => `${(name ?? "").padEnd(width)}  ${what}\n`).join("");
+  const later = LATER_COMMANDS.map((c) => `/${c.name}`).join(", ");
+  const keys =
+    "Esc or Ctrl-C stops a turn; Enter during a turn queues a message; Tab completes commands and paths; @path attaches a file.";
+  return `${layoutHelp(rows, columns)}${layoutHelp(
+    [
+      { usage: "", description: `${later}: not available yet.` },
+      { usage: "", description: keys },
+    ],
+    columns,
+  )}`;
 }

@@ -1,16 +1,19 @@
 /**
  * `dsh` / `dsh chat`: a conversation at the terminal. At a terminal the input is the raw-mode
- * line editor (multi-line, paste, history, Ctrl-C that clears first); piped input is read line
- * by line. Ctrl-C during a turn, at an approval or at a question cancels the turn; Ctrl-D
- * exits. Approvals are y/n questions, the model's questions numbered choices.
+ * line editor, drawn under the output while a turn runs too (Enter then queues a message);
+ * piped input is read line by line. Esc or Ctrl-C during a turn, at an approval or at a
+ * question cancels the turn; Ctrl-D exits. Approvals take one key, the model's questions
+ * numbered choices; `@path` attaches a file.
  */
 import type { Interface } from "node:readline";
-import type { SessionSettings } from "../agent/types.ts";
+import type { AgentHandle, SessionSettings, UserContent } from "../agent/types.ts";
 import { errorMessage } from "../errors.ts";
 import { terminalText } from "../exec/sanitize.ts";
 import { presetOf } from "../permission/knobs.ts";
 import { adviceFor } from "./advice.ts";
-import { runChatCommand } from "./chat-commands.ts";
+import { attachMentions } from "./attachments.ts";
+import { type ChatCommandContext, chatCommandNames, runChatCommand } from "./chat-commands.ts";
+import { createCompleter } from "./completion.ts";
 import { openHistory } from "./history.ts";
 import { printError } from "./io.ts";
 import { type TerminalInput, createTerminalInput } from "./line-editor.ts";
@@ -18,6 +21,7 @@ import { type LineQueue, createLineQueue } from "./line-queue.ts";
 import { describeOutcome } from "./outcome.ts";
 import { createQuestionPrompt } from "./question-prompt.ts";
 import { recentExchanges } from "./recent.ts";
+import { startupWarnings } from "./startup-warnings.ts";
 import { formatStatusLine } from "./status-line.ts";
 import { isDumbTerminal } from "./style.ts";
 import { createTerminalAnswerer } from "./terminal-answerer.ts";
@@ -33,15 +37,28 @@ export interface ChatOptions {
 }
 
 export async function runChat(io: CliIo, options: ChatOptions): Promise<number> {
-  const view = createTerminalView(io, { activity: "stdout", showReasoning: true });
+  /** Tool calls whose diff an approval prompt showed: their results do not show it again. */
+  const diffsShown = new Set<string>();
+  const view = createTerminalView(io, {
+    activity: "stdout",
+    showReasoning: true,
+    diffShown: (callId) => diffsShown.delete(callId),
+  });
   const { screen, style } = view;
+  const out = screen.activity;
+  const editing = io.stdinIsTTY && io.stdoutIsTTY && !isDumbTerminal(io.env);
+  // At the line editor everything goes through the screen, which keeps the prompt under it.
+  const error = (message: string) => printError(editing ? { stderr: out } : io, message);
   let lines: LineQueue | undefined;
-  const answerer = createTerminalAnswerer({ lines: () => lines, out: screen.activity });
-  const questioner = createQuestionPrompt({ lines: () => lines, out: screen.activity });
+  const answerer = createTerminalAnswerer({
+    lines: () => lines,
+    out,
+    diffShown: (callId) => diffsShown.add(callId),
+  });
+  const questioner = createQuestionPrompt({ lines: () => lines, out });
   await using session = await options.open({ answerers: [answerer], questioners: [questioner] });
-  const { handle } = session;
 
-  /** The running turn's controller: Ctrl-C aborts it. */
+  /** The running turn's controller: Esc or Ctrl-C aborts it. */
   let turn: AbortController | undefined;
   const cancelTurn = () => turn?.abort();
   const runTurn = async <T>(start: (signal: AbortSignal) => Promise<T>): Promise<T> => {
@@ -53,7 +70,6 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
       turn = undefined;
     }
   };
-  const editing = io.stdinIsTTY && io.stdoutIsTTY && !isDumbTerminal(io.env);
   let editor: TerminalInput | undefined;
   let rl: Interface | undefined;
   /** Piped input: a line read at the chat prompt, else undefined. */
@@ -61,19 +77,24 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
   if (editing) {
     editor = createTerminalInput({
       input: options.stdin,
-      output: io.stdout,
-      columns: () => io.columns(),
+      write: (text) => io.stdout.write(text),
+      screen,
       rows: () => io.rows(),
       history: openHistory(session.historyFile),
+      style,
       onInterrupt: cancelTurn,
-      onReading: (reading) => (reading ? screen.suspend() : screen.resume()),
+      complete: createCompleter({
+        commands: chatCommandNames,
+        cwd: () => session.handle.cwd,
+        home: io.env.HOME,
+      }),
     });
     lines = editor;
   } else {
     // Loaded here: a bundle links every static builtin import at start-up, `dsh acp` included.
     const { createInterface } = await import("node:readline");
     rl = createInterface({ input: options.stdin, terminal: false });
-    lines = createLineQueue(rl, { terminal: false, write: (text) => io.stdout.write(text) });
+    lines = createLineQueue(rl, { terminal: false, write: (text) => out.write(text) });
   }
   // Piped input (or a signal sent from outside): Ctrl-C arrives as SIGINT.
   const onSigint = () => {
@@ -94,23 +115,29 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
     rendered.set(turnId, waiter);
     return waiter;
   };
-  void (async () => {
-    for await (const event of handle.events()) {
-      view.renderer.render(event);
-      if (event.type === "turn_end") turnDrawn(event.turnId).resolve();
-    }
-  })();
+  const follow = (handle: AgentHandle) =>
+    void (async () => {
+      for await (const event of handle.events()) {
+        view.renderer.render(event);
+        if (event.type === "turn_end") turnDrawn(event.turnId).resolve();
+      }
+    })();
+  follow(session.handle);
 
   const settingsLine = (s: SessionSettings) => `model ${s.model} · permission ${presetOf(s.knobs)}`;
-  const banner = terminalText(`${handle.cwd} · ${settingsLine(handle.settings())}`);
-  io.stdout.write(`${style.bold("dsh")} · ${banner}\n`);
-  const recent = recentExchanges(handle.history(), style);
-  if (recent !== "") io.stdout.write(`\n${recent}`);
-  io.stdout.write(style.dim("/help for commands, Ctrl-D to exit\n"));
+  const banner = terminalText(`${session.handle.cwd} · ${settingsLine(session.handle.settings())}`);
+  out.write(`${style.bold("dsh")} · ${banner}\n`);
+  for (const warning of await startupWarnings(session, io.env))
+    out.write(`${style.yellow("!")} ${terminalText(warning)}\n`);
+  const recent = recentExchanges(session.handle.history(), style);
+  if (recent !== "") out.write(`\n${recent}`);
+  out.write(style.dim("/help for commands, Ctrl-D to exit\n"));
+  // From here on the prompt is on screen, also while `dsh chat "PROMPT"` runs its first turn.
+  editor?.show();
 
   const nextLine = async (): Promise<string | undefined> => {
     if (editor !== undefined) {
-      io.stdout.write("\n");
+      out.write("\n");
       return editor.chatLine("› ");
     }
     atPrompt = true;
@@ -120,37 +147,100 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
       atPrompt = false;
     }
   };
+  const commandContext: ChatCommandContext = {
+    session: {
+      get handle() {
+        return session.handle;
+      },
+      models: session.models,
+      sandbox: session.sandbox,
+      runTurn,
+      rules: session.rules,
+    },
+    out,
+    error,
+    confirm: async (prompt) => (await lines?.choose(prompt, ["y", "n"]))?.startsWith("y") === true,
+    columns: () => io.columns(),
+  };
 
+  /** Sends one message as a turn and says how it ended. */
+  const send = async (content: UserContent[]) => {
+    const outcome = await runTurn((signal) => session.handle.prompt(content, signal));
+    await turnDrawn(outcome.turnId).promise;
+    rendered.delete(outcome.turnId);
+    out.write(style.dim(`${formatStatusLine(session.handle.status())}\n`));
+    if (outcome.reason === "error" && outcome.error !== undefined) {
+      const model = session.handle.settings().model;
+      const context = { model, baseUrl: session.baseUrl(model), keyOrigin: session.keyOrigin };
+      error(adviceFor(outcome.error, context));
+    } else if (outcome.reason !== "end_turn") error(describeOutcome(outcome));
+    if (outcome.reason === "cancelled") {
+      const back = editor?.unqueue() ?? 0;
+      if (back > 0)
+        out.write(
+          `${back === 1 ? "the queued message was" : `${back} queued messages were`} not sent: back in the prompt, Enter sends\n`,
+        );
+    }
+  };
+
+  /** A `/word` that got "did you mean": sent to the model if it is entered again as it was. */
+  let questioned: string | undefined;
   let first = options.firstPrompt;
   try {
     for (;;) {
-      const line = first ?? (await nextLine());
-      if (first !== undefined) {
-        io.stdout.write(`› ${first}\n`);
+      let line: string | undefined;
+      const queued = first ?? editor?.takeQueued();
+      if (queued !== undefined) {
         first = undefined;
-      }
+        line = queued;
+        out.write(`› ${terminalText(queued).replace(/\n/g, "\n· ")}\n`);
+      } else line = await nextLine();
       if (line === undefined) break;
       const text = line.trim();
       if (text === "") continue;
-      if (text.startsWith("/")) {
-        // The shared commands module; an unknown `/word` goes to the model as a prompt.
-        const command = await runChatCommand(io, { ...session, runTurn }, text);
-        if (command === "exit") break;
-        if (command === "handled") continue;
+      if (text.startsWith("/") && text !== questioned) {
+        questioned = undefined;
+        const command = await runChatCommand(commandContext, text);
+        if (command.type === "exit") break;
+        if (command.type === "handled") continue;
+        if (command.type === "unknown") {
+          questioned = text;
+          out.write(
+            `unknown command ${terminalText(command.word)}: did you mean /${command.suggestion}? (Enter sends the line to the model as it is)\n`,
+          );
+          editor?.edit(line);
+          continue;
+        }
+        if (command.type === "new") {
+          const old = session.handle.sessionId;
+          await session.startNew();
+          follow(session.handle);
+          if (command.clear) screen.clear();
+          out.write(
+            `new session ${session.handle.sessionId}; the last one is saved: dsh --resume ${old}\n`,
+          );
+          continue;
+        }
       }
+      questioned = undefined;
       try {
-        const outcome = await runTurn((signal) =>
-          handle.prompt([{ type: "text", text: line }], signal),
-        );
-        await turnDrawn(outcome.turnId).promise;
-        rendered.delete(outcome.turnId);
-        screen.activity.write(style.dim(`${formatStatusLine(handle.status())}\n`));
-        if (outcome.reason === "error" && outcome.error !== undefined) {
-          const model = handle.settings().model;
-          printError(io, adviceFor(outcome.error, { model, baseUrl: session.baseUrl(model) }));
-        } else if (outcome.reason !== "end_turn") printError(io, describeOutcome(outcome));
-      } catch (error) {
-        printError(io, errorMessage(error));
+        const attached = await attachMentions(line, {
+          cwd: session.handle.cwd,
+          home: io.env.HOME,
+          read: session.readMention,
+          model: () => session.models().find((m) => m.id === session.handle.settings().model),
+          models: session.models,
+          signal: AbortSignal.timeout(30_000),
+        });
+        if (attached.type === "blocked") {
+          error(`${attached.reason}; nothing was sent`);
+          editor?.edit(line);
+          continue;
+        }
+        for (const note of attached.notes) out.write(style.dim(`  ${terminalText(note)}\n`));
+        await send(attached.content);
+      } catch (caught) {
+        error(errorMessage(caught));
       }
     }
   } finally {
@@ -159,6 +249,8 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
     rl?.close();
     screen.close();
   }
-  io.stderr.write(`session ${handle.sessionId} (resume: dsh --resume ${handle.sessionId})\n`);
+  io.stderr.write(
+    `session ${session.handle.sessionId} (resume: dsh --resume ${session.handle.sessionId})\n`,
+  );
   return 0;
 }

@@ -6,6 +6,8 @@ import type { CliIo } from "./io.ts";
 export interface Check {
   readonly name: string;
   readonly ok: boolean;
+  /** Works, but may not for long: shown with `!`, not counted as a failure. */
+  readonly warning?: boolean;
   /** What was found; for a failure, what is wrong and how to fix it. */
   readonly detail: string;
 }
@@ -13,6 +15,8 @@ export interface Check {
 /** Prints the checks; returns the exit code (1 when any failed). */
 export function printChecks(io: Pick<CliIo, "stdout">, checks: readonly Check[]): number {
   for (const check of checks)
-    io.stdout.write(`${check.ok ? "✓" : "✗"} ${check.name}: ${terminalText(check.detail)}\n`);
+    io.stdout.write(
+      `${check.ok ? (check.warning === true ? "!" : "✓") : "✗"} ${check.name}: ${terminalText(check.detail)}\n`,
+    );
   return checks.every((check) => check.ok) ? 0 : 1;
 }

@@ -8,7 +8,9 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { LiveEvent, TurnOutcome } from "../agent/types.ts";
+import type { ApprovalAnswerer } from "../approval/types.ts";
 import { DshError, errorMessage } from "../errors.ts";
+import { terminalText } from "../exec/sanitize.ts";
 import { adviceFor } from "./advice.ts";
 import { jsonEventsOf, jsonLine } from "./exec-json.ts";
 import { printError } from "./io.ts";
@@ -18,8 +20,8 @@ import type { CliIo, OpenSession, TerminalSession } from "./types.ts";
 import { createTerminalView } from "./view.ts";
 
 export interface ExecRequest {
-  /** The prompt words joined; `-` means read standard input. */
-  readonly prompt: string;
+  /** The prompt words joined; `-` or none means read standard input. */
+  readonly prompt?: string;
   /** Piped standard input, appended to a prompt given as words; undefined when none. */
   readonly piped: () => Promise<string | undefined>;
   readonly open: OpenSession;
@@ -29,6 +31,10 @@ export interface ExecRequest {
   readonly outputLastMessage?: string;
 }
 
+/** Why a request for approval is refused in a one-shot run, and what to do instead. */
+const UNANSWERED =
+  "not allowed without approval (no one can answer in exec; use --permission or a rule)";
+
 /** Runs the command and returns the exit code: 0 for a finished answer, 1 otherwise, 130 on Ctrl-C. */
 export async function runExec(io: CliIo, request: ExecRequest): Promise<number> {
   const fail = (message: string, code: number) => {
@@ -37,12 +43,21 @@ export async function runExec(io: CliIo, request: ExecRequest): Promise<number> 
     return code;
   };
   const prompt = await promptOf(request);
+  if (prompt === undefined)
+    return fail('dsh exec needs a prompt: dsh exec "fix the failing test", or pipe one in', 2);
   if (prompt.trim() === "") return fail("the prompt is empty", 2);
 
-  // No answerers: nobody can approve anything in a one-shot run, so every approval is denied.
+  // Nobody can approve anything in a one-shot run: every approval is denied, and said so.
+  let said: (line: string) => void = () => {};
+  const nobody: ApprovalAnswerer = {
+    async answer(asked) {
+      said(`${terminalText(asked.title)}: ${UNANSWERED}`);
+      return "deny";
+    },
+  };
   let session: TerminalSession;
   try {
-    session = await request.open({ answerers: [], questioners: [] });
+    session = await request.open({ answerers: [nobody], questioners: [] });
   } catch (error) {
     if (!request.json) throw error;
     return fail(errorMessage(error), error instanceof DshError && error.code === "usage" ? 2 : 1);
@@ -57,6 +72,11 @@ export async function runExec(io: CliIo, request: ExecRequest): Promise<number> 
   const view = request.json
     ? undefined
     : createTerminalView(io, { activity: "stderr", showReasoning: true });
+  said = (line) => {
+    if (view === undefined)
+      io.stdout.write(jsonLine({ type: "notice", severity: "warning", title: line }));
+    else view.screen.activity.write(`${view.style.yellow("!")} ${line}\n`);
+  };
   let lastMessage = "";
   const onEvent = (event: LiveEvent) => {
     if (event.type === "tool_call") lastMessage = "";
@@ -112,7 +132,11 @@ export async function runExec(io: CliIo, request: ExecRequest): Promise<number> 
   if (!request.json) {
     const line =
       outcome.reason === "error" && outcome.error !== undefined
-        ? adviceFor(outcome.error, { model, baseUrl: session.baseUrl(model) })
+        ? adviceFor(outcome.error, {
+            model,
+            baseUrl: session.baseUrl(model),
+            keyOrigin: session.keyOrigin,
+          })
         : describeOutcome(outcome);
     printError(io, line);
     if (outcome.reason === "cancelled")
@@ -121,10 +145,14 @@ export async function runExec(io: CliIo, request: ExecRequest): Promise<number> 
   return outcome.reason === "cancelled" ? 130 : 1;
 }
 
-/** The prompt: the words, standard input for `-`, or the words with piped input appended. */
-async function promptOf(request: ExecRequest): Promise<string> {
+/**
+ * The prompt: the words, standard input for `-` or no words, or the words with piped input
+ * appended. Undefined when there are no words and nothing is piped in.
+ */
+async function promptOf(request: ExecRequest): Promise<string | undefined> {
   const piped = await request.piped();
   if (request.prompt === "-") return piped ?? "";
+  if (request.prompt === undefined) return piped;
   if (piped === undefined || piped.trim() === "") return request.prompt;
   return `${request.prompt}\n\n${piped}`;
 }

@@ -1,31 +1,69 @@
 /**
- * The chat's input at a terminal: a raw-mode line editor. Enter sends; Alt-Enter, or Enter
- * after a trailing `\`, adds a line; a bracketed paste is inserted whole, newlines and all,
- * so a pasted block is one message; Up/Down walk the history. Ctrl-C clears typed text first,
- * and at an empty chat prompt a second Ctrl-C leaves; while no line is being read (a turn
- * runs), or while a question of the turn is open, Ctrl-C goes to the interrupt handler.
- * Ctrl-D at an empty line ends input. Keys typed while no line is read are kept for the next
- * chat prompt and dropped before a question, so a stray "y" never approves anything.
+ * The chat's input at a terminal: a raw-mode line editor drawn at the bottom of the screen's
+ * live region, there while a turn runs too. Enter sends; during a turn it queues the message
+ * (shown as queued, taken by the chat when the turn ends). Alt-Enter, or Enter after a trailing
+ * `\`, adds a line; a bracketed paste is inserted whole, so a pasted block is one message;
+ * Up/Down walk the history; Tab completes. Ctrl-C clears typed text first, and at an empty
+ * idle prompt a second Ctrl-C leaves; during a turn, Esc or Ctrl-C goes to the interrupt
+ * handler (the typed text stays), and so does either at a question. Ctrl-D at an empty idle
+ * prompt ends input. A question of the turn is answered in a line of its own: what was typed
+ * for the chat waits, so a stray "y" never approves anything.
  */
+import {
+  type EditBuffer,
+  after,
+  before,
+  deleteBack,
+  deleteForward,
+  emptyBuffer,
+  insert,
+  killToLineEnd,
+  lineEnd,
+  lineStart,
+  replaceBeforeCursor,
+  setText,
+  wordEnd,
+  wordStart,
+} from "./edit-buffer.ts";
 import type { History } from "./history.ts";
-import { type Key, createKeyReader } from "./keys.ts";
+import { ESC_TIMEOUT_MS, type Key, createKeyReader } from "./keys.ts";
 import type { LineQueue } from "./line-queue.ts";
+import type { InputView, LiveInput, Screen } from "./screen.ts";
+import type { Style } from "./style.ts";
+
+/** What Tab offers for the word before the cursor. */
+export interface Completion {
+  /** Where the word starts in the text. */
+  readonly start: number;
+  /** Whole words that may replace it; a directory ends with `/`. */
+  readonly candidates: readonly string[];
+}
 
 export interface TerminalInputDeps {
   readonly input: NodeJS.ReadStream;
-  readonly output: { write(text: string): void };
-  readonly columns: () => number;
+  /** Bytes for the terminal itself (bracketed paste on and off). */
+  readonly write: (text: string) => void;
+  readonly screen: Pick<Screen, "input" | "redraw" | "clear" | "activity" | "suspend" | "resume">;
   readonly rows: () => number;
   readonly history: History;
-  /** Ctrl-C while no line is read, or at a question: the chat cancels the running turn. */
+  readonly style: Style;
+  /** Esc or Ctrl-C during a turn, or at a question: the chat cancels the running turn. */
   readonly onInterrupt: () => void;
-  /** A line starts or stops being read (the status line hides meanwhile). */
-  readonly onReading: (reading: boolean) => void;
+  /** Tab: what may complete the word before the cursor. */
+  readonly complete?: (text: string, cursor: number) => Promise<Completion>;
 }
 
 export interface TerminalInput extends LineQueue {
-  /** Reads one line at the chat prompt: Ctrl-C twice at an empty line, or Ctrl-D, ends it. */
+  /** Reads one message at the idle chat prompt: Ctrl-C twice at an empty line, or Ctrl-D, ends input. */
   chatLine(prompt: string): Promise<string | undefined>;
+  /** The oldest message queued during a turn, taken off the queue. */
+  takeQueued(): string | undefined;
+  /** Puts every queued message back into the typed text (a cancelled turn); returns how many. */
+  unqueue(): number;
+  /** Puts `text` in the prompt to be edited (a line the chat did not send). */
+  edit(text: string): void;
+  /** Draws the input from now on (it appears by itself at the first prompt or question). */
+  show(): void;
   /** Restores the terminal. Idempotent. */
   close(): void;
 }
@@ -33,118 +71,142 @@ export interface TerminalInput extends LineQueue {
 const CONTINUATION = "· ";
 const BRACKETED_PASTE_ON = "\u001b[?2004h";
 const BRACKETED_PASTE_OFF = "\u001b[?2004l";
+/** Completions listed under the input at most. */
+const LISTED = 8;
 
-interface InputWindow {
-  readonly lines: readonly string[];
-  /** The first line drawn. */
-  readonly start: number;
-  readonly columns: number;
-}
-
-interface Reading {
-  readonly prompt: string;
-  readonly chat: boolean;
-  readonly done: (line: string | undefined) => void;
-}
+type Mode =
+  /** The idle chat prompt: Enter sends. */
+  | { readonly type: "chat"; readonly done: (line: string | undefined) => void }
+  /** A turn runs: Enter queues. */
+  | { readonly type: "turn" }
+  /** A question's answer, typed in a line of its own. */
+  | { readonly type: "line"; readonly prompt: string; readonly done: (line: string) => void }
+  /** A choice made with one key (an approval). */
+  | {
+      readonly type: "choice";
+      readonly prompt: string;
+      readonly keys: readonly string[];
+      readonly done: (key: string) => void;
+    };
 
 export function createTerminalInput(deps: TerminalInputDeps): TerminalInput {
   const keys = createKeyReader();
-  let text = "";
-  let cursor = 0;
-  let reading: Reading | undefined;
+  const { style } = deps;
+  const draft = emptyBuffer();
+  const answer = emptyBuffer();
+  const queued: string[] = [];
+  let chatPrompt = "› ";
+  let mode: Mode = { type: "turn" };
   let pendingPrompt: string | undefined;
-  /** Rows between the first row of the drawn input and the cursor. */
-  let cursorRow = 0;
   let armedExit = false;
   let closed = false;
   let browsing: { index: number; draft: string } | undefined;
+  let listed: readonly string[] = [];
+  let escTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Ctrl-D came during a turn: the next idle prompt ends input. */
+  let leaving = false;
 
-  const write = (out: string) => deps.output.write(out);
+  const buffer = (): EditBuffer =>
+    mode.type === "line" || mode.type === "choice" ? answer : draft;
+  const promptOf = () =>
+    mode.type === "line" || mode.type === "choice" ? mode.prompt : chatPrompt;
 
-  const prefixOf = (i: number) => (i === 0 ? (reading?.prompt ?? "") : CONTINUATION);
-
-  /**
-   * The lines drawn: all of them, or (for input taller than the screen, such as a long paste)
-   * the last ones that fit under one line counting the rest, since rows that scrolled off the
-   * top can never be redrawn.
-   */
-  const windowOf = (): InputWindow => {
-    const columns = Math.max(1, deps.columns());
-    const lines = text.split("\n");
+  /** The text's lines with their prompts; a text taller than the screen shows its last lines. */
+  const textLines = (columns: number): { lines: string[]; cursor: InputView["cursor"] } => {
+    const { text, cursor } = buffer();
+    const raw = text.split("\n");
+    const prefix = (i: number) => (i === 0 ? promptOf() : CONTINUATION);
     const rowsOf = (i: number) =>
-      Math.max(1, Math.ceil(Bun.stringWidth(prefixOf(i) + (lines[i] ?? "")) / columns));
-    const budget = Math.max(3, deps.rows() - 2);
-    let start = lines.length - 1;
+      Math.max(1, Math.ceil(Bun.stringWidth(prefix(i) + (raw[i] ?? "")) / columns));
+    const budget = Math.max(3, deps.rows() - 4);
+    let start = raw.length - 1;
     let used = rowsOf(start);
     while (start > 0 && used + rowsOf(start - 1) + (start > 1 ? 1 : 0) <= budget) {
       start -= 1;
       used += rowsOf(start);
     }
-    return { lines, start, columns };
-  };
-
-  /** Where offset `upTo` is drawn; an offset in a hidden line is shown at the first drawn one. */
-  const layout = (upTo: number, window: InputWindow) => {
-    const { lines, start, columns } = window;
-    const before = text.slice(0, upTo).split("\n");
-    let index = before.length - 1;
-    let head = before[index] ?? "";
-    if (index < start) {
-      index = start;
-      head = "";
+    const lines = raw.slice(start).map((line, k) => prefix(start + k) + line);
+    const before = text.slice(0, cursor).split("\n");
+    let line = before.length - 1;
+    let index = prefix(line).length + (before[line] ?? "").length;
+    if (line < start) {
+      line = start;
+      index = prefix(start).length;
     }
-    let row = start > 0 ? 1 : 0;
-    for (let i = start; i < index; i++)
-      row += Math.max(1, Math.ceil(Bun.stringWidth(prefixOf(i) + (lines[i] ?? "")) / columns));
-    const width = Bun.stringWidth(prefixOf(index) + head);
-    return { row: row + Math.floor(width / columns), col: width % columns };
+    if (start === 0) return { lines, cursor: { line: line - start, index } };
+    const hidden = `${CONTINUATION}… ${start} more line${start === 1 ? "" : "s"} above`;
+    return { lines: [hidden, ...lines], cursor: { line: line - start + 1, index } };
   };
 
-  const draw = (hint = "") => {
-    if (reading === undefined) return;
-    const window = windowOf();
-    const hidden = window.start;
-    const shown = [
-      ...(hidden > 0
-        ? [`${CONTINUATION}… ${hidden} more line${hidden === 1 ? "" : "s"} above`]
-        : []),
-      ...window.lines.slice(hidden).map((line, k) => prefixOf(hidden + k) + line),
-    ];
-    let out = cursorRow > 0 ? `\u001b[${cursorRow}A` : "";
-    out += `\r\u001b[J${shown.join("\n")}${hint}`;
-    const end = layout(text.length, window);
-    const hintWidth = Bun.stringWidth(hint);
-    const endCol = (end.col + hintWidth) % window.columns;
-    const endRow = end.row + Math.floor((end.col + hintWidth) / window.columns);
-    // A line that ends exactly at the edge leaves the cursor waiting to wrap: make it wrap.
-    if (endCol === 0 && text.length + hint.length > 0) out += " \r\u001b[K";
-    const at = layout(cursor, window);
-    const up = endRow - at.row;
-    if (up > 0) out += `\u001b[${up}A`;
-    out += `\r${at.col > 0 ? `\u001b[${at.col}C` : ""}`;
-    cursorRow = at.row;
-    write(out);
+  const queuedLines = (columns: number): string[] =>
+    queued.map((message) => {
+      const first = message.split("\n")[0] ?? "";
+      const more = message.includes("\n") ? " …" : "";
+      const room = Math.max(10, columns - 14);
+      const cut = Bun.stringWidth(first) > room ? `${Bun.sliceAnsi(first, 0, room - 1)}…` : first;
+      return style.dim(`  queued: ${cut}${more}`);
+    });
+
+  const hint = () => {
+    if (mode.type === "chat" && armedExit) return style.dim("  (Ctrl-C again to exit)");
+    if (mode.type === "turn" && leaving) return style.dim("  (leaving when the turn ends)");
+    return "";
   };
 
-  const finish = (line: string | undefined) => {
-    const current = reading;
-    if (current === undefined) return;
-    // Leave the input on screen and move below it.
-    const end = layout(text.length, windowOf());
-    const down = end.row - cursorRow;
-    write(`${down > 0 ? `\u001b[${down}B` : ""}\r\n`);
-    reading = undefined;
-    cursorRow = 0;
-    text = "";
-    cursor = 0;
+  const view: LiveInput = {
+    view(columns) {
+      if (closed) return { lines: [], cursor: { line: 0, index: 0 } };
+      const top = mode.type === "line" || mode.type === "choice" ? [] : queuedLines(columns);
+      const { lines, cursor } = textLines(columns);
+      const last = lines.length - 1;
+      lines[last] = `${lines[last] ?? ""}${hint()}`;
+      const below =
+        listed.length === 0
+          ? []
+          : [
+              style.dim(
+                `  ${listed.slice(0, LISTED).join("  ")}${listed.length > LISTED ? `  … ${listed.length - LISTED} more` : ""}`,
+              ),
+            ];
+      return {
+        lines: [...top, ...lines, ...below],
+        cursor: { line: top.length + cursor.line, index: cursor.index },
+      };
+    },
+  };
+
+  const redraw = () => deps.screen.redraw();
+
+  /** Leaves what was typed on screen, above the region, and empties the input. */
+  const commitInput = (shown: string) => {
+    deps.screen.activity.write(`${shown}\n`);
+  };
+
+  const shownText = (columns = 1_000_000) => textLines(columns).lines.join("\n");
+
+  const finishChat = (line: string | undefined) => {
+    if (mode.type !== "chat") return;
+    const { done } = mode;
+    mode = { type: "turn" };
+    armedExit = false;
+    listed = [];
     browsing = undefined;
-    deps.onReading(false);
-    current.done(line);
+    if (line !== undefined) {
+      const shown = shownText();
+      setText(draft, "");
+      commitInput(shown);
+    } else redraw();
+    done(line);
   };
 
-  const insert = (piece: string) => {
-    text = text.slice(0, cursor) + piece + text.slice(cursor);
-    cursor += piece.length;
+  const finishAnswer = (value: string, shown: string) => {
+    const current = mode;
+    if (current.type !== "line" && current.type !== "choice") return;
+    mode = { type: "turn" };
+    setText(answer, "");
+    deps.screen.resume();
+    commitInput(shown);
+    current.done(value);
   };
 
   const recall = (step: -1 | 1) => {
@@ -152,156 +214,211 @@ export function createTerminalInput(deps: TerminalInputDeps): TerminalInput {
     if (entries.length === 0) return;
     if (browsing === undefined) {
       if (step === 1) return;
-      browsing = { index: entries.length, draft: text };
+      browsing = { index: entries.length, draft: draft.text };
     }
     const index = browsing.index + step;
     if (index < 0) return;
     if (index >= entries.length) {
-      text = browsing.draft;
+      setText(draft, browsing.draft);
       browsing = undefined;
     } else {
       browsing.index = index;
-      text = entries[index] ?? "";
+      setText(draft, entries[index] ?? "");
     }
-    cursor = text.length;
   };
 
-  const wordStart = () => {
-    let i = cursor;
-    while (i > 0 && /\s/.test(text[i - 1] ?? "")) i--;
-    while (i > 0 && !/\s/.test(text[i - 1] ?? "")) i--;
-    return i;
-  };
-  const wordEnd = () => {
-    let i = cursor;
-    while (i < text.length && /\s/.test(text[i] ?? "")) i++;
-    while (i < text.length && !/\s/.test(text[i] ?? "")) i++;
-    return i;
-  };
-  const lineStart = () => text.lastIndexOf("\n", cursor - 1) + 1;
-  const lineEnd = () => {
-    const next = text.indexOf("\n", cursor);
-    return next === -1 ? text.length : next;
+  const completeWord = async () => {
+    if (deps.complete === undefined || mode.type === "choice" || mode.type === "line") return;
+    const asked = { text: draft.text, cursor: draft.cursor };
+    const found = await deps.complete(asked.text, asked.cursor);
+    // Typing went on while the disk was read: the offer is stale.
+    if (draft.text !== asked.text || draft.cursor !== asked.cursor) return;
+    const { candidates, start } = found;
+    if (candidates.length === 0) return;
+    const word = draft.text.slice(start, draft.cursor);
+    if (candidates.length === 1) {
+      const only = candidates[0] ?? "";
+      replaceBeforeCursor(draft, start, only.endsWith("/") ? only : `${only} `);
+      listed = [];
+      return redraw();
+    }
+    const common = commonPrefix(candidates);
+    if (common.length > word.length) replaceBeforeCursor(draft, start, common);
+    listed = candidates;
+    redraw();
   };
 
-  /** A key while a line is read. */
-  const edit = (key: Key, current: Reading) => {
+  /** Enter at the chat prompt or during a turn: a trailing `\` adds a line instead. */
+  const enterInDraft = () => {
+    if (draft.text.slice(0, draft.cursor).endsWith("\\") && draft.cursor === draft.text.length) {
+      setText(draft, `${draft.text.slice(0, -1)}\n`);
+      return redraw();
+    }
+    if (mode.type === "chat") {
+      if (draft.text.trim() !== "") deps.history.add(draft.text);
+      return finishChat(draft.text);
+    }
+    if (draft.text.trim() === "") return;
+    deps.history.add(draft.text);
+    queued.push(draft.text);
+    setText(draft, "");
+    browsing = undefined;
+    redraw();
+  };
+
+  /** A key of the chat prompt or of a turn's input. */
+  const editDraft = (key: Key) => {
     if (key.type === "text" || key.type === "paste") {
       armedExit = false;
-      insert(key.text);
-      return draw();
+      leaving = false;
+      listed = [];
+      insert(draft, key.text);
+      return redraw();
     }
     if (key.name !== "interrupt") armedExit = false;
+    if (key.name !== "tab") listed = [];
     switch (key.name) {
       case "enter":
-        if (text.slice(0, cursor).endsWith("\\") && cursor === text.length) {
-          text = `${text.slice(0, -1)}\n`;
-          cursor = text.length;
-          return draw();
-        }
-        if (current.chat && text.trim() !== "") deps.history.add(text);
-        return finish(text);
-      case "newline":
-        insert("\n");
-        return draw();
-      case "backspace": {
-        if (cursor === 0) return;
-        const start = before(text, cursor);
-        text = text.slice(0, start) + text.slice(cursor);
-        cursor = start;
-        return draw();
-      }
-      case "delete":
-        text = text.slice(0, cursor) + text.slice(after(text, cursor));
-        return draw();
-      case "left":
-        cursor = before(text, cursor);
-        return draw();
-      case "right":
-        cursor = after(text, cursor);
-        return draw();
-      case "home":
-        cursor = lineStart();
-        return draw();
-      case "end":
-        cursor = lineEnd();
-        return draw();
-      case "word-left":
-        cursor = wordStart();
-        return draw();
-      case "word-right":
-        cursor = wordEnd();
-        return draw();
+        return enterInDraft();
       case "up":
       case "down":
-        if (!current.chat) return;
         recall(key.name === "up" ? -1 : 1);
-        return draw();
-      case "kill-line-start": {
-        const start = lineStart();
-        text = text.slice(0, start) + text.slice(cursor);
-        cursor = start;
-        return draw();
-      }
-      case "kill-line-end":
-        text = text.slice(0, cursor) + text.slice(lineEnd());
-        return draw();
-      case "kill-word": {
-        const start = wordStart();
-        text = text.slice(0, start) + text.slice(cursor);
-        cursor = start;
-        return draw();
-      }
-      case "clear-screen":
-        write("\u001b[H\u001b[2J");
-        cursorRow = 0;
-        return draw();
-      case "eof":
-        if (text === "") return finish(undefined);
+        return redraw();
+      case "tab":
+        void completeWord();
         return;
+      case "escape":
+        if (mode.type === "turn") deps.onInterrupt();
+        return redraw();
       case "interrupt":
-        if (text !== "") {
-          text = "";
-          cursor = 0;
+        if (mode.type === "turn") return deps.onInterrupt();
+        if (draft.text !== "") {
+          setText(draft, "");
           browsing = undefined;
-          armedExit = false;
-          return draw();
+          return redraw();
         }
-        if (!current.chat) {
-          deps.onInterrupt();
-          return;
-        }
-        if (armedExit) return finish(undefined);
+        if (armedExit) return finishChat(undefined);
         armedExit = true;
-        return draw("  (Ctrl-C again to exit)");
-      default: {
-        const unhandled: never = key.name;
-        return unhandled;
-      }
+        return redraw();
+      case "eof":
+        if (draft.text !== "") return;
+        if (mode.type === "chat") return finishChat(undefined);
+        // During a turn: leave once it ends (and what was queued has been sent).
+        leaving = true;
+        return redraw();
+      default:
+        return editCommon(key.name, draft);
     }
   };
 
-  /** A key while no line is read: Ctrl-C interrupts, the rest is kept as type-ahead. */
-  const typeahead = (key: Key) => {
-    if (key.type === "key" && key.name === "interrupt") return deps.onInterrupt();
-    if (key.type === "text" || key.type === "paste") insert(key.text);
-    else if (key.name === "backspace" && cursor > 0) {
-      const start = before(text, cursor);
-      text = text.slice(0, start) + text.slice(cursor);
-      cursor = start;
+  /** A key of a question's answer line. */
+  const editAnswer = (key: Key, current: Extract<Mode, { type: "line" }>) => {
+    if (key.type === "text" || key.type === "paste") {
+      insert(answer, key.text);
+      return redraw();
     }
+    switch (key.name) {
+      case "enter":
+        return finishAnswer(answer.text, shownText());
+      case "escape":
+      case "interrupt":
+        return deps.onInterrupt();
+      case "eof":
+        if (answer.text === "") return finishAnswer("", current.prompt);
+        return;
+      case "up":
+      case "down":
+      case "tab":
+        return;
+      default:
+        return editCommon(key.name, answer);
+    }
+  };
+
+  const choose = (key: Key, current: Extract<Mode, { type: "choice" }>) => {
+    if (key.type === "paste") return;
+    if (key.type === "text") {
+      const picked = key.text.slice(0, 1).toLowerCase();
+      if (current.keys.includes(picked)) finishAnswer(picked, `${current.prompt}${picked}`);
+      return;
+    }
+    if (key.name === "enter") return finishAnswer("", current.prompt);
+    if (key.name === "escape" || key.name === "interrupt") return deps.onInterrupt();
+  };
+
+  /** Moving and deleting, the same in every line. */
+  const editCommon = (name: Exclude<Key, { type: "text" | "paste" }>["name"], b: EditBuffer) => {
+    switch (name) {
+      case "newline":
+        insert(b, "\n");
+        break;
+      case "backspace":
+        deleteBack(b);
+        break;
+      case "delete":
+        deleteForward(b);
+        break;
+      case "left":
+        b.cursor = before(b.text, b.cursor);
+        break;
+      case "right":
+        b.cursor = after(b.text, b.cursor);
+        break;
+      case "home":
+        b.cursor = lineStart(b);
+        break;
+      case "end":
+        b.cursor = lineEnd(b);
+        break;
+      case "word-left":
+        b.cursor = wordStart(b);
+        break;
+      case "word-right":
+        b.cursor = wordEnd(b);
+        break;
+      case "kill-line-start":
+        replaceBeforeCursor(b, lineStart(b), "");
+        break;
+      case "kill-line-end":
+        killToLineEnd(b);
+        break;
+      case "kill-word":
+        replaceBeforeCursor(b, wordStart(b), "");
+        break;
+      case "clear-screen":
+        return deps.screen.clear();
+      default:
+        return;
+    }
+    redraw();
+  };
+
+  const handle = (key: Key) => {
+    const current = mode;
+    if (current.type === "line") editAnswer(key, current);
+    else if (current.type === "choice") choose(key, current);
+    else editDraft(key);
   };
 
   const onData = (data: Buffer | string) => {
+    if (escTimer !== undefined) clearTimeout(escTimer);
+    escTimer = undefined;
     for (const key of keys.push(typeof data === "string" ? data : data.toString("utf8"))) {
-      if (reading === undefined) typeahead(key);
-      else edit(key, reading);
+      handle(key);
+    }
+    // A lone ESC: the Esc key, unless the rest of a sequence follows at once.
+    if (keys.holding) {
+      escTimer = setTimeout(() => {
+        escTimer = undefined;
+        for (const key of keys.flush()) handle(key);
+      }, ESC_TIMEOUT_MS);
     }
   };
 
   const restore = () => {
     if (closed) return;
     closed = true;
+    if (escTimer !== undefined) clearTimeout(escTimer);
     deps.input.off("data", onData);
     try {
       deps.input.setRawMode(false);
@@ -309,62 +426,95 @@ export function createTerminalInput(deps: TerminalInputDeps): TerminalInput {
       // The terminal may already be gone.
     }
     deps.input.pause();
-    write(BRACKETED_PASTE_OFF);
+    deps.screen.input(undefined);
+    deps.write(BRACKETED_PASTE_OFF);
   };
 
   deps.input.setRawMode(true);
   deps.input.on("data", onData);
   deps.input.resume();
-  write(BRACKETED_PASTE_ON);
+  deps.write(BRACKETED_PASTE_ON);
   process.once("exit", restore);
+  /** The input is drawn from the first prompt on: what the chat prints first goes above it. */
+  let shown = false;
+  const show = () => {
+    if (shown) return;
+    shown = true;
+    deps.screen.input(view);
+  };
 
-  const read = (prompt: string, chat: boolean) =>
-    new Promise<string | undefined>((resolve) => {
-      if (closed) return resolve(undefined);
-      reading = { prompt, chat, done: resolve };
-      cursorRow = 0;
-      deps.onReading(true);
-      draw();
+  const ask = <T>(start: (resolve: (value: T) => void) => Mode, ended: T): Promise<T> =>
+    new Promise<T>((resolve) => {
+      if (closed) return resolve(ended);
+      mode = start(resolve);
+      show();
+      deps.screen.suspend();
+      redraw();
     });
 
   return {
-    chatLine: (prompt) => read(prompt, true),
-    next() {
-      return read(pendingPrompt ?? "", false).finally(() => {
-        pendingPrompt = undefined;
+    chatLine(prompt) {
+      return new Promise((resolve) => {
+        if (closed || (leaving && queued.length === 0)) return resolve(undefined);
+        chatPrompt = prompt;
+        mode = { type: "chat", done: resolve };
+        show();
+        redraw();
       });
+    },
+    takeQueued: () => {
+      const next = queued.shift();
+      if (next !== undefined) redraw();
+      return next;
+    },
+    unqueue() {
+      const count = queued.length;
+      if (count === 0) return 0;
+      const typed = draft.text;
+      setText(draft, [...queued.splice(0), ...(typed === "" ? [] : [typed])].join("\n"));
+      redraw();
+      return count;
+    },
+    edit(text) {
+      setText(draft, text);
+      show();
+      redraw();
+    },
+    show,
+    next() {
+      const prompt = pendingPrompt ?? "";
+      pendingPrompt = undefined;
+      return ask<string | undefined>((done) => ({ type: "line", prompt, done }), undefined);
+    },
+    choose(prompt, choices) {
+      return ask<string | undefined>(
+        (done) => ({ type: "choice", prompt, keys: choices, done }),
+        undefined,
+      );
     },
     prompt(text) {
       pendingPrompt = text;
     },
     dropTypeahead() {
-      text = "";
-      cursor = 0;
+      // What was typed for the chat waits in its own line; a question starts empty.
     },
     interrupt() {
-      if (reading === undefined || reading.chat) return false;
-      text = "";
-      cursor = 0;
-      finish("");
+      if (mode.type !== "line" && mode.type !== "choice") return false;
+      finishAnswer("", promptOf());
       return true;
     },
     close() {
-      if (reading !== undefined) finish(undefined);
+      if (mode.type === "chat") finishChat(undefined);
+      else if (mode.type === "line" || mode.type === "choice") finishAnswer("", promptOf());
       restore();
     },
   };
 }
 
-/** The index one character (code point) before `i`. */
-function before(text: string, i: number): number {
-  if (i <= 0) return 0;
-  const low = text.charCodeAt(i - 1);
-  return i >= 2 && low >= 0xdc00 && low <= 0xdfff ? i - 2 : i - 1;
-}
-
-/** The index one character (code point) after `i`. */
-function after(text: string, i: number): number {
-  if (i >= text.length) return text.length;
-  const high = text.charCodeAt(i);
-  return high >= 0xd800 && high <= 0xdbff && i + 1 < text.length ? i + 2 : i + 1;
+function commonPrefix(words: readonly string[]): string {
+  let prefix = words[0] ?? "";
+  for (const word of words) {
+    while (!word.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  }
+  return prefix;
 }

@@ -22,7 +22,13 @@ export interface LineQueue {
    * prompt, so editing the answer redraws it instead of erasing it; piped, it is just written.
    */
   prompt(text: string): void;
-  /** Ends a pending `next()` with an empty line (Ctrl-C while a question is open). */
+  /**
+   * Asks for one of `keys` (single lower-case letters). At a terminal one key press answers,
+   * Enter alone gives ""; piped, a line is read and returned trimmed and lower-cased (so
+   * "yes" arrives whole). Undefined once input has ended.
+   */
+  choose(prompt: string, keys: readonly string[]): Promise<string | undefined>;
+  /** Ends a pending `next()` or `choose()` with "" (Ctrl-C while a question is open). */
   interrupt(): boolean;
 }
 
@@ -64,19 +70,24 @@ export function createLineQueue(rl: Interface, options: LineQueueOptions): LineQ
     return waiting.promise;
   };
 
+  const prompt = (text: string) => {
+    if (!options.terminal) {
+      options.write(text);
+      return;
+    }
+    rl.setPrompt(text);
+    rl.prompt();
+  };
   return {
     next,
+    async choose(text) {
+      prompt(text);
+      return (await next())?.trim().toLowerCase();
+    },
     dropTypeahead() {
       if (options.terminal) buffered.length = 0;
     },
-    prompt(text) {
-      if (!options.terminal) {
-        options.write(text);
-        return;
-      }
-      rl.setPrompt(text);
-      rl.prompt();
-    },
+    prompt,
     interrupt() {
       if (!waiting) return false;
       const current = waiting;

@@ -30,6 +30,8 @@ export interface RenderOptions {
   readonly spaced?: boolean;
   /** Show the model's reasoning (dimmed); otherwise only the status line says it thinks. */
   readonly showReasoning: boolean;
+  /** Whether an approval prompt already showed this call's diff (then its result does not). */
+  readonly diffShown?: (callId: string) => boolean;
 }
 
 export interface LiveRenderer {
@@ -49,6 +51,8 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
   const outputs = new Map<string, CommandOutputView>();
   /** The plan as last printed: it is printed again only when it changes. */
   let shownPlan: string | undefined;
+  /** The description of the turn's last notice. */
+  let lastNotice: string | undefined;
 
   const write = (sink: "answer" | "activity", chunk: string) => {
     if (chunk === "") return;
@@ -70,17 +74,23 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
   const endAnswerBlock = () => {
     const rest = text.end();
     if (markdown !== undefined) {
-      const rendered = markdown.push(rest) + markdown.end();
+      const rendered = markdown.push(rest).commit + markdown.end();
+      screen.preview("");
       if (rendered !== "") answer(rendered);
     } else if (options.finalAnswerOnly) {
       held += rest;
     } else if (rest !== "") answer(rest);
   };
-  const answer = (chunk: string) => {
-    if (last !== "answer") breakLine();
+  /** The answer starts (or goes on): on a fresh line, set apart from the activity above it. */
+  const startAnswer = () => {
+    if (last === "answer") return;
+    breakLine();
     if (options.spaced && (last === "activity" || last === "reasoning")) write("answer", "\n");
-    write("answer", chunk);
     last = "answer";
+  };
+  const answer = (chunk: string) => {
+    startAnswer();
+    write("answer", chunk);
   };
   const commentary = () => {
     const said = held.trim();
@@ -99,11 +109,12 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           reasoning = createTerminalTextSanitizer();
           markdown = options.markdown ? createMarkdownStream(options.markdown.columns) : undefined;
           held = "";
+          lastNotice = undefined;
           screen.status("waiting for the model");
           return;
         case "compaction":
           if (event.status === "in_progress") screen.status("compacting the context");
-          else if (event.status === "completed") activity(style.dim("▸ context compacted"));
+          else if (event.status === "completed") activity(style.dim(`▸ ${compacted(event)}`));
           else if (event.status === "failed")
             activity(style.dim(`▸ ${oneLine(event.error ?? "compaction failed")}`));
           return;
@@ -123,8 +134,11 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           screen.status("writing");
           const shown = text.push(event.text);
           if (markdown !== undefined) {
-            const rendered = markdown.push(shown);
-            if (rendered !== "") answer(rendered);
+            const room = screen.live ? screen.previewRoom() : undefined;
+            const { commit, preview } = markdown.push(shown, room);
+            if (commit !== "") answer(commit);
+            if (preview !== "") startAnswer();
+            screen.preview(preview);
           } else if (options.finalAnswerOnly) held += shown;
           else if (shown !== "") answer(shown);
           return;
@@ -171,10 +185,13 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
                 ? outputTail(event.intent.output)
                 : [];
           for (const line of lines) activity(style.dim(`  │ ${line}`));
-          if (event.isError) {
+          // A command that ran and failed has shown its output: the exit status says the rest.
+          const ran = event.intent.type === "terminal" && event.intent.exit !== undefined;
+          if (event.isError && !ran) {
             for (const line of errorLines(event.output)) activity(style.red(`  ✗ ${line}`));
           } else {
-            for (const line of diffLines(event.intent, style)) activity(`  ${line}`);
+            if (options.diffShown?.(event.callId) !== true)
+              for (const line of diffLines(event.intent, style)) activity(`  ${line}`);
             const summary = resultSummary(event.intent);
             activity(
               commandFailed(event.intent)
@@ -186,6 +203,12 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           return;
         }
         case "notice": {
+          // The same reason again (a retry after a retry): the status line says it, not a new line.
+          if (event.description !== undefined && event.description === lastNotice) {
+            screen.status(oneLine(event.title));
+            return;
+          }
+          lastNotice = event.description;
           const mark = event.severity === "info" ? style.dim("·") : style.yellow("!");
           const description = event.description === undefined ? "" : `: ${event.description}`;
           activity(`${mark} ${oneLine(`${event.title}${description}`)}`);
@@ -209,6 +232,14 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
       }
     },
   };
+}
+
+/** A finished compaction, with the context's size before and after when known. */
+function compacted(event: Extract<LiveEvent, { type: "compaction" }>): string {
+  const { tokensBefore, tokensAfter } = event;
+  if (tokensBefore === undefined || tokensAfter === undefined) return "context compacted";
+  const count = (n: number) => Math.round(n).toLocaleString("en-US");
+  return `context compacted: ${count(tokensBefore)} → ${count(tokensAfter)} tokens`;
 }
 
 /** A title, path or message on one line, safe to print, never cut. */
@@ -260,7 +291,7 @@ function resultSummary(intent: RenderIntent): string {
     case "diff":
       return intent.oldText === null ? "created" : "edited";
     case "generic":
-      return "done";
+      return intent.summary ?? "done";
     case "plan":
       return "plan updated";
     default: {

@@ -1,114 +1,332 @@
 /**
- * The terminal as the live renderer shares it: the answer and activity streams plus one status
- * line ("⠹ running npm test · 12s") kept under the last line of output. Every write clears the
- * status line first and redraws it once the cursor is back at the start of a line. The line is
- * drawn with a carriage return and spaces only, so it needs no escape sequence; it is left out
- * entirely when the status stream is not a terminal, or one that cannot return the cursor.
+ * The bottom of the terminal as the chat and `dsh exec` share it: output scrolls above a live
+ * region that is erased and drawn again around every write. The region holds, top to bottom,
+ * the unfinished last line of output (so a line shows as it streams), a preview (the Markdown
+ * block the answer is in, drawn again as it grows), the status line ("⠹ running npm test · 12s")
+ * and the input (the chat's prompt, what is queued, completions), with the cursor in the input.
+ * There is no region when the activity stream is not a terminal that can move its cursor: then
+ * every write goes straight through and previews are not shown.
  */
 import type { Style } from "./style.ts";
+import { endOf, rowStart, rowsOf } from "./terminal-width.ts";
 import type { TextSink } from "./types.ts";
+
+/** What an input shows in the live region. */
+export interface InputView {
+  /** Its lines, top to bottom (the terminal wraps a long one). */
+  readonly lines: readonly string[];
+  /** The cursor: a line of `lines` and the index in that line's text it stands before. */
+  readonly cursor: { readonly line: number; readonly index: number };
+}
+
+/** An input the region draws at its bottom (the chat's line editor). */
+export interface LiveInput {
+  view(columns: number): InputView;
+}
 
 export interface Screen {
   readonly answer: TextSink;
   readonly activity: TextSink;
+  /** Whether there is a live region (previews and the status line are shown). */
+  readonly live: boolean;
+  /** Shows `text` under the output until the next call replaces it; "" removes it. */
+  preview(text: string): void;
+  /** The rows a preview may take now; a taller one would scroll out of reach of a redraw. */
+  previewRoom(): number;
   /** Shows a status label with its elapsed time, replacing any other; undefined hides it. */
   status(label: string | undefined): void;
-  /** Hides the status line while the user types (an approval, a question, the prompt). */
+  /** Hides the status line while the user answers a question (an approval, a choice). */
   suspend(): void;
   resume(): void;
-  /** Stops the clock and clears the line. */
+  /** Draws `input` at the bottom of the region from now on; undefined removes it. */
+  input(input: LiveInput | undefined): void;
+  /** Draws the region again (the input changed). */
+  redraw(): void;
+  /** Clears the whole screen (Ctrl-L) and draws the region at its top. */
+  clear(): void;
+  /** Stops the clock, clears the region and writes out any unfinished line. */
   close(): void;
 }
 
 export interface ScreenOptions {
   readonly answer: TextSink;
   readonly activity: TextSink;
-  /** Whether writes to `answer` land on the terminal the status line is on. */
+  /** Whether writes to `answer` land on the terminal the region is on. */
   readonly answerOnTerminal: boolean;
-  /** Where the status line goes (the activity stream's terminal); none: no status line. */
-  readonly status?: { readonly style: Style; readonly columns: () => number };
+  /** The region's terminal (the activity stream's); none: no live region. */
+  readonly status?: {
+    readonly style: Style;
+    readonly columns: () => number;
+    readonly rows: () => number;
+  };
   readonly now: () => number;
 }
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 const TICK_MS = 100;
+/** The terminal draws the frame at once (DEC mode 2026; ignored where unknown): no flicker. */
+const SYNC_START = "\u001b[?2026h";
+const SYNC_END = "\u001b[?2026l";
+
+type Stream = "answer" | "activity";
 
 export function createScreen(options: ScreenOptions): Screen {
-  const status = options.status;
+  const region = options.status;
   let label: string | undefined;
   let since = 0;
   let frame = 0;
-  let drawnWidth = 0;
   let suspended = false;
-  let atLineStart = true;
+  let closed = false;
   let timer: ReturnType<typeof setInterval> | undefined;
+  /** The last line of output while it has no newline yet: drawn in the region. */
+  let tail: { readonly stream: Stream; readonly text: string } | undefined;
+  let previewText = "";
+  let input: LiveInput | undefined;
+  /** Rows from the region's first row to the cursor's; undefined while nothing is drawn. */
+  let cursorRow: number | undefined;
+  /** The region's lines as last drawn, with the row each starts at. */
+  let drawn:
+    | {
+        readonly lines: readonly string[];
+        readonly starts: readonly number[];
+        readonly width: number;
+        readonly cursor: { readonly line: number; readonly index: number } | undefined;
+      }
+    | undefined;
 
-  const clear = () => {
-    if (drawnWidth === 0) return;
-    options.activity.write(`\r${" ".repeat(drawnWidth)}\r`);
-    drawnWidth = 0;
+  const columns = () => Math.max(1, region?.columns() ?? 80);
+  const sameSink = options.answer === options.activity;
+
+  const erase = (): string => {
+    if (cursorRow === undefined) return "";
+    const up = cursorRow > 0 ? `\u001b[${cursorRow}A` : "";
+    cursorRow = undefined;
+    drawn = undefined;
+    return `\r${up}\u001b[J`;
   };
-  const draw = () => {
-    if (status === undefined || label === undefined || suspended || !atLineStart) return;
+
+  const statusText = (width: number): string | undefined => {
+    if (region === undefined || label === undefined || suspended) return undefined;
     const seconds = Math.floor((options.now() - since) / 1000);
     const suffix = ` · ${seconds}s`;
-    // The label gives way, never the clock: the line must fit, or the carriage return that
-    // clears it would land on its second row.
-    const room = Math.max(8, status.columns() - 3 - Bun.stringWidth(suffix));
+    // The label gives way, never the clock: the line must fit on one row.
+    const room = Math.max(8, width - 3 - Bun.stringWidth(suffix));
     const cut = Bun.stringWidth(label) > room ? `${Bun.sliceAnsi(label, 0, room - 1)}…` : label;
-    const shown = `${FRAMES[frame % FRAMES.length]} ${cut}${suffix}`;
-    clear();
-    options.activity.write(status.style.dim(shown));
-    drawnWidth = Bun.stringWidth(shown);
+    return region.style.dim(`${FRAMES[frame % FRAMES.length]} ${cut}${suffix}`);
   };
-  const tick = () => {
-    frame += 1;
-    draw();
-  };
-  const wrap = (sink: TextSink, onTerminal: boolean): TextSink => ({
-    write(text) {
-      if (text === "") return;
-      if (onTerminal) clear();
-      sink.write(text);
-      if (!onTerminal) return;
-      atLineStart = text.endsWith("\n");
-      draw();
-    },
-  });
 
-  return {
-    answer: wrap(options.answer, options.answerOnTerminal),
-    activity: wrap(options.activity, true),
-    status(next) {
-      if (status === undefined) return;
-      if (next !== label) since = options.now();
-      label = next;
-      if (label === undefined) {
-        clear();
-        if (timer !== undefined) clearInterval(timer);
-        timer = undefined;
+  /** The region's rows, and where the cursor goes: at the input's, else after the last row. */
+  const layout = (width: number) => {
+    const lines: string[] = [];
+    if (tail !== undefined) lines.push(tail.text);
+    if (previewText !== "") lines.push(...previewText.replace(/\n$/, "").split("\n"));
+    const shown = statusText(width);
+    if (shown !== undefined) lines.push(shown);
+    let cursor: { line: number; index: number } | undefined;
+    if (input !== undefined) {
+      const view = input.view(width);
+      cursor = { line: lines.length + view.cursor.line, index: view.cursor.index };
+      lines.push(...view.lines);
+    }
+    return { lines, cursor };
+  };
+
+  /**
+   * The region drawn from its line `from` on, the cursor left where the input wants it. Lines
+   * before `from` are the ones already on screen, unchanged (the cursor must be at `from`'s
+   * first row, its first column); 0 draws it all.
+   */
+  const compose = (from = 0): string => {
+    drawn = undefined;
+    if (region === undefined || closed) return "";
+    const width = columns();
+    const { lines, cursor } = layout(width);
+    if (lines.length === 0) return "";
+    const starts: number[] = [];
+    let rows = 0;
+    for (const line of lines) {
+      starts.push(rows);
+      rows += rowsOf(line, width);
+    }
+    // Styling left open above must not run into the region (with styling off, none was opened).
+    let out = `${region.style.enabled ? "\u001b[0m" : ""}${lines.slice(from).join("\r\n")}`;
+    let endRow = rows - 1;
+    const last = endOf(lines.at(-1) ?? "", width);
+    if (last.col === width) {
+      // A last row exactly full leaves the cursor waiting to wrap: make it wrap.
+      out += " \r\u001b[K";
+      endRow += 1;
+    }
+    let target = { row: endRow, col: last.col === width ? 0 : last.col };
+    if (cursor !== undefined) {
+      const line = lines[cursor.line] ?? "";
+      const at = endOf(line.slice(0, cursor.index), width);
+      const start = starts[cursor.line] ?? 0;
+      target =
+        at.col === width
+          ? { row: start + at.row + 1, col: 0 }
+          : {
+              row: start + at.row,
+              col: at.col,
+            };
+      target = { row: Math.min(target.row, endRow), col: target.col };
+      const up = endRow - target.row;
+      out += `${up > 0 ? `\u001b[${up}A` : ""}\r${target.col > 0 ? `\u001b[${target.col}C` : ""}`;
+    }
+    cursorRow = target.row;
+    drawn = { lines, starts, width, cursor };
+    return out;
+  };
+
+  /**
+   * Draws the region again. Only the part from the first line that changed is redrawn: a
+   * growing preview or a ticking clock sends a row or two, not the whole region.
+   */
+  const draw = () => {
+    if (region === undefined || closed) return;
+    const before = drawn;
+    const at = cursorRow;
+    if (before !== undefined && at !== undefined && before.width === columns()) {
+      const { lines, cursor } = layout(before.width);
+      let same = 0;
+      while (
+        same < lines.length &&
+        same < before.lines.length &&
+        lines[same] === before.lines[same]
+      )
+        same += 1;
+      const moved = cursor?.line !== before.cursor?.line || cursor?.index !== before.cursor?.index;
+      // Nothing changed: nothing to send.
+      if (same === lines.length && same === before.lines.length && !moved) return;
+      // Lines only added: the last old one is drawn again, to move on from its end.
+      const from = same === before.lines.length ? same - 1 : same;
+      const first = before.starts[from];
+      if (from > 0 && first !== undefined && first <= at) {
+        const up = at - first;
+        const out = `\r${up > 0 ? `\u001b[${up}A` : ""}\u001b[J${compose(from)}`;
+        options.activity.write(`${SYNC_START}${out}${SYNC_END}`);
         return;
       }
-      if (timer === undefined) {
-        timer = setInterval(tick, TICK_MS);
+    }
+    const out = erase() + compose();
+    if (out !== "") options.activity.write(`${SYNC_START}${out}${SYNC_END}`);
+  };
+
+  /** The most rows the unfinished line may take before whole rows of it are written out. */
+  const tailRoom = () => Math.max(3, Math.floor((region?.rows() ?? 24) / 2));
+
+  const write = (stream: Stream, text: string) => {
+    if (text === "") return;
+    const sink = options[stream];
+    if (region === undefined || closed || (stream === "answer" && !options.answerOnTerminal)) {
+      sink.write(text);
+      return;
+    }
+    const width = columns();
+    let head = erase();
+    let full = text;
+    if (tail !== undefined) {
+      if (tail.stream === stream) full = tail.text + text;
+      else {
+        // Another stream starts mid-line: the unfinished line ends here.
+        const ended = `${tail.text}\n`;
+        if (sameSink || tail.stream === "activity") head += ended;
+        else {
+          if (head !== "") options.activity.write(head);
+          head = "";
+          options[tail.stream].write(ended);
+        }
+      }
+      tail = undefined;
+    }
+    const cut = full.lastIndexOf("\n") + 1;
+    let done = full.slice(0, cut);
+    let rest = full.slice(cut);
+    if (rest !== "" && rowsOf(rest, width) > tailRoom()) {
+      // A line taller than the room: its whole rows go out now, so none scrolls away undrawn.
+      const at = rowStart(rest, width, rowsOf(rest, width) - 1);
+      done += `${rest.slice(0, at)}\n`;
+      rest = rest.slice(at);
+    }
+    if (rest !== "") tail = { stream, text: rest };
+    if (sameSink || stream === "activity") {
+      options.activity.write(`${SYNC_START}${head}${done}${compose()}${SYNC_END}`);
+      return;
+    }
+    if (head !== "") options.activity.write(head);
+    if (done !== "") sink.write(done);
+    const drawn = compose();
+    if (drawn !== "") options.activity.write(drawn);
+  };
+
+  const stopClock = () => {
+    if (timer !== undefined) clearInterval(timer);
+    timer = undefined;
+  };
+
+  return {
+    answer: { write: (text) => write("answer", text) },
+    activity: { write: (text) => write("activity", text) },
+    live: region !== undefined,
+    preview(text) {
+      if (region === undefined || text === previewText) return;
+      previewText = text;
+      draw();
+    },
+    previewRoom() {
+      if (region === undefined) return Number.POSITIVE_INFINITY;
+      const width = columns();
+      const inputRows = (input?.view(width).lines ?? []).reduce(
+        (sum, line) => sum + rowsOf(line, width),
+        0,
+      );
+      const tailRows = tail === undefined ? 0 : rowsOf(tail.text, width);
+      const statusRows = label === undefined ? 0 : 1;
+      return Math.max(3, region.rows() - inputRows - tailRows - statusRows - 2);
+    },
+    status(next) {
+      if (region === undefined) return;
+      if (next !== label) since = options.now();
+      label = next;
+      if (label === undefined) stopClock();
+      else if (timer === undefined) {
+        timer = setInterval(() => {
+          frame += 1;
+          if (!suspended) draw();
+        }, TICK_MS);
         timer.unref();
       }
       draw();
     },
     suspend() {
       suspended = true;
-      clear();
+      draw();
     },
     resume() {
       suspended = false;
-      atLineStart = true;
       draw();
     },
+    input(next) {
+      input = next;
+      draw();
+    },
+    redraw: draw,
+    clear() {
+      if (region === undefined) return;
+      erase();
+      options.activity.write(`\u001b[H\u001b[2J${compose()}`);
+    },
     close() {
+      if (closed) return;
+      stopClock();
       label = undefined;
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-      clear();
+      input = undefined;
+      previewText = "";
+      const out = erase();
+      if (out !== "") options.activity.write(out);
+      closed = true;
+      if (tail !== undefined) options[tail.stream].write(tail.text);
+      tail = undefined;
     },
   };
 }

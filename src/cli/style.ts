@@ -26,11 +26,13 @@ export function isDumbTerminal(env: Readonly<Record<string, string | undefined>>
   return env.TERM === undefined || env.TERM === "" || env.TERM === "dumb";
 }
 
-// Trailing newlines stay outside the styling, so a styled line still ends with its newline.
-const sgr = (open: number, close: number) => (text: string) => {
-  const body = text.replace(/\n+$/, "");
-  return body === "" ? text : `\u001b[${open}m${body}\u001b[${close}m${text.slice(body.length)}`;
-};
+// Each line is styled on its own and newlines stay outside the styling, so any line of the
+// result can be printed (or erased and drawn again) without the lines around it.
+const sgr = (open: number, close: number) => (text: string) =>
+  text
+    .split("\n")
+    .map((line) => (line === "" ? line : `\u001b[${open}m${line}\u001b[${close}m`))
+    .join("\n");
 const plain = (text: string) => text;
 
 /** The styling functions for one stream. */

@@ -1,10 +1,12 @@
 /**
- * Approval questions answered at the terminal: y (once), a (always: saves the offered rule,
- * shown in the prompt), n. Anything else is a deny.
+ * Approval questions answered at the terminal with one key: y (once), a (always: saves the
+ * offered rules, each quoted in the prompt as `dsh rules` will list it), n or Enter (deny).
+ * Piped, a line answers (`y`, `yes`, `a`, `always`); anything else is a deny.
  */
 import type { ApprovalAnswerer } from "../approval/types.ts";
 import { terminalText } from "../exec/sanitize.ts";
 import type { RenderIntent } from "../render/intent.ts";
+import { describeRule } from "../rules/match.ts";
 import { changedLines } from "./changed-lines.ts";
 import { type LineQueue, afterQueuedOutput } from "./line-queue.ts";
 import type { TextSink } from "./types.ts";
@@ -12,6 +14,8 @@ import type { TextSink } from "./types.ts";
 export interface TerminalAnswererDeps {
   readonly lines: () => LineQueue | undefined;
   readonly out: TextSink;
+  /** Told of each tool call whose diff the prompt showed, so its result does not show it again. */
+  readonly diffShown?: (toolCallId: string) => void;
 }
 
 export function createTerminalAnswerer(deps: TerminalAnswererDeps): ApprovalAnswerer {
@@ -25,17 +29,26 @@ export function createTerminalAnswerer(deps: TerminalAnswererDeps): ApprovalAnsw
       const title = terminalText(request.title);
       const reason = terminalText(request.reason);
       deps.out.write(`\n? ${title}\n${terminalText(detailOf(request.intent))}  ${reason}\n`);
-      if (request.offer !== undefined)
-        deps.out.write(`  a: ${terminalText(request.offer.label)}\n`);
-      lines.prompt(request.offer === undefined ? "  Allow? [y/N] " : "  Allow? [y/a/N] ");
+      if (request.intent.type === "diff" && request.toolCallId !== undefined)
+        deps.diffShown?.(request.toolCallId);
+      const { offer } = request;
+      if (offer !== undefined) {
+        const rules = offer.rules.map((rule) => `"${describeRule(rule)}"`).join(", ");
+        deps.out.write(
+          `  a: always allow: saves ${offer.rules.length === 1 ? "the rule" : "the rules"} ${terminalText(rules)} for ${terminalText(offer.project)}\n`,
+        );
+      }
       const onAbort = () => lines.interrupt();
       signal.addEventListener("abort", onAbort, { once: true });
       try {
-        const line = (await lines.next())?.trim().toLowerCase();
+        const prompt = offer === undefined ? "  Allow? [y/N] " : "  Allow? [y/a/N] ";
+        const choice = await lines.choose(
+          prompt,
+          offer === undefined ? ["y", "n"] : ["y", "a", "n"],
+        );
         if (signal.aborted) return "deny";
-        if (line === "y" || line === "yes") return "allow";
-        if ((line === "a" || line === "always") && request.offer !== undefined)
-          return "allow_always";
+        if (choice === "y" || choice === "yes") return "allow";
+        if ((choice === "a" || choice === "always") && offer !== undefined) return "allow_always";
         return "deny";
       } finally {
         signal.removeEventListener("abort", onAbort);

@@ -28,9 +28,33 @@ export interface CliIo {
   rows(): number;
 }
 
+/** A file the user named with `@path`, as it may go to the model. */
+export type Mention =
+  | { readonly type: "text"; readonly text: string }
+  /** An image, base64, of a type vision models take. */
+  | { readonly type: "image"; readonly mimeType: string; readonly data: string }
+  | { readonly type: "missing" }
+  | { readonly type: "refused"; readonly reason: string };
+
 /** The session a terminal surface talks in, with the parts of its composition it shows. */
 export interface TerminalSession extends AsyncDisposable {
+  /** The session talked in now; `startNew()` replaces it. */
   readonly handle: AgentHandle;
+  /**
+   * Closes the session (it stays saved) and starts a new one in its directory with its
+   * settings; `handle` is the new one from then on.
+   */
+  startNew(): Promise<void>;
+  /**
+   * Reads a file the user mentioned (an absolute path) through the rules a mention from the
+   * editor follows: inside the session's directory, no secret place, bounded. Images are
+   * read as images. Never throws for what the disk holds.
+   */
+  readonly readMention: (path: string, signal: AbortSignal) => Promise<Mention>;
+  /** Where the API key comes from, in words ("DSH_API_KEY", "stored by dsh login in …"). */
+  readonly keyOrigin: string | undefined;
+  /** The saved "always allow" rules of the session's project, as `dsh rules` words them. */
+  readonly rules: () => readonly string[];
   /** The catalog's models, for `/model`. */
   readonly models: () => readonly ModelInfo[];
   /** The sandbox backend's probe, for `/status`. */

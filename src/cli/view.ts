@@ -15,6 +15,8 @@ export interface ViewOptions {
   /** `stdout` for the chat (one stream for everything); `stderr` for `dsh exec`. */
   readonly activity: "stdout" | "stderr";
   readonly showReasoning: boolean;
+  /** Whether an approval prompt showed this call's diff already. */
+  readonly diffShown?: (callId: string) => boolean;
 }
 
 export function createTerminalView(io: CliIo, options: ViewOptions): TerminalView {
@@ -26,7 +28,7 @@ export function createTerminalView(io: CliIo, options: ViewOptions): TerminalVie
     activity: options.activity === "stdout" ? io.stdout : io.stderr,
     answerOnTerminal: io.stdoutIsTTY,
     ...(activityIsTTY && !isDumbTerminal(io.env)
-      ? { status: { style, columns: () => io.columns() } }
+      ? { status: { style, columns: () => io.columns(), rows: () => io.rows() } }
       : {}),
     now: () => performance.now(),
   });
@@ -37,6 +39,7 @@ export function createTerminalView(io: CliIo, options: ViewOptions): TerminalVie
     // Into a pipe or a file, stdout gets the final answer only; commentary goes to stderr.
     finalAnswerOnly: options.activity === "stderr" && !io.stdoutIsTTY,
     showReasoning: options.showReasoning,
+    ...(options.diffShown === undefined ? {} : { diffShown: options.diffShown }),
     spaced: io.stdoutIsTTY,
   });
   return { screen, renderer, style };

@@ -2,13 +2,18 @@
  * The slash commands, in the order they are offered, and the one entry point both surfaces
  * call: the ACP bridge (which also advertises them) and the terminal chat.
  */
-import { type CommandInvocation, parseSlashCommand } from "./parse.ts";
+import { closestMatch } from "../closest-match.ts";
+import { LATER_COMMANDS } from "./later-commands.ts";
+import { type CommandInvocation as Invocation, parseSlashCommand } from "./parse.ts";
 import { effortCommand, modelCommand, permissionCommand } from "./settings-commands.ts";
 import { statusCommand } from "./status-command.ts";
 import { compactCommand, initCommand } from "./turn-commands.ts";
 import type { CommandResult, CommandSession, SlashCommand } from "./types.ts";
 
-export type { CommandInvocation, CommandResult, CommandSession, SlashCommand };
+export type { CommandResult, CommandSession, SlashCommand };
+/** A known command of the shared set and the text after its name. */
+export type CommandInvocation = Invocation<SlashCommand>;
+export { LATER_COMMANDS, parseSlashCommand };
 
 /** Every command dsh offers. */
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
@@ -20,9 +25,32 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   statusCommand,
 ];
 
+/** Every command `findSlashCommand` knows: the offered ones, then those not available yet. */
+const KNOWN: readonly SlashCommand[] = [...SLASH_COMMANDS, ...LATER_COMMANDS];
+
 /** The command `text` invokes, or undefined (then `text` is an ordinary prompt). */
 export function findSlashCommand(text: string): CommandInvocation | undefined {
-  return parseSlashCommand(text, SLASH_COMMANDS);
+  return parseSlashCommand(text, KNOWN);
+}
+
+/** The name of every command `findSlashCommand` knows, without the slash. */
+export function knownCommandNames(): string[] {
+  return KNOWN.map((command) => command.name);
+}
+
+/**
+ * The command a mistyped `/word` at the start of `text` most likely meant, among `names`: one
+ * or two edits away (see `closestMatch`), or the only name it begins (three letters or more).
+ * Only a word of letters, digits and `-` counts, so a path (`/usr/bin`, `/etc/hosts`) or a
+ * sentence that starts with one never gets a suggestion; undefined when nothing is close.
+ */
+export function suggestSlashCommand(text: string, names: readonly string[]): string | undefined {
+  const word = /^\s*\/([A-Za-z][A-Za-z0-9-]*)(?:\s|$)/.exec(text)?.[1];
+  if (word === undefined || names.includes(word)) return undefined;
+  const close = closestMatch(word, names);
+  if (close !== undefined) return close;
+  const begun = names.filter((name) => word.length >= 3 && name.startsWith(word.toLowerCase()));
+  return begun.length === 1 ? begun[0] : undefined;
 }
 
 /** Runs an invocation. Throws InvalidInputError for bad input, ConflictError while a turn runs. */

@@ -21,6 +21,7 @@ export const modelCommand: SlashCommand = {
   name: "model",
   description: "Show or switch the model",
   hint: "model id",
+  argument: "ID",
   async run(args, session) {
     const models = session.models().map((m) => m.id);
     if (args === "") {
@@ -38,6 +39,7 @@ export const effortCommand: SlashCommand = {
   name: "effort",
   description: "Show or switch the reasoning effort",
   hint: EFFORT.values.join(" | "),
+  argument: "LEVEL",
   async run(args, session) {
     const { model, effort } = session.handle.settings();
     if (!takesEffort(session.models().find((m) => m.id === model)?.thinking)) {
@@ -58,6 +60,7 @@ export const permissionCommand: SlashCommand = {
   name: "permission",
   description: "Show or switch the permission preset",
   hint: "read-only | workspace-write | danger-full-access",
+  argument: "PRESET",
   async run(args, session) {
     const permission = createPermissionService(session.handle);
     if (args === "") {

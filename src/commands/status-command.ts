@@ -6,7 +6,7 @@ import type { CommandSession, SlashCommand } from "./types.ts";
 
 export const statusCommand: SlashCommand = {
   name: "status",
-  description: "Model, effort, permission, sandbox, context use, cost and MCP servers",
+  description: "Model, effort, permission, sandbox, context use, cost, MCP servers and saved rules",
   async run(_args, session) {
     const { handle } = session;
     const settings = handle.settings();
@@ -21,6 +21,7 @@ export const statusCommand: SlashCommand = {
       `context: ${count(status.contextUsed)} of ${count(status.contextWindow)} tokens (${share.toFixed(1)}%)`,
       `cost: $${status.costUsd.toFixed(4)}`,
       `MCP servers: ${mcpLine(session)}`,
+      ...rulesLines(session),
     ];
     return { type: "reply", text: lines.map((line) => `- ${line}`).join("\n") };
   },
@@ -46,6 +47,13 @@ function mcpLine(session: CommandSession): string {
       return `${server.name} (ready, ${server.tools} ${server.tools === 1 ? "tool" : "tools"})`;
     })
     .join(", ");
+}
+
+/** The saved rules of the project on one line; nothing when the surface has no rule book. */
+function rulesLines(session: CommandSession): string[] {
+  if (session.rules === undefined) return [];
+  const rules = session.rules();
+  return [`saved rules: ${rules.length === 0 ? "none" : rules.join("; ")} (dsh rules lists them)`];
 }
 
 function count(n: number): string {

@@ -13,6 +13,7 @@ export const compactCommand: SlashCommand = {
   name: "compact",
   description: "Compact the conversation now: a summary of what is done, decided and pending",
   hint: "what the summary should focus on (optional)",
+  argument: "focus",
   async run(args, session) {
     const focus = args === "" ? {} : { focus: args };
     const outcome = await session.runTurn((signal) => session.handle.compact({ ...focus, signal }));

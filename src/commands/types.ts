@@ -27,6 +27,8 @@ export interface CommandSession {
    * once its updates are written). `start` receives the turn's signal.
    */
   readonly runTurn: (start: (signal: AbortSignal) => Promise<TurnOutcome>) => Promise<TurnOutcome>;
+  /** The project's saved "always allow" rules, worded as `dsh rules` lists them (for `/status`). */
+  readonly rules?: () => readonly string[];
   /** Told after a command changed the settings (over ACP: a `config_option_update`). */
   readonly settingsChanged?: (settings: SessionSettings) => Promise<void>;
 }
@@ -43,6 +45,8 @@ export interface SlashCommand {
   readonly description: string;
   /** What to type after the name, shown as a hint; absent for a command without input. */
   readonly hint?: string;
+  /** The input's name in a usage line (`/model [ID]`); absent for a command without input. */
+  readonly argument?: string;
   /** Runs with the text after the name (trimmed, may be empty). Throws InvalidInputError for bad input. */
   run(args: string, session: CommandSession): Promise<CommandResult>;
 }

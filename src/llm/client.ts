@@ -241,7 +241,8 @@ function retryNotice(
     type: "notice",
     severity: "warning",
     title: `${failureSummary(error, host)}, retrying in ${seconds(waitMs)} (try ${next} of ${attempts})`,
-    description: error.message,
+    // The title names the failure; the server's own words, when it gave some, are the rest.
+    description: typeof error.data.detail === "string" ? error.data.detail : error.message,
   };
 }
 

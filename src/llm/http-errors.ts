@@ -17,13 +17,25 @@ const MAX_DETAIL = 500;
  * @returns the error; never throws
  */
 export function httpError(status: number, bodyText: string, host: string): LlmError {
-  const detail = serverDetail(bodyText);
-  const code = isContextLengthError(status, bodyText) ? "context_length" : statusCode(status);
+  const page = isWebPage(bodyText);
+  // A web page is no server's explanation: it says only that this is not the API.
+  const detail = page ? "" : serverDetail(bodyText);
+  // A 404 that is not about a model (OpenAI's answer to an unknown one) means a wrong address.
+  const notAnApi = page || (status === 404 && !/model/i.test(detail));
+  const code = notAnApi
+    ? "not_an_api"
+    : isContextLengthError(status, bodyText)
+      ? "context_length"
+      : statusCode(status);
   const suffix = detail === "" ? "" : `: ${detail}`;
   const message = (() => {
     switch (code) {
+      case "not_an_api":
+        return page
+          ? `${host} answered HTTP ${status} with a web page, not an OpenAI-compatible API`
+          : `${host} answered HTTP ${status}${suffix}: no chat completions API at this address`;
       case "auth":
-        return `${host} rejected the API key (HTTP ${status})${suffix}; check DSH_API_KEY (or DEEPSEEK_API_KEY)`;
+        return `${host} rejected the API key (HTTP ${status})${suffix}`;
       case "insufficient_balance":
         return `${host} reports an insufficient account balance (HTTP 402)${suffix}; top up the account to continue`;
       case "rate_limit":
@@ -38,7 +50,12 @@ export function httpError(status: number, bodyText: string, host: string): LlmEr
         return `${host} refused the request (HTTP ${status})${suffix}`;
     }
   })();
-  return new LlmError(code, message, { status });
+  return new LlmError(code, message, { status, ...(detail === "" ? {} : { data: { detail } }) });
+}
+
+/** An HTML page (a proxy's or a web server's 404) where an API answer belongs. */
+function isWebPage(bodyText: string): boolean {
+  return /^\s*<(!doctype\s+html|html[\s>])/i.test(bodyText);
 }
 
 /**

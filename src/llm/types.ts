@@ -121,6 +121,8 @@ export type LlmErrorCode =
   | "auth"
   | "insufficient_balance"
   | "bad_request"
+  /** The base URL answered with a web page: something is there, but not the API. */
+  | "not_an_api"
   /** The prompt does not fit the model's context window. */
   | "context_length"
   | "rate_limit"

@@ -29,6 +29,8 @@ export const GenericIntent = v.object({
   title: v.string(),
   kind: ToolKind,
   text: v.optional(v.string()),
+  /** A result in a few words ("12 matches in 3 files"), where the tool can say one. */
+  summary: v.optional(v.string()),
   locations: v.optional(v.array(Location)),
 });
 export type GenericIntent = v.InferOutput<typeof GenericIntent>;

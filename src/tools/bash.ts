@@ -148,7 +148,7 @@ type Mode = { type: "run"; sandbox: SandboxMode } | { type: "refused"; message: 
 
 const UNSANDBOXED: Mode = { type: "run", sandbox: "danger-full-access" };
 const ESCALATION_DENIED =
-  "The user did not allow running this command outside the sandbox, so it was not run. " +
+  "Running this command outside the sandbox was not approved, so it was not run. " +
   "Try a way that works inside the sandbox, or explain to the user what you need.";
 const NO_SANDBOX_REFUSED =
   "The command was not run, because running it unsandboxed needs the user's approval and it " +

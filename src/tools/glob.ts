@@ -91,7 +91,7 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
       return {
         isError: false,
         output: lines.join("\n"),
-        details: { hits: shown.map((file) => ({ path: file })) },
+        details: { hits: shown.map((file) => ({ path: file })), total: sorted.length },
       };
     },
     presentCall: (input, ctx) =>

@@ -57,7 +57,7 @@ export async function authorizeWrite(
   if (outcome === "allow") return undefined;
   return {
     isError: true,
-    output: `the user denied writing ${target.real} (${reason}); nothing was written`,
+    output: `writing ${target.real} was not approved (${reason}); nothing was written`,
   };
 }
 

@@ -91,12 +91,35 @@ describe("dsh login", () => {
     expect(login.code).toBe(0);
     expect(login.stderr).toContain("the key works; stored in");
     expect(login.stderr).not.toContain(KEY);
+    // Piped, nobody reads a prompt: none is printed.
+    expect(login.stderr).not.toContain("API key for");
     const file = join(p.state, "auth.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(file, "utf8")).apiKey).toBe(KEY);
-    const doctor = await dsh(["doctor"], p.env());
-    expect(doctor.stdout).toContain("✓ api key: stored by dsh login");
+    const endpoint = strict.url.href.replace(/\/$/, "");
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({
+      apiKey: KEY,
+      baseUrl: endpoint,
+    });
+    const doctor = await dsh(["doctor"], p.env({ DSH_BASE_URL: endpoint }));
+    expect(doctor.stdout).toContain("✓ api key: stored by dsh login\n");
     expect(doctor.stdout).not.toContain(KEY);
+    // Pointed at another endpoint, doctor warns that the key was checked against this one.
+    const moved = await dsh(["doctor"], p.env({ DSH_BASE_URL: "http://127.0.0.1:9/v1" }));
+    expect(moved.stdout).toContain(
+      `! api key: stored by dsh login for ${endpoint}, but the endpoint is now http://127.0.0.1:9/v1: run dsh login again for this endpoint, or set DSH_BASE_URL back\n`,
+    );
+  });
+
+  test("a key stored before the endpoint was recorded still loads", async () => {
+    const p = place("old-file");
+    mkdirSync(p.state, { recursive: true });
+    writeFileSync(
+      join(p.state, "auth.json"),
+      `${JSON.stringify({ version: 1, apiKey: KEY, savedAt: "2026-01-01T00:00:00.000Z" })}\n`,
+      { mode: 0o600 },
+    );
+    const doctor = await dsh(["doctor"], p.env({ DSH_BASE_URL: "http://127.0.0.1:9/v1" }));
+    expect(doctor.stdout).toContain("✓ api key: stored by dsh login\n");
   });
 
   test("a key the endpoint rejects is not stored, and the message says why", async () => {

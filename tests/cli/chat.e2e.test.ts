@@ -75,7 +75,10 @@ test("an approval answered y lets a write outside the project happen; n refuses 
   await chat.say("write outside");
   await chat.stdout.waitFor("Allow? [y/a/N]");
   expect(chat.stdout.text()).toContain("@@ new file\n  + yes\n");
-  expect(chat.stdout.text()).toContain(`a: Always allow writes in ${chat.base} for `);
+  // The offered rule, quoted as `dsh rules` will list it.
+  expect(chat.stdout.text()).toContain(
+    `a: always allow: saves the rule "write files in ${chat.base}" for ${chat.base}/project\n`,
+  );
   await chat.say("y");
   await chat.stdout.waitFor("wrote it");
   expect(readFileSync(outside, "utf8")).toBe("yes\n");

@@ -55,7 +55,7 @@ test("dsh chat runs the shared commands beside /help and prints the plan as a ch
   );
   proc.stdin.end();
   expect(await proc.exited).toBe(0);
-  expect(stdout.text()).toContain("/compact [what the summary should focus on (optional)]");
+  expect(stdout.text()).toContain("/compact [focus]  ");
 });
 
 test("dsh sessions rm ID deletes a session for good; an unknown id is an error", async () => {

@@ -284,7 +284,7 @@ describe("errors as advice", () => {
     expect(rig.server.requests.length).toBe(before);
   });
 
-  test("a rejected model id is named with how to pick another; a rejected key says to run dsh login", async () => {
+  test("a rejected model id is named with how to pick another; a rejected key says where it came from", async () => {
     const project = rig.project("rejected");
     rig.server.script(
       { respond: { status: 400, json: { error: { message: "Model Not Exist" } } } },
@@ -299,7 +299,7 @@ describe("errors as advice", () => {
     expect(key.code).toBe(1);
     const [keyLine = ""] = firstError(key.stderr);
     expect(keyLine).toContain("key expired");
-    expect(keyLine).toContain("run `dsh login`");
+    expect(keyLine).toContain("the key is the one in DSH_API_KEY: fix or unset it");
     for (const run of [model, key]) expect(run.stderr).not.toMatch(/ WARN | ERROR |verbose: true/);
   });
 

@@ -6,7 +6,7 @@ function stream(text: string): { live: string[]; atEnd: string } {
   const markdown = createMarkdownStream(80);
   const live: string[] = [];
   for (let i = 0; i < text.length; i += 3) {
-    const out = markdown.push(text.slice(i, i + 3));
+    const out = markdown.push(text.slice(i, i + 3)).commit;
     if (out !== "") live.push(Bun.stripANSI(out));
   }
   return { live, atEnd: Bun.stripANSI(markdown.end()) };
@@ -34,4 +34,34 @@ test("escape sequences in the Markdown are removed before it is rendered", () =>
   expect(rendered).not.toContain("\u001b]");
   expect(rendered).not.toContain("\u001b[2J");
   expect(atEnd).toBe("see this\n");
+});
+
+test("the open block is rendered as it stands, for the screen to show and replace", () => {
+  const markdown = createMarkdownStream(80);
+  expect(Bun.stripANSI(markdown.push("Some **bo", 10).preview)).toBe("Some **bo\n");
+  const piece = markdown.push("ld** text", 10);
+  expect({ commit: piece.commit, preview: Bun.stripANSI(piece.preview) }).toEqual({
+    commit: "",
+    preview: "Some bold text\n",
+  });
+  expect(markdown.push("\n\nNext", 10).commit).toContain("bold");
+});
+
+test("an open code block taller than the room gives its first lines to the output, rendered under one fence", () => {
+  const markdown = createMarkdownStream(80);
+  const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`);
+  let commit = "";
+  let preview = "";
+  for (const line of ["```sh", ...lines]) {
+    const piece = markdown.push(`${line}\n`, 6);
+    commit += piece.commit;
+    preview = piece.preview;
+    expect(preview.replace(/\n$/, "").split("\n").length).toBeLessThanOrEqual(6);
+  }
+  commit += markdown.push("```\n").commit + markdown.end();
+  const shown = Bun.stripANSI(commit).split("\n");
+  // One fence around all 30 lines, each once, in order.
+  expect(shown.filter((row) => row.startsWith("┌")).length).toBe(1);
+  expect(shown.filter((row) => row.startsWith("└")).length).toBe(1);
+  expect(shown.filter((row) => row.startsWith("│")).map((row) => row.slice(2))).toEqual(lines);
 });

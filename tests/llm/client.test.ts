@@ -125,7 +125,7 @@ describe("retries", () => {
 
 describe("typed errors", () => {
   const cases = [
-    [401, "auth", "check DSH_API_KEY"],
+    [401, "auth", "rejected the API key"],
     [402, "insufficient_balance", "Insufficient Balance"],
     [400, "bad_request", "The `reasoning_content` in the thinking mode must be passed back"],
     [422, "bad_request", "Invalid max_tokens"],

@@ -22,7 +22,7 @@ function problem(toml: string): string {
     load(toml);
   } catch (error) {
     if (error instanceof ConfigError)
-      return error.message.slice(join(dir, "config.toml").length + 2);
+      return error.message.slice(join(dir, "config.toml").length).replace(/^(:\d+)?: /, "");
     throw error;
   }
   return "accepted";
@@ -90,7 +90,7 @@ enabled = false
       "mcp_servers.a: a server needs either command (stdio) or url (HTTP), not both",
       "mcp_servers.a: headers and transport go with url",
       "mcp_servers.a.url: url is not a URL",
-      'mcp_servers.a.timeout: Invalid key: Expected never but received "timeout"',
+      'unknown key "mcp_servers.a.timeout"; allowed keys here: command, args, env, url, headers, transport, enabled',
       "mcp_startup_timeout_ms: Invalid value: Expected >=100 but received 0",
     ]);
   });

@@ -108,7 +108,7 @@ describe("MCP servers in the terminal", () => {
     await say("echo one");
     await stdout.waitFor("Allow? [y/a/N]");
     expect(stdout.text()).toContain(
-      `a: Always allow \`echo\` of the MCP server \`t\` in ${project.cwd}`,
+      `a: always allow: saves the rule "call \`echo\` of the MCP server \`t\`" for ${project.cwd}`,
     );
     expect(stdout.text()).toContain(
       '? Call echo on the MCP server t\n  MCP server t, tool echo\n  {\n    "text": "refused words"\n  }\n',

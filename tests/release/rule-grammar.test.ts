@@ -80,7 +80,7 @@ describe("bash's grammar in the release archives", () => {
     }[];
     const denied = (id: string) =>
       String(messages.find((m) => m.role === "tool" && m.tool_call_id === id)?.content).includes(
-        "The user did not allow running this command outside the sandbox",
+        "Running this command outside the sandbox was not approved",
       );
     expect({
       code: exec.code,

@@ -21,7 +21,7 @@ afterAll(async () => {
   await rig[Symbol.asyncDispose]();
 });
 
-const ESCALATION_DENIED = "The user did not allow running this command outside the sandbox";
+const ESCALATION_DENIED = "Running this command outside the sandbox was not approved";
 
 /** A project whose rule book holds `git status` as an older dsh saved it (no place named). */
 function projectWithRule(name: string): CliProject {

@@ -91,7 +91,7 @@ describe("effort", () => {
   test("an unknown level is refused everywhere with the levels named", () => {
     const named = "(off, low, high, max)";
     expect(loadError('effort = "extreme"\n')).toEndWith(
-      `.toml: effort: unknown effort "extreme" ${named}`,
+      `.toml:1: effort: unknown effort "extreme" ${named}`,
     );
     const change = () =>
       configChange({ sessionId: "s", configId: "effort", value: "extreme" }, settings, [thinker]);

@@ -5,7 +5,9 @@
  * The program runs under `sh`, which prints a marker with its exit status once it has ended:
  * the terminal delivers bytes in order, so when the marker arrives, everything the program
  * drew has arrived too (the process's exit alone says nothing about bytes still in flight).
+ * What is drawn also feeds a virtual terminal, for tests about what the screen shows.
  */
+import { createVirtualTerminal } from "./vt.ts";
 
 export interface PtyProcess extends AsyncDisposable {
   /** Types into the terminal (raw bytes: "\r" is Enter, "\u0003" is Ctrl-C). */
@@ -16,6 +18,15 @@ export interface PtyProcess extends AsyncDisposable {
   since(from: number): string;
   /** Resolves once the output (from `from`) contains `needle`; rejects if the program ends first. */
   waitFor(needle: string, from?: number): Promise<void>;
+  /** The rows a person sees now: a virtual terminal's, fed with everything drawn. */
+  screen(): string[];
+  /** Every row drawn so far, scrolled-off ones included. */
+  transcript(): string[];
+  /**
+   * Resolves once `holds` is true of the visible rows (checked as output arrives); rejects
+   * with `what` and the screen if the program ends first.
+   */
+  waitForScreen(holds: (rows: string[]) => boolean, what: string): Promise<void>;
   /** The program's exit status, once all it drew has been read. */
   readonly exited: Promise<number>;
 }
@@ -36,6 +47,14 @@ const WRAPPER = `trap ':' INT; "$0" "$@"; s=$?; printf '\\n<<pty-exit:%s>>\\n' "
 
 export function spawnPty(argv: readonly string[], options: PtyOptions): PtyProcess {
   let buffer = "";
+  const vt = createVirtualTerminal(options.cols ?? 100, options.rows ?? 40);
+  const screenWaiters = new Set<{ holds: (rows: string[]) => boolean; resolve: () => void }>();
+  /** How much of the output the virtual terminal has seen: it is fed only when asked about. */
+  let fed = 0;
+  const feed = () => {
+    vt.write(buffer.slice(fed));
+    fed = buffer.length;
+  };
   let code: number | undefined;
   const ended = Promise.withResolvers<number>();
   const decoder = new TextDecoder();
@@ -54,13 +73,22 @@ export function spawnPty(argv: readonly string[], options: PtyOptions): PtyProce
     name: "xterm-256color",
     data(_term, data) {
       if (code !== undefined) return;
+      const before = buffer.length;
       buffer += decoder.decode(data, { stream: true });
-      const marker = MARKER.exec(buffer);
+      // Only the new bytes (and a marker's length before them) can complete the marker.
+      const scan = Math.max(0, before - 40);
+      const marker = MARKER.exec(buffer.slice(scan));
       if (marker !== null) {
-        buffer = buffer.slice(0, marker.index);
+        buffer = buffer.slice(0, scan + marker.index);
         code = Number(marker[1]);
       }
       check();
+      if (screenWaiters.size > 0) feed();
+      for (const waiter of screenWaiters) {
+        if (!waiter.holds(vt.screen())) continue;
+        screenWaiters.delete(waiter);
+        waiter.resolve();
+      }
       if (code !== undefined) ended.resolve(code);
     },
   });
@@ -91,6 +119,26 @@ export function spawnPty(argv: readonly string[], options: PtyOptions): PtyProce
       void exited.then(() => {
         if (!waiters.delete(waiter)) return;
         reject(new Error(`exited without ${JSON.stringify(needle)}:\n${buffer.slice(from)}`));
+      });
+      return promise;
+    },
+    screen: () => {
+      feed();
+      return vt.screen();
+    },
+    transcript: () => {
+      feed();
+      return vt.lines();
+    },
+    waitForScreen(holds, what) {
+      feed();
+      if (holds(vt.screen())) return Promise.resolve();
+      const { promise, resolve, reject } = Promise.withResolvers<void>();
+      const waiter = { holds, resolve };
+      screenWaiters.add(waiter);
+      void exited.then(() => {
+        if (!screenWaiters.delete(waiter)) return;
+        reject(new Error(`exited before the screen showed ${what}:\n${vt.screen().join("\n")}`));
       });
       return promise;
     },

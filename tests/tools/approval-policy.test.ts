@@ -62,7 +62,7 @@ const noSandbox =
   "unsandboxed on purpose). The command was not run, because running it unsandboxed needs the " +
   "user's approval and it was not given.";
 const escalationDenied =
-  "The user did not allow running this command outside the sandbox, so it was not run. Try a " +
+  "Running this command outside the sandbox was not approved, so it was not run. Try a " +
   "way that works inside the sandbox, or explain to the user what you need.";
 
 describe("the approval policy", () => {
@@ -105,11 +105,11 @@ describe("the approval policy", () => {
       [true, noSandbox],
       [
         true,
-        `the user denied writing ${path.join(box.evil, "new.txt")} (${outside(box)}); nothing was written`,
+        `writing ${path.join(box.evil, "new.txt")} was not approved (${outside(box)}); nothing was written`,
       ],
       [
         true,
-        `the user denied writing ${path.join(box.evil, "kept.txt")} (${outside(box)}); nothing was written`,
+        `writing ${path.join(box.evil, "kept.txt")} was not approved (${outside(box)}); nothing was written`,
       ],
     ]);
     untouched(box);
@@ -143,14 +143,14 @@ describe("the approval policy", () => {
       {
         result: {
           isError: true,
-          output: `the user denied writing ${target} (${outside(box)}); nothing was written`,
+          output: `writing ${target} was not approved (${outside(box)}); nothing was written`,
         },
         asked: [via],
       },
       {
         result: {
           isError: true,
-          output: `the user denied writing ${target} (${outside(box)}); nothing was written`,
+          output: `writing ${target} was not approved (${outside(box)}); nothing was written`,
         },
         asked: [via],
       },

@@ -171,7 +171,7 @@ describe("escalation (case 30)", () => {
     });
     expect(result.isError).toBe(true);
     expect(result.output).toStartWith(
-      "The user did not allow running this command outside the sandbox, so it was not run.",
+      "Running this command outside the sandbox was not approved, so it was not run.",
     );
     expect(existsSync(join(dir.path, "ran"))).toBe(false);
     expect(asked.requests).toEqual([

@@ -113,7 +113,7 @@ describe("edit_file", () => {
       { knobs: PRESETS["read-only"], answerers: [answerer] },
     );
     expect(call.result.output).toBe(
-      `the user denied writing ${file} (the session is read-only); nothing was written`,
+      `writing ${file} was not approved (the session is read-only); nothing was written`,
     );
     expect(answerer.requests.map((request) => [request.kind, request.intent])).toEqual([
       [
@@ -136,7 +136,7 @@ describe("edit_file", () => {
     fs.writeFileSync(victim, "keep me");
     fs.symlinkSync(victim, path.join(fx.box.root, "v.txt"));
     const call = await edit({ path: "v.txt", old_string: "keep", new_string: "lose" });
-    expect(call.result.output).toStartWith(`the user denied writing ${victim} `);
+    expect(call.result.output).toStartWith(`writing ${victim} was not approved `);
     expect(fs.readFileSync(victim, "utf8")).toBe("keep me");
   });
 

@@ -29,6 +29,7 @@ describe("glob", () => {
       kind: "search",
       title: "Glob **/*.ts",
       text: call.result.output,
+      summary: "3 files",
       locations: ["src/new.ts", "src/deep/mid.ts", "src/old.ts"].map((p) => ({
         path: path.join(fx.box.root, p),
       })),
@@ -78,7 +79,7 @@ describe("glob", () => {
     expect((await run("glob", { pattern: "*.rs" })).result).toEqual({
       isError: false,
       output: "No files match *.rs in .",
-      details: { hits: [] },
+      details: { hits: [], total: 0 },
     });
     expect((await run("glob", { pattern: "*", path: "nope" })).result.output).toBe(
       `${path.join(fx.box.root, "nope")} does not exist`,
@@ -116,6 +117,7 @@ describe("grep", () => {
       kind: "search",
       title: "Grep /TODO/ (*.ts)",
       text: "src/a.ts:2:// TODO: one",
+      summary: "1 match in 1 file",
       locations: [{ path: path.join(fx.box.root, "src/a.ts"), line: 2 }],
     });
     expect((await run("grep", { pattern: "^$", path: "src/a.ts" })).result.output).toBe(

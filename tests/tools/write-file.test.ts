@@ -106,7 +106,7 @@ describe("write policy", () => {
       const call = await write({ path: outside.path, content: "x" });
       expect(call.result).toEqual({
         isError: true,
-        output: `the user denied writing ${outside.real} (the file is outside the workspace ${fx.box.root}); nothing was written`,
+        output: `writing ${outside.real} was not approved (the file is outside the workspace ${fx.box.root}); nothing was written`,
       });
       expect(fs.existsSync(outside.real)).toBe(false);
     }
@@ -150,9 +150,9 @@ describe("write policy", () => {
     const answerer = recordingAnswerer("deny");
     const viaFile = await write({ path: "link.txt", content: "pwned" }, { answerers: [answerer] });
     const viaDir = await write({ path: "d/new.txt", content: "pwned" }, { answerers: [answerer] });
-    expect(viaFile.result.output).toStartWith(`the user denied writing ${victim} `);
+    expect(viaFile.result.output).toStartWith(`writing ${victim} was not approved `);
     expect(viaDir.result.output).toStartWith(
-      `the user denied writing ${path.join(fx.box.evil, "new.txt")} `,
+      `writing ${path.join(fx.box.evil, "new.txt")} was not approved `,
     );
     expect(answerer.requests.map((request) => request.reason)).toEqual([
       `the file is outside the workspace ${fx.box.root} (${path.join(fx.box.root, "link.txt")} is a symlink to it)`,
@@ -242,7 +242,7 @@ describe("write policy", () => {
     );
     expect(denied.result).toEqual({
       isError: true,
-      output: `the user denied writing ${path.join(fx.box.root, "a.txt")} (the session is read-only); nothing was written`,
+      output: `writing ${path.join(fx.box.root, "a.txt")} was not approved (the session is read-only); nothing was written`,
     });
     expect(fx.box.read("a.txt")).toBe("before");
     expect(denier.requests.map((request) => request.intent)).toEqual([
@@ -267,7 +267,7 @@ describe("write policy", () => {
     const answerer = recordingAnswerer("deny");
     const call = await write({ path: ".env.local", content: "X=1" }, { answerers: [answerer] });
     expect(call.result.output).toBe(
-      `the user denied writing ${path.join(fx.box.root, ".env.local")} (files named .env* usually hold secrets); nothing was written`,
+      `writing ${path.join(fx.box.root, ".env.local")} was not approved (files named .env* usually hold secrets); nothing was written`,
     );
     expect(fs.existsSync(path.join(fx.box.root, ".env.local"))).toBe(false);
   });

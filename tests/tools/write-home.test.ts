@@ -84,7 +84,7 @@ describe("dotfiles under home ask when the session root holds home", () => {
   const write = (cwd: string, file: string, options: ContextOptions) =>
     runIn(cwd, "write_file", { path: file, content: "x\n" }, options);
   const deniedOutput = (home: string, file: string) =>
-    `the user denied writing ${path.join(home, file)} (${dotfileReason(home)}); nothing was written`;
+    `writing ${path.join(home, file)} was not approved (${dotfileReason(home)}); nothing was written`;
 
   test("root = home: shell rc files, .gitconfig and .config ask; a deny writes nothing", async () => {
     const home = fx.box.home;
@@ -121,7 +121,7 @@ describe("dotfiles under home ask when the session root holds home", () => {
     fs.symlinkSync(path.join(home, "dotfiles", "bashrc"), path.join(home, ".bashrc"));
     const call = await write(home, ".bashrc", { answerers: [recordingAnswerer("deny")] });
     expect(call.result.output).toBe(
-      `the user denied writing ${path.join(home, "dotfiles/bashrc")} (${dotfileReason(home)}); nothing was written`,
+      `writing ${path.join(home, "dotfiles/bashrc")} was not approved (${dotfileReason(home)}); nothing was written`,
     );
     expect(fs.readFileSync(path.join(home, "dotfiles", "bashrc"), "utf8")).toBe("old\n");
   });

@@ -59,14 +59,42 @@ const KERNEL_FS_TYPES: ReadonlySet<number> = new Set([
   0x6e736673, // nsfs
 ]);
 
+/** A context read of a file's bytes (an image the user attached), not its text. */
+export type ContextBytesRead =
+  | {
+      readonly type: "bytes";
+      readonly path: string;
+      readonly real: string;
+      readonly bytes: Uint8Array;
+    }
+  | Exclude<ContextRead, { type: "text" }>;
+
 /**
  * Reads `request.path` into the model's context, or says why not. Never throws for what the
  * disk holds; rejects only with the signal's reason once it aborts.
  */
 export async function readContextFile(request: ContextReadRequest): Promise<ContextRead> {
+  const read = await readChecked(request);
+  if (read.type !== "bytes") return read;
+  const refused = (reason: string): ContextRead => ({ type: "refused", path: read.path, reason });
+  if (read.bytes.includes(0)) return refused("it is binary (it holds NUL bytes)");
+  const text = decodeStrict(read.bytes);
+  if (text === undefined) return refused("it is not UTF-8 text");
+  return { type: "text", path: read.path, real: read.real, text };
+}
+
+/**
+ * Reads the bytes of `request.path` (an image, say) through the same checks as
+ * `readContextFile`, without asking them to be text. Never throws for what the disk holds.
+ */
+export function readContextBytes(request: ContextReadRequest): Promise<ContextBytesRead> {
+  return readChecked(request);
+}
+
+async function readChecked(request: ContextReadRequest): Promise<ContextBytesRead> {
   request.signal.throwIfAborted();
   const shown = request.path;
-  const refused = (reason: string): ContextRead => ({ type: "refused", path: shown, reason });
+  const refused = (reason: string): ContextBytesRead => ({ type: "refused", path: shown, reason });
   if (!path.isAbsolute(shown) || shown.includes("\0")) {
     return refused("the path is not absolute, or holds a NUL byte");
   }
@@ -101,10 +129,7 @@ export async function readContextFile(request: ContextReadRequest): Promise<Cont
     request.signal.throwIfAborted();
     const { bytes, complete } = await file.read(request.maxBytes);
     if (!complete) return refused(`it holds more than ${formatBytes(request.maxBytes)}, the limit`);
-    if (bytes.includes(0)) return refused("it is binary (it holds NUL bytes)");
-    const text = decodeStrict(bytes);
-    if (text === undefined) return refused("it is not UTF-8 text");
-    return { type: "text", path: shown, real, text };
+    return { type: "bytes", path: shown, real, bytes };
   } catch (error) {
     request.signal.throwIfAborted();
     return refused(errorMessage(error));

@@ -7,6 +7,8 @@ import type { PresentContext, ToolResult } from "../types.ts";
 /** Hits carried in a search result's details, first ones first. */
 export interface SearchDetails {
   readonly hits: readonly Location[];
+  /** How many files matched in all (glob's, which keeps only the newest as hits). */
+  readonly total?: number;
 }
 
 /** Locations an editor can follow, at most this many per result. */
@@ -32,11 +34,21 @@ export function searchCallIntent(title: string): RenderIntent {
 /** The result's intent: the tool's output as text, and its first hits as locations. */
 export function searchResultIntent(title: string, result: ToolResult<SearchDetails>): RenderIntent {
   const hits = result.details?.hits.slice(0, MAX_LOCATIONS) ?? [];
+  const summary = result.details === undefined ? undefined : summaryOf(result.details);
   return {
     type: "generic",
     kind: "search",
     title,
     text: result.output,
+    ...(summary === undefined ? {} : { summary }),
     ...(hits.length > 0 ? { locations: hits } : {}),
   };
+}
+
+/** `12 matches in 3 files` for grep's lines, `7 files` for glob's files (which give a total). */
+function summaryOf(details: SearchDetails): string {
+  const count = (n: number, noun: string, plural: string) => `${n} ${n === 1 ? noun : plural}`;
+  if (details.total !== undefined) return count(details.total, "file", "files");
+  const files = new Set(details.hits.map((hit) => hit.path)).size;
+  return `${count(details.hits.length, "match", "matches")} in ${count(files, "file", "files")}`;
 }
