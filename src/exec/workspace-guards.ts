@@ -22,7 +22,7 @@ import {
 } from "../permission/git-repository.ts";
 import type { GitUserConfig, Repository } from "../permission/git-repository.ts";
 import { findGitEntries } from "./git-entries.ts";
-import type { GitEntryCache, WalkLimits } from "./git-entries.ts";
+import type { WalkOptions } from "./git-entries.ts";
 import type { Guard } from "./guards.ts";
 import { isWithin, realpathOrUndefined } from "../paths.ts";
 
@@ -30,7 +30,7 @@ import { isWithin, realpathOrUndefined } from "../paths.ts";
 export interface WorkspaceProtection {
   /** Parents before children: the order bwrap must mount them in. */
   readonly guards: readonly Guard[];
-  /** Realpaths of every `.git` entry in the workspace before the command. */
+  /** Realpaths of every `.git` entry in the workspace before the command (each nameable). */
   readonly gitEntries: readonly string[];
 }
 
@@ -41,9 +41,8 @@ export interface WorkspaceGuardOptions {
   readonly protectedDirs?: readonly string[];
   /** Where the user's git config lies. */
   readonly git: GitUserConfig;
-  readonly limits?: WalkLimits;
-  /** Listings kept between walks (one per backend). */
-  readonly cache?: GitEntryCache;
+  /** How the workspace is walked for `.git` entries (its listings kept between walks). */
+  readonly walk: WalkOptions;
 }
 
 /**
@@ -70,7 +69,7 @@ export function protectWorkspace(
   // A workspace that is a git directory itself (a bare repository): git run there reads it.
   const bare = openGitDirectory(workspace);
   if (bare !== undefined) protectRepository(bare, workspace, options.git, add, protect);
-  const gitEntries = findGitEntries(workspace, options.limits, options.cache);
+  const gitEntries = findGitEntries(workspace, options.walk).map((entry) => entry.path);
   for (const entry of gitEntries) {
     if (entry === main?.dotGit) continue;
     const nested = openRepository(dirname(entry));
