@@ -9,7 +9,9 @@
  * whole workspace, and then the user is told, and the guards refuse later commands there, as
  * they do while a path dsh could not remove is still there.
  */
+import { basename } from "node:path";
 import type { Logger } from "../log.ts";
+import { GIT_SEQUENCER_STATE } from "../permission/git-repository.ts";
 import { bytePath, partsBelow } from "./byte-paths.ts";
 import type { BytePath } from "./byte-paths.ts";
 import { walkGitEntries } from "./git-entries.ts";
@@ -38,8 +40,11 @@ export function checkAfterCommand(
   const result: AfterCommand = { notes: [], unsafe: [] };
   for (const guard of protection.guards) {
     if (guard.type !== "forbid") continue;
+    const sequencer = GIT_SEQUENCER_STATE.includes(basename(guard.path));
     const path = bytePath(workspace, partsBelow(workspace, guard.path));
-    remove(workspace, path, FORBIDDEN, walk, logger, result);
+    if (remove(workspace, path, sequencer ? SEQUENCER : FORBIDDEN, walk, logger, result)) {
+      if (sequencer) logger.warn(`${LEFT_SEQUENCER}: ${path.path}`);
+    }
   }
   const found = walkGitEntries(workspace, walk);
   const before = new Set(protection.gitEntries);
@@ -67,6 +72,14 @@ export function checkAfterCommand(
 
 const FORBIDDEN =
   "sandboxed commands may not create it (git or dsh would read it as configuration)";
+const SEQUENCER =
+  "sandboxed commands may not leave a rebase, cherry-pick or revert in progress (git would " +
+  "run its todo list, exec lines included, on the user's next git rebase --continue); HEAD " +
+  "stays where the command left it";
+const LEFT_SEQUENCER =
+  "a sandboxed command left a rebase, cherry-pick or revert in progress, and dsh removed its " +
+  "state (its todo list would run on your next git rebase --continue); HEAD stays where the " +
+  "command left it";
 const NEW_REPOSITORY =
   "sandboxed commands may not create git repositories (git would run commands its config " +
   "names on the user's next git call)";

@@ -15,6 +15,7 @@ import { chownSync, lstatSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 import {
+  GIT_SEQUENCER_STATE,
   findRepository,
   gitControl,
   openGitDirectory,
@@ -174,7 +175,9 @@ function protectRepository(
   for (const name of ["hooks", "modules", "worktrees", "config", "commondir"]) {
     protect(join(repo.commonDir, name));
   }
-  for (const name of ["config", "config.worktree", "commondir"]) protect(join(repo.gitDir, name));
+  for (const name of ["config", "config.worktree", "commondir", ...GIT_SEQUENCER_STATE]) {
+    protect(join(repo.gitDir, name));
+  }
   const control = gitControl(repo, user);
   for (const path of control.configFiles) protect(path);
   for (const dir of control.hookDirs) {

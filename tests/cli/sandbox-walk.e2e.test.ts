@@ -5,9 +5,9 @@
  * closed. Two sessions racing in one project: `tests/soak/walk-swap.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { initRepo, userRunsGit } from "../exec/git-support.ts";
+import { GIT_ENV, git, initRepo, userRunsGit } from "../exec/git-support.ts";
 import { type CliProject, type CliRig, type CliRun, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
 import { sandboxSerialTest } from "../support/sandbox-gate.ts";
@@ -130,4 +130,67 @@ describe("a walk that cannot finish fails closed", () => {
       expect(log).toContain(`-name .git), remove them, then start dsh again`);
     },
   );
+});
+
+describe("sequencer state waits for the user's git", () => {
+  sandboxSerialTest(
+    "a rebase a command leaves waiting with an exec line is removed, and the user told",
+    async () => {
+      const project = rig.project("sequencer-new");
+      const marker = join(project.base, "PWNED");
+      initRepo(project.cwd);
+      const editor = `printf '#!/bin/sh\\nprintf "break\\\\nexec touch ${marker}\\\\n" > "$1"\\n' > /tmp/ed && chmod +x /tmp/ed`;
+      scriptCommands([
+        `${editor} && GIT_SEQUENCE_EDITOR=/tmp/ed ${G} rebase -i HEAD; cat .git/rebase-merge/git-rebase-todo`,
+      ]);
+      const run = await rig.run(["exec", "set things up"], project);
+      expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 0, stdout: "Done.\n" });
+      git(project.cwd, ["rebase", "--continue"], false);
+      expect(userRunsGit(project.cwd, [marker])).toEqual([]);
+      const state = join(project.cwd, ".git", "rebase-merge");
+      expect(existsSync(state)).toBe(false);
+      const log = sessionLog(project, run);
+      expect(log).toContain(`exec touch ${marker}`);
+      expect(log).toContain(`[dsh removed ${state}: sandboxed commands may not leave a rebase`);
+      expect(run.stderr).toContain(
+        "a sandboxed command left a rebase, cherry-pick or revert in progress",
+      );
+    },
+  );
+
+  sandboxSerialTest("an am or a cherry-pick sequence a command leaves is removed", async () => {
+    const project = rig.project("sequencer-other");
+    initRepo(project.cwd);
+    scriptCommands(["mkdir .git/rebase-apply .git/sequencer && echo made"]);
+    const run = await rig.run(["exec", "set things up"], project);
+    expect(run.code).toBe(0);
+    const left = ["rebase-apply", "sequencer"].filter((name) =>
+      existsSync(join(project.cwd, ".git", name)),
+    );
+    expect(left).toEqual([]);
+  });
+
+  sandboxSerialTest("the user's own rebase in progress cannot be given an exec line", async () => {
+    const project = rig.project("sequencer-own");
+    const marker = join(project.base, "PWNED");
+    initRepo(project.cwd);
+    writeFileSync(join(project.cwd, "more"), "more\n");
+    git(project.cwd, ["add", "more"]);
+    git(project.cwd, ["commit", "-qm", "more"]);
+    const editor = join(project.base, "editor.sh");
+    writeFileSync(editor, '#!/bin/sh\nsed -i "1i break" "$1"\n', { mode: 0o755 });
+    const started = Bun.spawnSync(["git", "-C", project.cwd, "rebase", "-i", "HEAD~1"], {
+      env: { ...GIT_ENV, GIT_SEQUENCE_EDITOR: editor },
+    });
+    expect(started.exitCode).toBe(0);
+    const todo = join(project.cwd, ".git", "rebase-merge", "git-rebase-todo");
+    const before = readFileSync(todo, "utf8");
+    scriptCommands([`echo 'exec touch ${marker}' >> .git/rebase-merge/git-rebase-todo; echo end`]);
+    const run = await rig.run(["exec", "set things up"], project);
+    expect(run.code).toBe(0);
+    expect(readFileSync(todo, "utf8")).toBe(before);
+    git(project.cwd, ["rebase", "--continue"]);
+    expect(existsSync(marker)).toBe(false);
+    expect(sessionLog(project, run)).toContain("Read-only file system");
+  });
 });

@@ -79,4 +79,28 @@ describe("what it removes", () => {
     expect(existsSync(Buffer.concat([odd, Buffer.from("/sub")]))).toBe(true);
     expect(existsSync(Buffer.concat([odd, Buffer.from("/sub/.git")]))).toBe(false);
   });
+
+  test("a rebase a command left in progress goes, and the user is told", () => {
+    using dir = tempDir();
+    const state = join(dir.path, ".git", "rebase-merge");
+    mkdirSync(state, { recursive: true });
+    writeFileSync(join(state, "git-rebase-todo"), "exec touch /tmp/x\n");
+    const logger = recorder();
+    const guards = [{ type: "forbid" as const, path: state }];
+    const after = checkAfterCommand(
+      dir.path,
+      { guards, gitEntries: [join(dir.path, ".git")] },
+      logger,
+      { calls },
+    );
+    expect({ left: existsSync(state), unsafe: after.unsafe }).toEqual({ left: false, unsafe: [] });
+    expect(after.notes[0]).toStartWith(
+      `[dsh removed ${state}: sandboxed commands may not leave a rebase`,
+    );
+    expect(logger.lines).toEqual([
+      "WARN a sandboxed command left a rebase, cherry-pick or revert in progress, and dsh " +
+        "removed its state (its todo list would run on your next git rebase --continue); HEAD " +
+        `stays where the command left it: ${state}`,
+    ]);
+  });
 });

@@ -198,6 +198,7 @@ describe("protected paths of a workspace", () => {
     using dir = tempDir();
     makeRepo(dir.path);
     const dotGit = join(dir.path, ".git");
+    mkdirSync(join(dotGit, "rebase-merge"));
     expect(guardsOf(dir.path)).toEqual([
       { type: "forbid", path: join(dir.path, ".dsh") },
       { type: "pin", path: dotGit },
@@ -206,6 +207,10 @@ describe("protected paths of a workspace", () => {
       { type: "forbid", path: join(dotGit, "config.worktree") },
       { type: "readonly", path: join(dotGit, "hooks") },
       { type: "readonly", path: join(dotGit, "modules") },
+      // A rebase, cherry-pick or revert in progress: its todo list waits for the user.
+      { type: "forbid", path: join(dotGit, "rebase-apply") },
+      { type: "readonly", path: join(dotGit, "rebase-merge") },
+      { type: "forbid", path: join(dotGit, "sequencer") },
       { type: "readonly", path: join(dotGit, "worktrees") },
     ]);
     // git's own directories are made (empty, for good) so that they can be read-only.
