@@ -107,11 +107,11 @@ describe("a walk that cannot finish fails closed", () => {
   sandboxSerialTest(
     "past [limits] walk_entries: what it found is removed, the user told, commands refused",
     async () => {
-      const project = rig.project("walk-limit", "[limits]\nwalk_entries = 2000\n");
+      const project = rig.project("walk-limit", "[limits]\nwalk_entries = 100\n");
       const marker = join(project.base, "PWNED");
       initRepo(project.cwd);
       // The walk's order is sorted by name: `a` is checked before `z` stops it.
-      const bulk = "mkdir -p z/many && (cd z/many && seq 3000 | xargs touch)";
+      const bulk = "mkdir -p z/many && (cd z/many && seq 300 | xargs touch)";
       scriptCommands([`${plantRepository("a", marker)} && ${bulk} && echo planted`, "echo next"]);
       const run = await rig.run(["exec", "set things up"], project);
       expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 0, stdout: "Done.\n" });
