@@ -52,16 +52,12 @@ export interface DirCalls {
 /** `..`, to reach a parent from a descriptor. */
 export const PARENT: Uint8Array = new Uint8Array([0x2e, 0x2e, 0]);
 
-/** `text` as one NUL-terminated component. */
-export function cName(text: string): Uint8Array {
-  return new TextEncoder().encode(`${text}\0`);
-}
-
-/** Whether `mode` is a directory's, a link's. */
+/** Whether `mode` (an `st_mode`) is a directory's. */
 export function isDirectoryMode(mode: number): boolean {
   return (mode & 0o170000) === 0o040000;
 }
 
+/** Whether `mode` (an `st_mode`) is a symbolic link's. */
 export function isLinkMode(mode: number): boolean {
   return (mode & 0o170000) === 0o120000;
 }

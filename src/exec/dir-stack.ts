@@ -18,6 +18,7 @@ export interface DirFrame {
 /** Descriptors a walk keeps open by default: far below any process's limit. */
 export const OPEN_DIRS = 64;
 
+/** The open directories of one walk, deepest last; `dispose` closes what is still open. */
 export class DirStack<F extends DirFrame> {
   readonly frames: F[] = [];
   readonly #calls: DirCalls;
