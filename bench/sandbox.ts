@@ -1,7 +1,9 @@
 /**
  * Overhead of the sandbox: median wall time of `true` run through the command runner,
- * sandboxed (workspace-write) against unsandboxed, N runs each, interleaved.
- * Run: bun bench/sandbox.ts [N]
+ * sandboxed (workspace-write) against unsandboxed, and sandboxed in a 31,000-file git
+ * repository (`lib/git-tree.ts`) against sandboxed in an empty project (the walks for `.git`
+ * entries before and after each command, and the protections of a real repository), N runs
+ * each, interleaved. Run: bun bench/sandbox.ts [N]
  */
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +13,7 @@ import type { CommandRunner } from "../src/exec/types.ts";
 import type { SandboxMode } from "../src/permission/knobs.ts";
 import { silentLogger } from "../src/log.ts";
 import { emit, size } from "./lib/figures.ts";
+import { gitTree } from "./lib/git-tree.ts";
 import { median } from "./stats.ts";
 
 const runs = size(Number(process.argv[2] ?? 50), 3);
@@ -23,9 +26,11 @@ const runner = createCommandRunner({
   logger: silentLogger,
 });
 
-async function once(r: CommandRunner, sandbox: SandboxMode): Promise<number> {
+const repo = gitTree();
+
+async function once(r: CommandRunner, sandbox: SandboxMode, workspace = dir): Promise<number> {
   const start = performance.now();
-  const request = { command: "true", cwd: dir, workspace: dir, sandbox };
+  const request = { command: "true", cwd: workspace, workspace, sandbox };
   const result = await r.run(request, { signal: new AbortController().signal });
   if (result.exitCode !== 0) throw new Error(`true failed under ${sandbox}: ${result.output}`);
   return performance.now() - start;
@@ -36,19 +41,26 @@ try {
   if (!status.ok) throw new Error(`no sandbox backend: ${status.reason}`);
   await once(runner, "workspace-write");
   await once(runner, "danger-full-access");
+  await once(runner, "workspace-write", repo.dir);
   const sandboxed: number[] = [];
   const plain: number[] = [];
+  const inRepo: number[] = [];
   for (let i = 0; i < runs; i++) {
     sandboxed.push(await once(runner, "workspace-write"));
     plain.push(await once(runner, "danger-full-access"));
+    inRepo.push(await once(runner, "workspace-write", repo.dir));
   }
   const s = median(sandboxed);
   const p = median(plain);
+  const r = median(inRepo);
   console.log(`backend: ${status.backend}, runs: ${runs} each`);
   console.log(`median sandboxed (workspace-write): ${s.toFixed(1)} ms`);
   console.log(`median unsandboxed:                 ${p.toFixed(1)} ms`);
   console.log(
     `overhead:                           ${(s - p).toFixed(1)} ms (${(s / p).toFixed(2)}x)`,
+  );
+  console.log(
+    `median sandboxed, ${repo.files} files:  ${r.toFixed(1)} ms (${(r / s).toFixed(2)}x the empty project)`,
   );
   emit([
     {
@@ -56,6 +68,12 @@ try {
       unit: "ms",
       samples: sandboxed,
       floor: plain,
+    },
+    {
+      name: "one sandboxed `true` in a 31,000-file git repository (floor: in an empty project)",
+      unit: "ms",
+      samples: inRepo,
+      floor: sandboxed,
     },
   ]);
 } finally {

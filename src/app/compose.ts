@@ -8,7 +8,7 @@ import type { AgentService, SessionSettings } from "../agent/types.ts";
 import { createApprovalSeam } from "../approval/seam.ts";
 import { type RuleBook, createRuleBook } from "../rules/store.ts";
 import type { ApprovalAnswerer } from "../approval/types.ts";
-import { commandLimits } from "../exec/limits.ts";
+import { commandLimits, walkLimits } from "../exec/limits.ts";
 import { createCommandRunner } from "../exec/runner.ts";
 import type { CommandRunner } from "../exec/types.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
@@ -73,6 +73,7 @@ export function compose(options: ComposeOptions): Composition {
     protectedDirs,
     envConfig: { include: config.env.include, allowSecret: config.env.allow_secret },
     commandLimits: commandLimits(config.limits, totalmem()),
+    walkLimits: walkLimits(config.limits),
     logger,
   });
   const rules = createRuleBook({ home: config.home, logger });

@@ -4,6 +4,7 @@
  * API for that, so poll(2) is called from libc through `bun:ffi`, loaded at the first check
  * (never on the start-up path). Files, terminals in use and `/dev/null` report neither.
  */
+import { libcNames } from "../libc.ts";
 
 /** How often an idle descriptor is checked. */
 export const READER_CHECK_MS = 1_000;
@@ -75,13 +76,6 @@ async function loadReaderCheck(fd: number): Promise<ReaderCheck | undefined> {
     // No bun:ffi in this build of Bun.
   }
   return undefined;
-}
-
-/** Where libc is: glibc's name, then musl's (the linux-musl builds), or macOS's. */
-function libcNames(): string[] {
-  if (process.platform === "darwin") return ["libc.dylib"];
-  const musl = process.arch === "arm64" ? "aarch64" : "x86_64";
-  return ["libc.so.6", `libc.musl-${musl}.so.1`];
 }
 
 function opened<T>(open: () => T): T | undefined {

@@ -8,8 +8,10 @@ import type { Logger } from "../log.ts";
 import { gitControlPaths } from "../permission/git-repository.ts";
 import type { GitUserConfig } from "../permission/git-repository.ts";
 import { checkAfterCommand } from "./after-command.ts";
+import type { DirCalls } from "./dir-calls.ts";
 import { findGitEntries } from "./git-entries.ts";
-import type { GitEntryCache } from "./git-entries.ts";
+import type { GitEntryCache, WalkLimits, WalkOptions } from "./git-entries.ts";
+import { loadDirCalls } from "./load-dir-calls.ts";
 import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import { SandboxUnavailableError } from "./errors.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
@@ -68,6 +70,8 @@ export interface BackendOptions {
   readonly serviceRoots?: readonly string[];
   /** Where the user's own git config lies (its hook paths and includes are protected too). */
   readonly git?: GitUserConfig;
+  /** Bounds of the walk for `.git` entries before and after each command (`[limits]`). */
+  readonly walkLimits?: WalkLimits;
   readonly probeTimeoutMs: number;
   readonly logger: Logger;
 }
@@ -112,6 +116,15 @@ function noBackendReason(options: BackendOptions): { reason: string; fix: string
 }
 
 async function openBwrap(options: BackendOptions): Promise<Backend> {
+  const calls = await callsOrFailure();
+  if (typeof calls === "string") {
+    return unavailable({
+      backend: "bwrap",
+      ok: false,
+      reason: `dsh cannot check what commands leave in the project: ${calls}`,
+      fix: "use the dsh build for this system's C library (glibc or musl), or choose danger-full-access",
+    });
+  }
   const bwrap = options.bwrapPath ?? locateBwrap(options.path);
   const probe = await probeBwrap({
     bwrap,
@@ -121,6 +134,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     runtimeDir: options.runtimeDir,
     serviceRoots: options.serviceRoots,
     path: options.path,
+    calls,
     timeoutMs: options.probeTimeoutMs,
     logger: options.logger,
   });
@@ -131,7 +145,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   const privateRoots = ["/tmp", "/dev", "/proc"];
   // What commands created and dsh could not undo: later commands there are refused.
   const unsafe = new Set<string>();
-  const listings = listingsByWorkspace();
+  const walks = walksByWorkspace(calls, options.walkLimits);
   // The kernel's entries do not change while dsh runs.
   const kernel = kernelInterfaces();
   return {
@@ -145,7 +159,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
               stateDir: options.stateDir,
               protectedDirs: options.protectedDirs,
               git: options.git ?? { home: options.home },
-              cache: listings(input.workspace),
+              walk: walks(input.workspace),
             })
           : undefined;
       const masks = [
@@ -174,7 +188,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           input.workspace,
           protection,
           options.logger,
-          listings(input.workspace),
+          walks(input.workspace),
         );
         for (const path of after.unsafe) unsafe.add(path);
         return after.notes;
@@ -212,7 +226,7 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
   const status = await probeSeatbelt(options.probeTimeoutMs, options.logger);
   if (!status.ok) return unavailable(status);
   const secrets = credentialPaths(options.credentials ?? { home: options.home });
-  const listings = listingsByWorkspace();
+  const walks = walksByWorkspace(await loadDirCalls(), options.walkLimits);
   return {
     status,
     wrap(input, argv) {
@@ -236,18 +250,16 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
       const protection = writable
         ? {
             guards: [],
-            gitEntries: findGitEntries(input.workspace, undefined, listings(input.workspace)),
+            gitEntries: findGitEntries(input.workspace, walks(input.workspace)).map(
+              (entry) => entry.path,
+            ),
           }
         : undefined;
       const close = () =>
         protection === undefined
           ? []
-          : checkAfterCommand(
-              input.workspace,
-              protection,
-              options.logger,
-              listings(input.workspace),
-            ).notes;
+          : checkAfterCommand(input.workspace, protection, options.logger, walks(input.workspace))
+              .notes;
       return { argv: seatbeltArgs(plan, argv), fds: [], close };
     },
     hidden(path) {
@@ -268,8 +280,11 @@ function unavailable(status: SandboxStatus): Backend {
   };
 }
 
-/** One listing cache per workspace, made on first use. */
-function listingsByWorkspace(): (workspace: string) => GitEntryCache {
+/** How each workspace is walked: the same calls and limits, one listing cache per workspace. */
+function walksByWorkspace(
+  calls: DirCalls,
+  limits: WalkLimits | undefined,
+): (workspace: string) => WalkOptions {
   const caches = new Map<string, GitEntryCache>();
   return (workspace) => {
     let cache = caches.get(workspace);
@@ -277,8 +292,17 @@ function listingsByWorkspace(): (workspace: string) => GitEntryCache {
       cache = new Map();
       caches.set(workspace, cache);
     }
-    return cache;
+    return { calls, limits, cache };
   };
+}
+
+/** The directory calls, or why there are none. */
+async function callsOrFailure(): Promise<DirCalls | string> {
+  try {
+    return await loadDirCalls();
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 /** Refuses a workspace that holds, or is, something a command left that dsh could not undo. */
@@ -286,9 +310,10 @@ function refuseUnsafe(unsafe: ReadonlySet<string>, workspace: string): void {
   for (const path of unsafe) {
     if (path === workspace) {
       throw new InvalidInputError(
-        `dsh could not check ${workspace} for git repositories after an earlier command; it ` +
-          "runs no more sandboxed commands there: look for .git entries you did not make, " +
-          "then start dsh again",
+        `dsh could not check all of ${workspace} for git repositories after an earlier command, ` +
+          "or could not remove one it found (the error then says which); it runs no more " +
+          `sandboxed commands there: look for .git entries you did not make (find ${workspace} ` +
+          "-name .git), remove them, then start dsh again",
         { workspace },
       );
     }

@@ -2,13 +2,19 @@
  * Every `.git` entry (directory, `gitdir:` file or link) under a workspace. git enters any of
  * them (a gitlink in the index, an editor that lists nested repositories) and runs what their
  * config names, so the sandbox protects the ones that exist before a command and removes the
- * ones a command created. The walk is bounded: past its limits it throws, and the caller
- * refuses the command rather than trust a tree it could not check.
+ * ones a command created.
+ *
+ * The walk holds directories by descriptor and enters them one name at a time, never through a
+ * link (`dir-calls.ts`): names are bytes, whatever their encoding, and no depth is too deep.
+ * It is bounded (entries, time). What it could not check is part of its result, beside what it
+ * found; before a command that refuses the command, after one the caller fails closed.
  */
-import { accessSync, constants, lstatSync, readdirSync } from "node:fs";
-import type { Dirent } from "node:fs";
-import { join } from "node:path";
 import { InvalidInputError } from "../errors.ts";
+import { bytePath } from "./byte-paths.ts";
+import type { BytePath } from "./byte-paths.ts";
+import { EntryType, isDirectoryMode } from "./dir-calls.ts";
+import type { DirCalls, EntryStat } from "./dir-calls.ts";
+import { DirStack } from "./dir-stack.ts";
 
 /** How much of a workspace one walk may visit. */
 export interface WalkLimits {
@@ -16,122 +22,267 @@ export interface WalkLimits {
   readonly ms: number;
 }
 
-const DEFAULT_WALK_LIMITS: WalkLimits = { entries: 1_000_000, ms: 5_000 };
+export const DEFAULT_WALK_LIMITS: WalkLimits = { entries: 1_000_000, ms: 5_000 };
+
+/** What one walk needs: the calls, its bounds, the listings kept from the last walk. */
+export interface WalkOptions {
+  readonly calls: DirCalls;
+  readonly limits?: WalkLimits;
+  readonly cache?: GitEntryCache;
+  /** Descriptors the walk keeps open at most (`OPEN_DIRS` when absent). */
+  readonly openDirs?: number;
+  /** The wall clock in ms, which decides which listings are old enough to keep (`Date.now`). */
+  readonly clock?: () => number;
+}
 
 /** Thrown when a workspace is too large to check within the walk's limits. */
 export class WorkspaceTooLargeError extends InvalidInputError {}
 
-/** Thrown for a directory in the workspace that can be written but not listed. */
+/** Thrown for a part of the workspace a command could change but dsh cannot check or protect. */
 export class WorkspaceUncheckableError extends InvalidInputError {}
 
 /**
- * Directory listings of one workspace that its next walk may reuse: a directory whose inode
- * and change time are those it had when listed still holds the same names (adding, removing or renaming an entry changes
- * the change time, and no command can set it back). A listing made within two seconds of a
- * change is not kept, since a second change in the same clock tick could leave the time as is.
+ * A part of the workspace the walk could not check, and why: it stopped at its `limits`, or
+ * because directories `moved` under it (the rest of the tree is unchecked), or it could not
+ * list one directory (`unlistable`) and went on without it.
  */
-export type GitEntryCache = Map<string, CachedListing>;
+export interface Unchecked {
+  readonly kind: "limits" | "moved" | "unlistable";
+  readonly path: string;
+  readonly reason: string;
+}
+
+/** The outcome of one walk: the `.git` entries found, sorted, and what it could not check. */
+export interface GitWalk {
+  readonly entries: readonly BytePath[];
+  readonly unchecked: readonly Unchecked[];
+}
+
+/**
+ * Directory listings of one workspace that its next walk may reuse, by device and inode: a
+ * directory whose change time is the one it had when listed still holds the same names (adding,
+ * removing or renaming an entry changes the change time, and no command can set it back). A
+ * listing made within two seconds of a change is not kept, since a second change in the same
+ * clock tick could leave the time as is.
+ */
+export type GitEntryCache = Map<bigint, CachedListing>;
 
 interface CachedListing {
-  readonly ino: bigint;
   readonly ctimeNs: bigint;
-  readonly subdirs: readonly string[];
-  readonly gitEntries: readonly string[];
+  /** Names of the entries that are (or may be) directories, `.git` aside, sorted. */
+  readonly subdirs: readonly Uint8Array[];
+  readonly git: boolean;
   readonly size: number;
 }
 
 /** Listings younger than this are not reused. */
 const SETTLE_NS = 2_000_000_000n;
+const GIT = new Uint8Array([0x2e, 0x67, 0x69, 0x74, 0]);
+
+interface Frame {
+  fd: number;
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly name: Uint8Array;
+  readonly subdirs: readonly Uint8Array[];
+  next: number;
+}
 
 /**
- * The paths of all `.git` entries below `workspace` (itself included), without descending
- * into them or following links, sorted. A directory dsh cannot read is skipped when commands
- * (which run as the same user) cannot write into it either. Throws `WorkspaceTooLargeError`
- * past `limits`, and `WorkspaceUncheckableError` for a directory writable but not readable
- * (a command could hide a repository there).
+ * Walks `workspace` (a realpath) for `.git` entries without descending into them or following
+ * links. A directory dsh cannot list is skipped when no command could change it (another
+ * user's, not writable), and unchecked otherwise. Never throws.
  */
-export function findGitEntries(
-  workspace: string,
-  limits: WalkLimits = DEFAULT_WALK_LIMITS,
-  cache: GitEntryCache = new Map(),
-): string[] {
+export function walkGitEntries(workspace: string, options: WalkOptions): GitWalk {
+  const { calls } = options;
+  const limits = options.limits ?? DEFAULT_WALK_LIMITS;
+  const cache = options.cache ?? new Map();
   const deadline = performance.now() + limits.ms;
-  const settled = BigInt(Date.now()) * 1_000_000n - SETTLE_NS;
-  const found: string[] = [];
-  const pending = [workspace];
+  const settled = BigInt(Math.floor((options.clock ?? Date.now)())) * 1_000_000n - SETTLE_NS;
   // Only what this walk saw is kept, so directories that are gone do not pile up.
   const kept: GitEntryCache = new Map();
+  const found: BytePath[] = [];
+  const unchecked: Unchecked[] = [];
+  const stack = new DirStack<Frame>(calls, options.openDirs);
+  const pathOf = (...more: Uint8Array[]) =>
+    bytePath(workspace, [...stack.frames.slice(1).map((frame) => frame.name), ...more]);
+  const skip = (reason: string, ...more: Uint8Array[]) =>
+    unchecked.push({ kind: "unlistable", path: pathOf(...more).path, reason });
   let visited = 0;
-  for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
-    const listing = listDirectory(dir, cache, kept, settled);
-    if (listing === undefined) continue;
+
+  /** Takes one listing in: false once a limit is passed. */
+  const account = (listing: CachedListing, ...at: Uint8Array[]): boolean => {
     visited += listing.size;
-    if (visited > limits.entries || performance.now() > deadline) {
-      throw new WorkspaceTooLargeError(
-        `${workspace} holds more than dsh can check for git repositories before and after a ` +
-          `sandboxed command (${limits.entries} entries or ${limits.ms} ms); open a smaller ` +
-          "directory as the project, or choose danger-full-access",
-        { workspace },
-      );
+    if (listing.git) found.push(pathOf(...at, GIT));
+    if (visited <= limits.entries && performance.now() <= deadline) return true;
+    unchecked.push({
+      kind: "limits",
+      path: workspace,
+      reason:
+        `the walk stopped at ${pathOf(...at).path}, past its limits (${limits.entries} ` +
+        `entries or ${limits.ms} ms)`,
+    });
+    return false;
+  };
+
+  /** Lists the open directory `fd`, or reuses its listing. */
+  const listingOf = (fd: number, stat: EntryStat): CachedListing | string => {
+    const key = (stat.dev << 64n) | stat.ino;
+    const cached = cache.get(key);
+    if (cached !== undefined && cached.ctimeNs === stat.ctimeNs) {
+      kept.set(key, cached);
+      return cached;
     }
-    found.push(...listing.gitEntries);
-    pending.push(...listing.subdirs);
+    const listing = listDirectory(calls, fd, stat);
+    if (typeof listing !== "string" && stat.ctimeNs < settled) kept.set(key, listing);
+    return listing;
+  };
+
+  const root = openRoot(calls, workspace);
+  const rootListing = typeof root === "string" ? root : listingOf(root.fd, root.stat);
+  if (typeof root === "string" || typeof rootListing === "string") {
+    if (typeof root !== "string") calls.close(root.fd);
+    const reason = `it cannot be listed (${rootListing})`;
+    return { entries: [], unchecked: [{ kind: "unlistable", path: workspace, reason }] };
+  }
+  const { dev, ino } = root.stat;
+  stack.push({
+    fd: root.fd,
+    dev,
+    ino,
+    name: new Uint8Array(),
+    subdirs: rootListing.subdirs,
+    next: 0,
+  });
+  if (!account(rootListing)) stack.dispose();
+
+  for (let top = stack.top; top !== undefined; top = stack.top) {
+    const name = top.subdirs[top.next++];
+    if (name === undefined) {
+      if (!stack.pop()) {
+        const reason = "directories were moved while dsh walked them";
+        unchecked.push({ kind: "moved", path: workspace, reason });
+      }
+      continue;
+    }
+    const stat = calls.stat(top.fd, name);
+    if (typeof stat === "string") {
+      if (stat !== "ENOENT") skip(`it cannot be examined (${stat})`, name);
+      continue;
+    }
+    if (!isDirectoryMode(stat.mode)) continue;
+    // A directory listed before that holds no directory needs no descriptor of its own.
+    const key = (stat.dev << 64n) | stat.ino;
+    const cached = cache.get(key);
+    if (cached !== undefined && cached.ctimeNs === stat.ctimeNs && cached.subdirs.length === 0) {
+      kept.set(key, cached);
+      if (!account(cached, name)) stack.dispose();
+      continue;
+    }
+    const fd = calls.openDir(top.fd, name);
+    if (typeof fd === "string") {
+      // Gone, or no longer a directory: nothing to enter.
+      if (fd === "ENOENT" || fd === "ENOTDIR" || fd === "ELOOP") continue;
+      if (changeable(stat)) skip(`it cannot be opened (${fd})`, name);
+      continue;
+    }
+    const opened = calls.stat(fd);
+    const listing = typeof opened === "string" ? opened : listingOf(fd, opened);
+    if (typeof listing === "string" || typeof opened === "string") {
+      calls.close(fd);
+      if (changeable(stat)) skip(`it cannot be listed (${listing})`, name);
+      continue;
+    }
+    if (!account(listing, name)) {
+      calls.close(fd);
+      stack.dispose();
+      continue;
+    }
+    if (listing.subdirs.length === 0) calls.close(fd);
+    else
+      stack.push({ fd, dev: opened.dev, ino: opened.ino, name, subdirs: listing.subdirs, next: 0 });
   }
   cache.clear();
-  for (const [dir, listing] of kept) cache.set(dir, listing);
-  return found.sort();
+  for (const [key, listing] of kept) cache.set(key, listing);
+  found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { entries: found, unchecked };
 }
 
-function listDirectory(
-  dir: string,
-  cache: GitEntryCache,
-  kept: GitEntryCache,
-  settled: bigint,
-): CachedListing | undefined {
-  const stat = lstatSync(dir, { bigint: true, throwIfNoEntry: false });
-  if (stat === undefined || !stat.isDirectory()) return undefined;
-  const cached = cache.get(dir);
-  if (cached !== undefined && cached.ino === stat.ino && cached.ctimeNs === stat.ctimeNs) {
-    kept.set(dir, cached);
-    return cached;
+/**
+ * The `.git` entries below `workspace`, for the protections set up before a command. Throws
+ * `WorkspaceTooLargeError` past the limits, and `WorkspaceUncheckableError` for a directory a
+ * command could change but dsh cannot list (a command could hide a repository there) and for
+ * an entry no path names (not UTF-8, or longer than PATH_MAX), which no bind can protect.
+ */
+export function findGitEntries(workspace: string, options: WalkOptions): BytePath[] {
+  const walk = walkGitEntries(workspace, options);
+  const stopped = walk.unchecked.find((part) => part.kind === "limits");
+  if (stopped !== undefined) {
+    const limits = options.limits ?? DEFAULT_WALK_LIMITS;
+    throw new WorkspaceTooLargeError(
+      `${workspace} holds more than dsh can check for git repositories before and after a ` +
+        `sandboxed command (${stopped.reason}); open a smaller directory as the project, raise ` +
+        `[limits] walk_entries (now ${limits.entries}) or walk_ms (now ${limits.ms}) in the ` +
+        "config file, or choose danger-full-access",
+      { workspace },
+    );
   }
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch (error) {
-    if (writable(dir)) {
-      throw new WorkspaceUncheckableError(
-        `${dir} can be written but not listed, so dsh cannot check it for git repositories ` +
-          `(${error instanceof Error ? error.message : String(error)}); make it readable ` +
-          `(chmod u+r ${dir}) or remove it, then run the command again`,
-        { path: dir },
-      );
+  const first = walk.unchecked[0];
+  if (first !== undefined) {
+    throw new WorkspaceUncheckableError(
+      `dsh cannot check ${first.path} for git repositories: ${first.reason}; make it readable ` +
+        `(chmod u+rx ${first.path}) or remove it, then run the command again`,
+      { path: first.path },
+    );
+  }
+  const unnamed = walk.entries.find((entry) => !entry.nameable);
+  if (unnamed !== undefined) {
+    throw new WorkspaceUncheckableError(
+      `${unnamed.path} is a git repository whose path is not UTF-8 or is longer than the ` +
+        "system allows, so dsh cannot protect it from sandboxed commands; rename or move it, " +
+        "then run the command again",
+      { path: unnamed.path },
+    );
+  }
+  return [...walk.entries];
+}
+
+/** The workspace's directory, open, and what it is. */
+function openRoot(calls: DirCalls, workspace: string): { fd: number; stat: EntryStat } | string {
+  const fd = calls.openPath(workspace);
+  if (typeof fd === "string") return fd;
+  const stat = calls.stat(fd);
+  if (typeof stat !== "string") return { fd, stat };
+  calls.close(fd);
+  return stat;
+}
+
+function listDirectory(calls: DirCalls, fd: number, stat: EntryStat): CachedListing | string {
+  const subdirs: Uint8Array[] = [];
+  let git = false;
+  let size = 0;
+  const failed = calls.list(fd, (bytes, start, end, type) => {
+    size++;
+    if (end - start === 4 && isGit(bytes, start)) git = true;
+    else if (type === EntryType.dir || type === EntryType.unknown) {
+      subdirs.push(bytes.slice(start, end + 1));
     }
-    return undefined;
-  }
-  const subdirs: string[] = [];
-  const gitEntries: string[] = [];
-  for (const entry of entries) {
-    if (entry.name === ".git") gitEntries.push(join(dir, entry.name));
-    else if (entry.isDirectory()) subdirs.push(join(dir, entry.name));
-  }
-  const listing = {
-    ino: stat.ino,
-    ctimeNs: stat.ctimeNs,
-    subdirs,
-    gitEntries,
-    size: entries.length,
-  };
-  if (stat.ctimeNs < settled) kept.set(dir, listing);
-  return listing;
+  });
+  if (failed !== undefined) return failed;
+  // Sorted, so that a walk's order, and where its limits stop it, are the same every time.
+  subdirs.sort(Buffer.compare);
+  return { ctimeNs: stat.ctimeNs, subdirs, git, size };
 }
 
-/** Whether this process (and so a sandboxed command, which runs as the same user) may add entries. */
-function writable(dir: string): boolean {
-  try {
-    accessSync(dir, constants.W_OK | constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+function isGit(bytes: Uint8Array, start: number): boolean {
+  for (let i = 0; i < 4; i++) if (bytes[start + i] !== GIT[i]) return false;
+  return true;
+}
+
+/**
+ * Whether a command (running as this user, without capabilities) could add entries to a
+ * directory dsh cannot list: it is ours (the owner may change its mode), or others may write it.
+ */
+function changeable(stat: EntryStat): boolean {
+  return stat.uid === process.geteuid?.() || (stat.mode & 0o022) !== 0;
 }

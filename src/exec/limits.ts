@@ -12,6 +12,8 @@
  *   memory limit on the whole command, which also say afterwards which limit it ran into.
  */
 import * as v from "valibot";
+import { DEFAULT_WALK_LIMITS } from "./git-entries.ts";
+import type { WalkLimits } from "./git-entries.ts";
 import { findExecutable } from "./locate.ts";
 
 /** The `[limits]` table of the config file. */
@@ -20,6 +22,10 @@ export const LimitsConfig = v.strictObject({
   processes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(16), v.maxValue(4_194_304))),
   /** Memory in MiB: per process always, for the whole command where a cgroup can be made. */
   memory_mb: v.optional(v.pipe(v.number(), v.integer(), v.minValue(64), v.maxValue(1 << 30))),
+  /** Entries the walk for `.git` entries visits at most, before and after each command. */
+  walk_entries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  /** Milliseconds that walk may take at most. */
+  walk_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });
 export type LimitsConfig = v.InferOutput<typeof LimitsConfig>;
 
@@ -40,6 +46,14 @@ export function commandLimits(
   const mib = 1024 * 1024;
   const memoryMb = config?.memory_mb ?? Math.max(64, Math.floor((totalMemory * 0.75) / mib));
   return { processes: config?.processes ?? DEFAULT_PROCESSES, memoryBytes: memoryMb * mib };
+}
+
+/** The walk's bounds from the config, with defaults. */
+export function walkLimits(config: LimitsConfig | undefined): WalkLimits {
+  return {
+    entries: config?.walk_entries ?? DEFAULT_WALK_LIMITS.entries,
+    ms: config?.walk_ms ?? DEFAULT_WALK_LIMITS.ms,
+  };
 }
 
 /**

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../log.ts";
 import type { BwrapFeatures } from "./bwrap.ts";
+import type { DirCalls } from "./dir-calls.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { credentialMasks, stateDirMasks } from "./guards.ts";
 import { hostServiceMasks } from "./host-services.ts";
@@ -30,6 +31,8 @@ export interface BwrapProbeInput {
   /** Where host service sockets are looked for; `SERVICE_ROOTS` when absent. */
   readonly serviceRoots?: readonly string[];
   readonly path: string | undefined;
+  /** How the scratch workspace is walked, as every workspace is. */
+  readonly calls: DirCalls;
   readonly timeoutMs: number;
   readonly logger: Logger;
 }
@@ -69,8 +72,11 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
       mode: "workspace-write" as const,
       workspace: scratch,
       cwd: scratch,
-      guards: protectWorkspace(scratch, { stateDir: input.stateDir, git: { home: input.home } })
-        .guards,
+      guards: protectWorkspace(scratch, {
+        stateDir: input.stateDir,
+        git: { home: input.home },
+        walk: { calls: input.calls },
+      }).guards,
       masks: [...credentialMasks({ home: input.home }), ...stateDirMasks(input.stateDir, scratch)],
       services: hostServiceMasks(input.runtimeDir, input.serviceRoots),
       kernel: kernelInterfaces(),

@@ -25,6 +25,7 @@ import {
   withinHardLimits,
 } from "./limits.ts";
 import type { CommandLimits } from "./limits.ts";
+import type { WalkLimits } from "./git-entries.ts";
 import { resolveShell } from "./locate.ts";
 import { sharedSupervisor, tiedArgv } from "./lifetime.ts";
 import { killGroupsSync } from "./process-group.ts";
@@ -89,6 +90,8 @@ export interface CommandRunnerDeps {
   readonly serviceRoots?: readonly string[];
   /** Bounds of each sandboxed command (`[limits]`); defaults from `commandLimits`. */
   readonly commandLimits?: CommandLimits;
+  /** Bounds of the walk for `.git` entries around each `workspace-write` command. */
+  readonly walkLimits?: WalkLimits;
 }
 
 /**
@@ -135,6 +138,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       runtimeDir: deps.env.XDG_RUNTIME_DIR,
       serviceRoots: deps.serviceRoots,
       git: gitUserConfig(deps.home, deps.env),
+      walkLimits: deps.walkLimits,
       probeTimeoutMs: limits.probeTimeoutMs,
       logger: deps.logger,
     }).then((opened) => {

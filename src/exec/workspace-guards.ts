@@ -15,6 +15,7 @@ import { chownSync, lstatSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 import {
+  GIT_SEQUENCER_STATE,
   findRepository,
   gitControl,
   openGitDirectory,
@@ -22,7 +23,7 @@ import {
 } from "../permission/git-repository.ts";
 import type { GitUserConfig, Repository } from "../permission/git-repository.ts";
 import { findGitEntries } from "./git-entries.ts";
-import type { GitEntryCache, WalkLimits } from "./git-entries.ts";
+import type { WalkOptions } from "./git-entries.ts";
 import type { Guard } from "./guards.ts";
 import { isWithin, realpathOrUndefined } from "../paths.ts";
 
@@ -30,7 +31,7 @@ import { isWithin, realpathOrUndefined } from "../paths.ts";
 export interface WorkspaceProtection {
   /** Parents before children: the order bwrap must mount them in. */
   readonly guards: readonly Guard[];
-  /** Realpaths of every `.git` entry in the workspace before the command. */
+  /** Realpaths of every `.git` entry in the workspace before the command (each nameable). */
   readonly gitEntries: readonly string[];
 }
 
@@ -41,9 +42,8 @@ export interface WorkspaceGuardOptions {
   readonly protectedDirs?: readonly string[];
   /** Where the user's git config lies. */
   readonly git: GitUserConfig;
-  readonly limits?: WalkLimits;
-  /** Listings kept between walks (one per backend). */
-  readonly cache?: GitEntryCache;
+  /** How the workspace is walked for `.git` entries (its listings kept between walks). */
+  readonly walk: WalkOptions;
 }
 
 /**
@@ -70,7 +70,7 @@ export function protectWorkspace(
   // A workspace that is a git directory itself (a bare repository): git run there reads it.
   const bare = openGitDirectory(workspace);
   if (bare !== undefined) protectRepository(bare, workspace, options.git, add, protect);
-  const gitEntries = findGitEntries(workspace, options.limits, options.cache);
+  const gitEntries = findGitEntries(workspace, options.walk).map((entry) => entry.path);
   for (const entry of gitEntries) {
     if (entry === main?.dotGit) continue;
     const nested = openRepository(dirname(entry));
@@ -175,7 +175,9 @@ function protectRepository(
   for (const name of ["hooks", "modules", "worktrees", "config", "commondir"]) {
     protect(join(repo.commonDir, name));
   }
-  for (const name of ["config", "config.worktree", "commondir"]) protect(join(repo.gitDir, name));
+  for (const name of ["config", "config.worktree", "commondir", ...GIT_SEQUENCER_STATE]) {
+    protect(join(repo.gitDir, name));
+  }
   const control = gitControl(repo, user);
   for (const path of control.configFiles) protect(path);
   for (const dir of control.hookDirs) {

@@ -140,9 +140,16 @@ export function gitWriteProtections(dir: string, user: GitUserConfig): string[] 
 }
 
 /**
+ * A rebase, cherry-pick or revert in progress: its todo list (an `exec` line runs a command)
+ * waits in the git directory for the next `git rebase --continue` or `git cherry-pick
+ * --continue`.
+ */
+export const GIT_SEQUENCER_STATE: readonly string[] = ["rebase-merge", "rebase-apply", "sequencer"];
+
+/**
  * Everything of the repository containing `dir` that git reads to decide what to run, for
  * sandboxes whose rules are paths: `gitWriteProtections` plus the git directories'
- * `commondir`, `config.worktree`, `modules` and `worktrees`.
+ * `commondir`, `config.worktree`, `modules`, `worktrees` and sequencer state.
  */
 export function gitControlPaths(dir: string, user: GitUserConfig): string[] {
   const repo = findRepository(dir);
@@ -156,6 +163,7 @@ export function gitControlPaths(dir: string, user: GitUserConfig): string[] {
       join(repo.gitDir, "config.worktree"),
       join(repo.commonDir, "modules"),
       join(repo.commonDir, "worktrees"),
+      ...GIT_SEQUENCER_STATE.map((name) => join(repo.gitDir, name)),
     ]),
   ];
 }

@@ -1,23 +1,19 @@
 import { describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bwrapArgs } from "../../src/exec/bwrap.ts";
 import { credentialMasks } from "../../src/exec/guards.ts";
 import type { Guard } from "../../src/exec/guards.ts";
 import { protectWorkspace } from "../../src/exec/workspace-guards.ts";
-import { checkAfterCommand } from "../../src/exec/after-command.ts";
-import { WorkspaceTooLargeError, findGitEntries } from "../../src/exec/git-entries.ts";
-import type { GitEntryCache } from "../../src/exec/git-entries.ts";
-import { silentLogger } from "../../src/log.ts";
+import { loadDirCalls } from "../../src/exec/load-dir-calls.ts";
 import { explainBwrapFailure } from "../../src/exec/probe.ts";
 import { seatbeltArgs, seatbeltProfile } from "../../src/exec/seatbelt.ts";
 import { seccompProgram } from "../../src/exec/seccomp.ts";
 import { InvalidInputError } from "../../src/errors.ts";
 import { tempDir } from "./helpers.ts";
-import { runIf } from "../support/gate.ts";
 
 const argv = ["/bin/bash", "-c", "echo hi"];
-const walker = join(import.meta.dir, "fixtures", "find-git-entries.ts");
+const walk = { calls: await loadDirCalls() };
 
 describe("the bwrap argument plan", () => {
   test("orders namespaces, capability drop, read-only root, private /tmp and services, workspace, guards, masks", () => {
@@ -180,7 +176,7 @@ describe("the seccomp program", () => {
 describe("protected paths of a workspace", () => {
   const git = { home: "/nonexistent-home" };
   const guardsOf = (workspace: string, stateDir = "/elsewhere") =>
-    protectWorkspace(workspace, { stateDir, git }).guards;
+    protectWorkspace(workspace, { stateDir, git, walk }).guards;
   /** A minimal repository git itself recognises (HEAD and a git directory). */
   const makeRepo = (root: string, config = "") => {
     mkdirSync(join(root, ".git", "objects"), { recursive: true });
@@ -202,6 +198,7 @@ describe("protected paths of a workspace", () => {
     using dir = tempDir();
     makeRepo(dir.path);
     const dotGit = join(dir.path, ".git");
+    mkdirSync(join(dotGit, "rebase-merge"));
     expect(guardsOf(dir.path)).toEqual([
       { type: "forbid", path: join(dir.path, ".dsh") },
       { type: "pin", path: dotGit },
@@ -210,6 +207,10 @@ describe("protected paths of a workspace", () => {
       { type: "forbid", path: join(dotGit, "config.worktree") },
       { type: "readonly", path: join(dotGit, "hooks") },
       { type: "readonly", path: join(dotGit, "modules") },
+      // A rebase, cherry-pick or revert in progress: its todo list waits for the user.
+      { type: "forbid", path: join(dotGit, "rebase-apply") },
+      { type: "readonly", path: join(dotGit, "rebase-merge") },
+      { type: "forbid", path: join(dotGit, "sequencer") },
       { type: "readonly", path: join(dotGit, "worktrees") },
     ]);
     // git's own directories are made (empty, for good) so that they can be read-only.
@@ -256,7 +257,11 @@ describe("protected paths of a workspace", () => {
     writeFileSync(join(dir.path, ".git", "modules", "lib", "HEAD"), "ref: refs/heads/main\n");
     mkdirSync(join(dir.path, "lib"));
     writeFileSync(join(dir.path, "lib", ".git"), "gitdir: ../.git/modules/lib\n");
-    const { guards, gitEntries } = protectWorkspace(dir.path, { stateDir: "/elsewhere", git });
+    const { guards, gitEntries } = protectWorkspace(dir.path, {
+      stateDir: "/elsewhere",
+      git,
+      walk,
+    });
     expect(gitEntries).toEqual([
       join(dir.path, ".git"),
       join(dir.path, "lib", ".git"),
@@ -286,53 +291,6 @@ describe("protected paths of a workspace", () => {
     expect(guards).toContainEqual({ type: "readonly", path: join(dir.path, "pre-commit") });
     expect(guards).toContainEqual({ type: "forbid", path: join(dir.path, "post-checkout") });
     expect(guards.some((guard) => guard.path === dir.path)).toBe(false);
-  });
-
-  test("a tree larger than the walk may visit is refused, before and after a command", () => {
-    using dir = tempDir();
-    for (const name of ["a", "b", "c", "d"]) mkdirSync(join(dir.path, name));
-    const limits = { entries: 3, ms: 5_000 };
-    expect(() => protectWorkspace(dir.path, { stateDir: "/elsewhere", git, limits })).toThrow(
-      WorkspaceTooLargeError,
-    );
-    const protection = { guards: [], gitEntries: [] };
-    const after = checkAfterCommand(dir.path, protection, silentLogger, new Map(), limits);
-    expect(after.unsafe).toEqual([dir.path]);
-  });
-
-  // Root reads every directory, so the case runs as an ordinary user, and only root can switch.
-  runIf(
-    process.getuid?.() === 0,
-    test,
-    "it needs root, to switch to an ordinary user",
-  )("a directory a command can write but dsh cannot list fails the walk", () => {
-    using dir = tempDir("dsh-walk-", "/var/tmp");
-    const hidden = join(dir.path, "hidden");
-    mkdirSync(join(hidden, "repo", ".git"), { recursive: true });
-    mkdirSync(join(dir.path, "closed", "repo", ".git"), { recursive: true });
-    Bun.spawnSync(["chown", "-R", "65534:65534", dir.path]);
-    chmodSync(hidden, 0o300);
-    chmodSync(join(dir.path, "closed"), 0o100);
-    const walk = (path: string) =>
-      JSON.parse(
-        Bun.spawnSync(
-          ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bun", walker, path],
-          { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path } },
-        ).stdout.toString(),
-      );
-    expect(walk(dir.path)).toEqual({ error: "WorkspaceUncheckableError" });
-    chmodSync(hidden, 0o700);
-    // A directory nobody may write into is skipped: no command can hide anything there.
-    expect(walk(dir.path)).toEqual({ entries: [join(hidden, "repo", ".git")] });
-  });
-
-  test("a directory changed since the last walk is listed again", () => {
-    using dir = tempDir();
-    mkdirSync(join(dir.path, "a"));
-    const cache: GitEntryCache = new Map();
-    expect(findGitEntries(dir.path, undefined, cache)).toEqual([]);
-    mkdirSync(join(dir.path, "a", ".git"));
-    expect(findGitEntries(dir.path, undefined, cache)).toEqual([join(dir.path, "a", ".git")]);
   });
 
   test("credential masks cover the stores that exist, following symlinks", () => {

@@ -1,0 +1,197 @@
+/**
+ * The walk for `.git` entries over real trees: every name the kernel allows (bytes that are not
+ * UTF-8, paths past PATH_MAX, depths past the descriptors it keeps), its limits, directories it
+ * cannot list, and the listings it reuses.
+ */
+import { describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  WorkspaceTooLargeError,
+  WorkspaceUncheckableError,
+  findGitEntries,
+  walkGitEntries,
+} from "../../src/exec/git-entries.ts";
+import type { GitEntryCache } from "../../src/exec/git-entries.ts";
+import { loadDirCalls } from "../../src/exec/load-dir-calls.ts";
+import { runIf } from "../support/gate.ts";
+import { LONG_NAME, deepChain, nonUtf8Dir } from "./byte-trees.ts";
+import { tempDir } from "./helpers.ts";
+
+const calls = await loadDirCalls();
+const walker = join(import.meta.dir, "fixtures", "find-git-entries.ts");
+
+/** The walk's entries as text, and what it could not check. */
+function walk(workspace: string, more: Parameters<typeof walkGitEntries>[1] | object = {}) {
+  const result = walkGitEntries(workspace, { calls, ...more });
+  return { entries: result.entries.map((entry) => entry.path), unchecked: result.unchecked };
+}
+
+describe("the walk sees every name the kernel allows", () => {
+  test("a directory whose name is not UTF-8 is entered, its repository shown with \\xNN", () => {
+    using dir = tempDir();
+    const odd = nonUtf8Dir(dir.path, [0xff, 0x5c, 0x61]);
+    mkdirSync(Buffer.concat([odd, Buffer.from("/sub/.git")]), { recursive: true });
+    const result = walkGitEntries(dir.path, { calls });
+    expect(result.unchecked).toEqual([]);
+    expect(result.entries.map(({ path, nameable }) => ({ path, nameable }))).toEqual([
+      { path: join(dir.path, "\\xff\\x5ca", "sub", ".git"), nameable: false },
+    ]);
+    // Before a command such a repository cannot be bound read-only, so the command is refused.
+    expect(() => findGitEntries(dir.path, { calls })).toThrow(WorkspaceUncheckableError);
+  });
+
+  test("a tree deeper than PATH_MAX is walked whole, and so with two descriptors", () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, "top", ".git"), { recursive: true });
+    const depth = deepChain(dir.path, 30, "x/.git");
+    expect(depth).toBeGreaterThan(4096);
+    const deep = join(dir.path, ...Array<string>(30).fill(LONG_NAME), "x", ".git");
+    for (const openDirs of [undefined, 2]) {
+      const result = walkGitEntries(dir.path, { calls, openDirs });
+      const entries = result.entries.map(({ path, nameable }) => ({ path, nameable }));
+      expect({ entries, unchecked: result.unchecked }).toEqual({
+        // Too long to be named: it sorts first.
+        entries: [
+          { path: deep, nameable: false },
+          { path: join(dir.path, "top", ".git"), nameable: true },
+        ],
+        unchecked: [],
+      });
+    }
+  });
+
+  test("links are never followed", () => {
+    using dir = tempDir();
+    using outside = tempDir();
+    mkdirSync(join(outside.path, "repo", ".git"), { recursive: true });
+    Bun.spawnSync(["ln", "-s", outside.path, join(dir.path, "link")]);
+    expect(walk(dir.path)).toEqual({ entries: [], unchecked: [] });
+  });
+});
+
+describe("a walk that cannot finish says what it did not check", () => {
+  test("past its entry limit it stops, keeping what it found (sorted, so always the same)", () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, "a", ".git"), { recursive: true });
+    mkdirSync(join(dir.path, "z", "many"), { recursive: true });
+    for (let i = 0; i < 20; i++) writeFileSync(join(dir.path, "z", "many", `f${i}`), "");
+    mkdirSync(join(dir.path, "z", "many", "later", ".git"), { recursive: true });
+    const result = walk(dir.path, { limits: { entries: 10, ms: 60_000 } });
+    expect(result.entries).toEqual([join(dir.path, "a", ".git")]);
+    expect(result.unchecked).toEqual([
+      {
+        kind: "limits",
+        path: dir.path,
+        reason: `the walk stopped at ${join(dir.path, "z", "many")}, past its limits (10 entries or 60000 ms)`,
+      },
+    ]);
+    expect(() => findGitEntries(dir.path, { calls, limits: { entries: 10, ms: 60_000 } })).toThrow(
+      WorkspaceTooLargeError,
+    );
+  });
+
+  test("out of time, it stops after the listing it was in, keeping what that held", () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, ".git"));
+    mkdirSync(join(dir.path, "b", ".git"), { recursive: true });
+    // A deadline already passed: the walk stops at its first listing, whatever the clock says.
+    const result = walk(dir.path, { limits: { entries: 1_000, ms: -1 } });
+    expect(result.entries).toEqual([join(dir.path, ".git")]);
+    expect(result.unchecked.map((part) => part.kind)).toEqual(["limits"]);
+  });
+
+  // Root reads every directory, so the case runs as an ordinary user, and only root can switch.
+  runIf(
+    process.getuid?.() === 0,
+    test,
+    "it needs root, to switch to an ordinary user",
+  )(
+    "a directory a command could change but dsh cannot list is unchecked, another's skipped",
+    () => {
+      using dir = tempDir("dsh-walk-", "/var/tmp");
+      const hidden = join(dir.path, "hidden");
+      const closed = join(dir.path, "closed");
+      const foreign = join(dir.path, "foreign");
+      for (const path of [hidden, closed, foreign])
+        mkdirSync(join(path, "repo", ".git"), { recursive: true });
+      Bun.spawnSync(["chown", "-R", "65534:65534", dir.path]);
+      Bun.spawnSync(["chown", "-R", "0:0", foreign]);
+      chmodSync(hidden, 0o300);
+      // Not writable, but its owner (and so a command) can make it so again at any time.
+      chmodSync(closed, 0o100);
+      chmodSync(foreign, 0o711);
+      const walkAs = () =>
+        JSON.parse(
+          Bun.spawnSync(
+            [
+              "setpriv",
+              "--reuid=65534",
+              "--regid=65534",
+              "--clear-groups",
+              "bun",
+              walker,
+              dir.path,
+            ],
+            { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path } },
+          ).stdout.toString(),
+        );
+      expect(walkAs()).toEqual({ error: "WorkspaceUncheckableError" });
+      chmodSync(hidden, 0o700);
+      expect(walkAs()).toEqual({ error: "WorkspaceUncheckableError" });
+      chmodSync(closed, 0o700);
+      // Root's directory, which the user cannot list or write: no command can hide anything there.
+      expect(walkAs()).toEqual({
+        entries: [join(closed, "repo", ".git"), join(hidden, "repo", ".git")],
+      });
+    },
+  );
+});
+
+describe("listings kept between walks", () => {
+  /** The calls, counting how often each is made. */
+  const counted = () => {
+    const counts = { openDir: 0, list: 0 };
+    const counting = {
+      ...calls,
+      openDir: (at: number, name: Uint8Array) => {
+        counts.openDir++;
+        return calls.openDir(at, name);
+      },
+      list: (fd: number, visit: Parameters<typeof calls.list>[1]) => {
+        counts.list++;
+        return calls.list(fd, visit);
+      },
+    };
+    return { counts, calls: counting };
+  };
+  // Listings are kept once two seconds old: as if the tree were made a minute ago.
+  const later = () => Date.now() + 60_000;
+
+  test("an unchanged directory is not listed again, and one without subdirectories not opened", () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, "a", "b", "c"), { recursive: true });
+    const cache: GitEntryCache = new Map();
+    const first = counted();
+    walkGitEntries(dir.path, { calls: first.calls, cache, clock: later });
+    const second = counted();
+    const again = walkGitEntries(dir.path, { calls: second.calls, cache, clock: later });
+    expect({ first: first.counts, second: second.counts, unchecked: again.unchecked }).toEqual({
+      first: { openDir: 3, list: 4 },
+      second: { openDir: 2, list: 0 },
+      unchecked: [],
+    });
+  });
+
+  test("a directory changed since the last walk is listed again", () => {
+    using dir = tempDir();
+    mkdirSync(join(dir.path, "a", "b"), { recursive: true });
+    const cache: GitEntryCache = new Map();
+    expect(walk(dir.path, { cache, clock: later }).entries).toEqual([]);
+    expect(cache.size).toBe(3);
+    mkdirSync(join(dir.path, "a", "b", ".git"));
+    expect(walk(dir.path, { cache, clock: later }).entries).toEqual([
+      join(dir.path, "a", "b", ".git"),
+    ]);
+  });
+});
