@@ -39,6 +39,8 @@ export interface WorkspaceGuardOptions {
   readonly stateDir: string;
   /** dsh's configuration: directories and files no model write may change. */
   readonly protectedDirs?: readonly string[];
+  /** Directories that must keep their names (credential stores' parents), pinned with ancestors. */
+  readonly pinned?: readonly string[];
   /** Where the user's git config lies. */
   readonly git: GitUserConfig;
   readonly limits?: WalkLimits;
@@ -95,6 +97,7 @@ export function protectWorkspace(
   }
   protect(options.stateDir);
   for (const path of options.protectedDirs ?? []) protect(path);
+  for (const dir of options.pinned ?? []) pinWithAncestors(dir, workspace, add);
 
   const readOnly = [...guards].filter(([, type]) => type === "readonly").map(([path]) => path);
   const ordered = [...guards]
