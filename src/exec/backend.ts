@@ -14,7 +14,7 @@ import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import { SandboxUnavailableError } from "./errors.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 import { isWithin, realpathOr } from "../paths.ts";
-import { credentialMasks, credentialPaths, stateDirMasks } from "./guards.ts";
+import { createCredentialMasker, credentialPaths, stateDirMasks, storePins } from "./guards.ts";
 import { hostServiceMasks } from "./host-services.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
@@ -134,24 +134,23 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   const listings = listingsByWorkspace();
   // The kernel's entries do not change while dsh runs.
   const kernel = kernelInterfaces();
+  const credentialMasks = createCredentialMasker(options.credentials ?? { home: options.home });
   return {
     status: probe.status,
     wrap(input, argv) {
       refuseUnsafe(unsafe, input.workspace);
       refuseRedirectedGit(input.workspace);
+      const masks = [...credentialMasks(), ...stateDirMasks(options.stateDir, input.workspace)];
       const protection =
         input.mode === "workspace-write"
           ? protectWorkspace(input.workspace, {
               stateDir: options.stateDir,
               protectedDirs: options.protectedDirs,
+              pinned: storePins(masks, input.workspace),
               git: options.git ?? { home: options.home },
               cache: listings(input.workspace),
             })
           : undefined;
-      const masks = [
-        ...credentialMasks(options.credentials ?? { home: options.home }),
-        ...stateDirMasks(options.stateDir, input.workspace),
-      ];
       const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
       const guards = protection?.guards ?? [];
       const plan = {
@@ -193,11 +192,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       ) {
         return "it lies in a runtime directory the sandbox hides (/run/user, XDG_RUNTIME_DIR)";
       }
-      if (
-        credentialMasks(options.credentials ?? { home: options.home }).some((mask) =>
-          isWithin(mask.path, path),
-        )
-      ) {
+      if (credentialMasks().some((mask) => isWithin(mask.path, path))) {
         return "it lies in a credential store the sandbox hides";
       }
       if (stateDirMasks(options.stateDir, workspace).some((mask) => isWithin(mask.path, path))) {
