@@ -22,6 +22,8 @@ import {
 } from "../permission/git-repository.ts";
 import type { GitUserConfig, Repository } from "../permission/git-repository.ts";
 import { findGitEntries } from "./git-entries.ts";
+import { protectProjectConfig } from "./project-config-guards.ts";
+import type { MakePlaceholder } from "./project-config-guards.ts";
 import type { GitEntryCache, WalkLimits } from "./git-entries.ts";
 import type { Guard } from "./guards.ts";
 import { isWithin, realpathOrUndefined } from "../paths.ts";
@@ -41,6 +43,12 @@ export interface WorkspaceGuardOptions {
   readonly protectedDirs?: readonly string[];
   /** Directories that must keep their names (credential stores' parents), pinned with ancestors. */
   readonly pinned?: readonly string[];
+  /**
+   * Guards protected project configuration (`.vscode/`, `.npmrc`, ...), making the missing
+   * entries with this so that they can be bound read-only. Without it only `.dsh` is guarded
+   * (forbidden when missing).
+   */
+  readonly placeholder?: MakePlaceholder;
   /** Where the user's git config lies. */
   readonly git: GitUserConfig;
   readonly limits?: WalkLimits;
@@ -89,7 +97,11 @@ export function protectWorkspace(
       for (const path of [...control.configFiles, ...control.hookDirs]) protect(path);
     }
   }
-  protect(join(workspace, ".dsh"));
+  if (options.placeholder === undefined) protect(join(workspace, ".dsh"));
+  else {
+    const nestedRoots = gitEntries.filter((entry) => entry !== main?.dotGit).map(dirname);
+    protectProjectConfig(workspace, nestedRoots, protect, options.placeholder);
+  }
   // dsh keeps its state there anyway; made now, it is read-only rather than forbidden.
   if (isWithin(workspace, resolve(options.stateDir))) {
     refuseLinkOnTheWay(resolve(options.stateDir), workspace);
