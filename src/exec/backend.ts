@@ -15,7 +15,9 @@ import { SandboxUnavailableError } from "./errors.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 import { isWithin, realpathOr } from "../paths.ts";
 import { createCredentialMasker, credentialPaths, stateDirMasks, storePins } from "./guards.ts";
+import { loadFileLocks } from "./file-lock.ts";
 import { hostServiceMasks } from "./host-services.ts";
+import { createPlaceholders } from "./placeholders.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
@@ -135,50 +137,68 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   // The kernel's entries do not change while dsh runs.
   const kernel = kernelInterfaces();
   const credentialMasks = createCredentialMasker(options.credentials ?? { home: options.home });
+  const placeholders = createPlaceholders({
+    stateDir: options.stateDir,
+    locks: await loadFileLocks(),
+    logger: options.logger,
+  });
   return {
     status: probe.status,
     wrap(input, argv) {
       refuseUnsafe(unsafe, input.workspace);
       refuseRedirectedGit(input.workspace);
       const masks = [...credentialMasks(), ...stateDirMasks(options.stateDir, input.workspace)];
-      const protection =
-        input.mode === "workspace-write"
+      const writable = input.mode === "workspace-write";
+      // Held from before any placeholder is made until the command has ended.
+      const hold = writable ? placeholders(input.workspace) : undefined;
+      try {
+        const protection = writable
           ? protectWorkspace(input.workspace, {
               stateDir: options.stateDir,
               protectedDirs: options.protectedDirs,
               pinned: storePins(masks, input.workspace),
+              placeholder: hold?.make,
               git: options.git ?? { home: options.home },
               cache: listings(input.workspace),
             })
           : undefined;
-      const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
-      const guards = protection?.guards ?? [];
-      const plan = {
-        ...input,
-        guards,
-        masks,
-        services,
-        kernel,
-        network: false,
-      };
-      const filter = program === undefined ? undefined : seccompFd(program);
-      const wrapped = [bwrap, ...bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, argv)];
-      let closed = false;
-      const close = () => {
-        if (closed) return [];
-        closed = true;
-        filter?.close();
-        if (protection === undefined) return [];
-        const after = checkAfterCommand(
-          input.workspace,
-          protection,
-          options.logger,
-          listings(input.workspace),
-        );
-        for (const path of after.unsafe) unsafe.add(path);
-        return after.notes;
-      };
-      return { argv: wrapped, fds: filter === undefined ? [] : [filter.fd], close };
+        hold?.seal();
+        const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
+        const guards = protection?.guards ?? [];
+        const plan = {
+          ...input,
+          guards,
+          masks,
+          services,
+          kernel,
+          network: false,
+        };
+        const filter = program === undefined ? undefined : seccompFd(program);
+        const wrapped = [bwrap, ...bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, argv)];
+        let closed = false;
+        const close = () => {
+          if (closed) return [];
+          closed = true;
+          filter?.close();
+          if (protection === undefined) return [];
+          try {
+            const after = checkAfterCommand(
+              input.workspace,
+              protection,
+              options.logger,
+              listings(input.workspace),
+            );
+            for (const path of after.unsafe) unsafe.add(path);
+            return after.notes;
+          } finally {
+            hold?.release();
+          }
+        };
+        return { argv: wrapped, fds: filter === undefined ? [] : [filter.fd], close };
+      } catch (error) {
+        hold?.release();
+        throw error;
+      }
     },
     hidden(path, workspace) {
       if (isWithin(workspace, path)) return undefined;

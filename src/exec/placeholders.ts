@@ -1,0 +1,322 @@
+/**
+ * Placeholders for protected paths that do not exist yet. A missing name in a writable
+ * directory can only be kept from being created by a mount at that very name, and a mount
+ * needs something there: so dsh makes it (an empty directory or an empty file, with any
+ * missing parents as plain directories), the sandbox binds it read-only, and the command's
+ * write fails. Nothing a command wrote is ever removed here; the placeholders are removed once
+ * the last command of the project ends, if they are still as dsh made them (same inode, empty).
+ *
+ * Several dsh processes may run commands in one project at once, and removing a mount point
+ * on the host detaches it in every sandbox that has it. So each command holds the project's
+ * lock shared from before its placeholders are made until it ended (`file-lock.ts`), and only a
+ * command that can take it exclusive removes any; what each command made is recorded in dsh's
+ * state directory (which commands never see), so the last one out, or the next after a crash,
+ * removes what the others made too.
+ *
+ * Every operation goes through descriptors (`/proc/self/fd/N/name`, Linux, like the file
+ * tools' writes): a directory swapped for a symlink meanwhile cannot redirect a removal
+ * outside the project, and only entries that are what was recorded are removed.
+ */
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join, relative, sep } from "node:path";
+import * as v from "valibot";
+import { errorCode } from "../error-code.ts";
+import type { Logger } from "../log.ts";
+import { isWithin } from "../paths.ts";
+import type { FileLocks, SharedLock } from "./file-lock.ts";
+
+/** One thing dsh made: a placeholder, or a parent directory made for one. */
+const MadeEntry = v.object({
+  /** Relative to the workspace, `/`-separated components. */
+  path: v.string(),
+  type: v.picklist(["dir", "file"]),
+  dev: v.string(),
+  ino: v.string(),
+  /** Tells a new file that got the freed inode number from the one dsh made ("0": unknown). */
+  birth: v.string(),
+});
+type MadeEntry = v.InferOutput<typeof MadeEntry>;
+
+/** What one command made in one workspace, kept until the last command of it ends. */
+const MadeRecord = v.object({
+  workspace: v.string(),
+  dev: v.string(),
+  ino: v.string(),
+  entries: v.array(MadeEntry),
+});
+type MadeRecord = v.InferOutput<typeof MadeRecord>;
+
+/** The placeholders of one command. */
+export interface PlaceholderHold {
+  /**
+   * Makes `path` (inside the workspace, missing) as an empty directory or file, with its
+   * missing parents as directories. True when something is at `path` afterwards (made, or
+   * made by another process meanwhile); false when it was not made (a read-only parent, where
+   * no command can make it either; or nothing to agree with other processes through).
+   */
+  make(path: string, type: "dir" | "file"): boolean;
+  /** Records what was made, for whoever ends last. Call before the command starts. */
+  seal(): void;
+  /** Ends this command's hold; removes every placeholder when it was the last. Never throws. */
+  release(): void;
+}
+
+export interface PlaceholderOptions {
+  /** dsh's state directory, where the records and locks live. */
+  readonly stateDir: string;
+  /** Undefined where flock(2) is not reachable. */
+  readonly locks: FileLocks | undefined;
+  readonly logger: Logger;
+}
+
+const DIRECTORY = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+const NEW_FILE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/** A hold that makes nothing: the guards then forbid missing paths instead. */
+const NO_HOLD: PlaceholderHold = { make: () => false, seal() {}, release() {} };
+
+/**
+ * Opens holds on workspaces (realpaths); a hold throws only when the project's lock stays
+ * taken. Without flock(2) or a state directory (never so in a real run) no placeholder is
+ * made. Opening first removes what commands of dsh processes that died left behind.
+ */
+export function createPlaceholders(
+  options: PlaceholderOptions,
+): (workspace: string) => PlaceholderHold {
+  const { locks, logger } = options;
+  if (locks !== undefined) sweep(options.stateDir, locks, logger);
+  return (workspace) => {
+    const area = recordArea(options.stateDir, workspace);
+    if (locks === undefined || area === undefined) return NO_HOLD;
+    const root = openSync(workspace, DIRECTORY);
+    let lock: SharedLock;
+    try {
+      lock = locks.shared(`${area}.lock`);
+    } catch (error) {
+      closeSync(root);
+      throw error;
+    }
+    const rootStat = fstatSync(root, { bigint: true });
+    const made: MadeEntry[] = [];
+    let sealed = false;
+    let released = false;
+    const seal = () => {
+      if (sealed || made.length === 0) return;
+      sealed = true;
+      const record: MadeRecord = {
+        workspace,
+        dev: String(rootStat.dev),
+        ino: String(rootStat.ino),
+        entries: made,
+      };
+      const file = join(area, `${process.pid}-${crypto.randomUUID()}.json`);
+      writeFileSync(`${file}.tmp`, JSON.stringify(record));
+      renameSync(`${file}.tmp`, file);
+    };
+    return {
+      make(path, type) {
+        if (!isWithin(workspace, path) || path === workspace) return false;
+        try {
+          return makeAt(root, relative(workspace, path).split(sep), type, made);
+        } catch (error) {
+          logger.warn("a placeholder for a protected path could not be made", { path, error });
+          return false;
+        }
+      },
+      seal,
+      release() {
+        if (released) return;
+        released = true;
+        try {
+          seal();
+          if (lock.tryExclusive()) removeAll(area, logger);
+        } catch (error) {
+          logger.warn("placeholders of protected paths were not removed", { workspace, error });
+        } finally {
+          lock.release();
+          closeSync(root);
+        }
+      },
+    };
+  };
+}
+
+/** Removes the placeholders of every project no command runs in now (left by a dead dsh). */
+function sweep(stateDir: string, locks: FileLocks, logger: Logger): void {
+  const top = join(stateDir, "placeholders");
+  let names: string[];
+  try {
+    names = readdirSync(top).filter((name) => !name.endsWith(".lock"));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const area = join(top, name);
+    try {
+      if (readdirSync(area).length === 0) continue;
+      const lock = locks.shared(`${area}.lock`);
+      try {
+        if (lock.tryExclusive()) removeAll(area, logger);
+      } finally {
+        lock.release();
+      }
+    } catch (error) {
+      logger.debug("placeholders left by an earlier dsh were not checked", { area, error });
+    }
+  }
+}
+
+/**
+ * Where the records of `workspace` live: `<state>/placeholders/<key>`, made when missing, but
+ * only inside a state directory that exists. Undefined when there is none to use.
+ */
+function recordArea(stateDir: string, workspace: string): string | undefined {
+  const area = join(stateDir, "placeholders", keyOf(workspace));
+  try {
+    if (!lstatSync(stateDir).isDirectory()) return undefined;
+    mkdirSync(area, { recursive: true });
+    return area;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Makes `parts` below the directory `fd` holds; the last one as `type`. */
+function makeAt(fd: number, parts: string[], type: "dir" | "file", made: MadeEntry[]): boolean {
+  const parent = fstatSync(fd);
+  const owner = process.getuid?.() === 0 ? parent : undefined;
+  let dir = fd;
+  try {
+    for (const [i, name] of parts.entries()) {
+      const here = `/proc/self/fd/${dir}/${name}`;
+      const last = i === parts.length - 1;
+      const kind = last ? type : "dir";
+      const created = create(here, kind);
+      if (created) {
+        if (owner !== undefined) lchownSync(here, owner.uid, owner.gid);
+        const stat = lstatSync(here, { bigint: true });
+        made.push({
+          path: parts.slice(0, i + 1).join("/"),
+          type: kind,
+          dev: String(stat.dev),
+          ino: String(stat.ino),
+          birth: String(stat.birthtimeNs),
+        });
+      }
+      if (last) return true;
+      const next = openSync(here, DIRECTORY);
+      if (dir !== fd) closeSync(dir);
+      dir = next;
+    }
+    return true;
+  } finally {
+    if (dir !== fd) closeSync(dir);
+  }
+}
+
+/** Creates an empty directory or file; false when something is there already. */
+function create(path: string, type: "dir" | "file"): boolean {
+  try {
+    if (type === "dir") mkdirSync(path);
+    else closeSync(openSync(path, NEW_FILE, 0o644));
+    return true;
+  } catch (error) {
+    if (errorCode(error) === "EEXIST") return false;
+    throw error;
+  }
+}
+
+/** Removes what every record of `area` lists, deepest first, then the records. */
+function removeAll(area: string, logger: Logger): void {
+  for (const name of readdirSync(area)) {
+    const file = join(area, name);
+    if (!name.endsWith(".json")) {
+      unlinkSync(file);
+      continue;
+    }
+    const record = v.safeParse(MadeRecord, parseJson(readFileSync(file, "utf8")));
+    if (record.success) removeRecorded(record.output, logger);
+    else logger.warn("a placeholder record is not readable; what it lists is left", { file });
+    unlinkSync(file);
+  }
+}
+
+function removeRecorded(record: MadeRecord, logger: Logger): void {
+  let root: number;
+  try {
+    root = openSync(record.workspace, DIRECTORY);
+  } catch {
+    return;
+  }
+  try {
+    const stat = fstatSync(root, { bigint: true });
+    // The workspace itself was replaced (moved, a symlink put in its place): not ours any more.
+    if (String(stat.dev) !== record.dev || String(stat.ino) !== record.ino) return;
+    const deepestFirst = [...record.entries].sort(
+      (a, b) => b.path.split("/").length - a.path.split("/").length,
+    );
+    for (const entry of deepestFirst) {
+      try {
+        removeEntry(root, entry);
+      } catch (error) {
+        logger.debug("a placeholder was left", { path: entry.path, error });
+      }
+    }
+  } finally {
+    closeSync(root);
+  }
+}
+
+/** Removes one recorded entry if it is still the empty one dsh made. */
+function removeEntry(root: number, entry: MadeEntry): void {
+  const parts = entry.path.split("/");
+  let dir = root;
+  try {
+    for (const name of parts.slice(0, -1)) {
+      const next = openSync(`/proc/self/fd/${dir}/${name}`, DIRECTORY);
+      if (dir !== root) closeSync(dir);
+      dir = next;
+    }
+    const here = `/proc/self/fd/${dir}/${parts.at(-1) ?? ""}`;
+    const stat = lstatSync(here, { bigint: true, throwIfNoEntry: false });
+    if (
+      stat === undefined ||
+      String(stat.dev) !== entry.dev ||
+      String(stat.ino) !== entry.ino ||
+      String(stat.birthtimeNs) !== entry.birth
+    ) {
+      return;
+    }
+    if (entry.type === "dir" && stat.isDirectory()) rmdirSync(here);
+    else if (entry.type === "file" && stat.isFile() && stat.size === 0n) unlinkSync(here);
+  } finally {
+    if (dir !== root) closeSync(dir);
+  }
+}
+
+/** A short name for a workspace's records and lock. */
+function keyOf(workspace: string): string {
+  return new Bun.CryptoHasher("sha256").update(workspace).digest("hex").slice(0, 32);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Guards for protected project configuration (`src/permission/project-config.ts`) in a
+ * writable workspace: each entry that exists at the workspace's top, or at the top of a nested
+ * repository, is bound read-only (its parents pinned, so it cannot be moved away); one missing
+ * at the workspace's top gets a read-only placeholder (`placeholders.ts`), so that the
+ * command's write itself fails and dsh never has to remove a file the user's editor may
+ * already have loaded. A missing one in a nested repository is not blocked.
+ */
+import { lstatSync } from "node:fs";
+import { join } from "node:path";
+import { PROJECT_CONFIG } from "../permission/project-config.ts";
+import type { ProjectConfigEntry } from "../permission/project-config.ts";
+
+/** Makes a missing protected path as an empty directory or file; true when it exists then. */
+export type MakePlaceholder = (path: string, type: "dir" | "file") => boolean;
+
+/**
+ * Calls `protect` for every entry of the list at `workspace` (made with `placeholder` first
+ * when missing) and for every one that exists at each of `nestedRoots`. `protect` is the
+ * workspace guards' own: it throws for a symlink on the way, since a link cannot be pinned.
+ */
+export function protectProjectConfig(
+  workspace: string,
+  nestedRoots: readonly string[],
+  protect: (path: string) => void,
+  placeholder: MakePlaceholder,
+): void {
+  for (const entry of PROJECT_CONFIG) protectAtTop(workspace, entry, protect, placeholder);
+  for (const root of nestedRoots) {
+    for (const entry of PROJECT_CONFIG) {
+      const path = join(root, ...entry.path.split("/"));
+      if (lstatOrUndefined(path) !== undefined) protect(path);
+    }
+  }
+}
+
+function protectAtTop(
+  workspace: string,
+  entry: ProjectConfigEntry,
+  protect: (path: string) => void,
+  placeholder: MakePlaceholder,
+): void {
+  const names = entry.path.split("/");
+  const target = join(workspace, ...names);
+  let current = workspace;
+  for (const [i, name] of names.entries()) {
+    current = join(current, name);
+    const stat = lstatOrUndefined(current);
+    if (stat === undefined) {
+      // Made, or unmakable (a read-only parent): `protect` then forbids it, to be removed if
+      // a command makes it after all.
+      placeholder(target, entry.type);
+      break;
+    }
+    // A file where a directory of the entry belongs: kept, so it cannot become one.
+    if (i < names.length - 1 && stat.isFile()) {
+      protect(current);
+      return;
+    }
+  }
+  protect(target);
+}
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
