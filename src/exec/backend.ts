@@ -21,9 +21,10 @@ import { createPlaceholders } from "./placeholders.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
-import { seatbeltArgs } from "./seatbelt.ts";
+import { namesToKeep, seatbeltArgs } from "./seatbelt.ts";
 import type { SandboxPreference } from "../settings/table.ts";
 import type { SandboxStatus } from "./types.ts";
+import { projectConfigMasks } from "./project-config-guards.ts";
 import { protectWorkspace, refuseRedirectedGit } from "./workspace-guards.ts";
 
 export interface WrapInput {
@@ -237,16 +238,6 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
       const hideState = !isWithin(stateDir, input.workspace);
       const writable = input.mode === "workspace-write";
       const git = options.git ?? { home: options.home };
-      const plan = {
-        ...input,
-        tempDirs,
-        stateDir,
-        protectedDirs: (options.protectedDirs ?? []).map(realpathOr),
-        // Rules are path patterns: missing paths are covered as well as existing ones.
-        gitControl: writable ? gitControlPaths(input.workspace, git).map(realpathOr) : [],
-        secrets: hideState ? [...secrets, { type: "dir" as const, path: stateDir }] : secrets,
-        network: false,
-      };
       // Seatbelt cannot tell a new `.git` from any other write: they are found and removed after.
       const protection = writable
         ? {
@@ -254,6 +245,27 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
             gitEntries: findGitEntries(input.workspace, undefined, listings(input.workspace)),
           }
         : undefined;
+      // Rules are path patterns: missing paths are covered as well as existing ones.
+      const gitControl = writable ? gitControlPaths(input.workspace, git).map(realpathOr) : [];
+      const projectConfig = writable
+        ? projectConfigMasks(input.workspace, protection?.gitEntries ?? [])
+        : [];
+      const roots = writable ? [input.workspace, ...tempDirs] : tempDirs;
+      const plan = {
+        ...input,
+        tempDirs,
+        stateDir,
+        protectedDirs: (options.protectedDirs ?? []).map(realpathOr),
+        gitControl,
+        secrets: hideState ? [...secrets, { type: "dir" as const, path: stateDir }] : secrets,
+        projectConfig,
+        keepNames: namesToKeep(roots, [
+          ...secrets.map((mask) => realpathOr(mask.path)),
+          ...gitControl,
+          ...projectConfig.map((mask) => mask.path),
+        ]),
+        network: false,
+      };
       const close = () =>
         protection === undefined
           ? []

@@ -7,9 +7,10 @@
  * already have loaded. A missing one in a nested repository is not blocked.
  */
 import { lstatSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { PROJECT_CONFIG } from "../permission/project-config.ts";
 import type { ProjectConfigEntry } from "../permission/project-config.ts";
+import type { Mask } from "./guards.ts";
 
 /** Makes a missing protected path as an empty directory or file; true when it exists then. */
 export type MakePlaceholder = (path: string, type: "dir" | "file") => boolean;
@@ -67,4 +68,18 @@ function lstatOrUndefined(path: string) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Every entry of the list at `workspace` and at each repository holding one of `gitEntries`,
+ * existing or not, for a sandbox whose rules are path patterns (seatbelt).
+ */
+export function projectConfigMasks(workspace: string, gitEntries: readonly string[]): Mask[] {
+  const roots = [...new Set([workspace, ...gitEntries.map(dirname)])];
+  return roots.flatMap((root) =>
+    PROJECT_CONFIG.map((entry) => ({
+      type: entry.type,
+      path: join(root, ...entry.path.split("/")),
+    })),
+  );
 }
