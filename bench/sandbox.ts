@@ -1,31 +1,45 @@
 /**
  * Overhead of the sandbox: median wall time of `true` run through the command runner,
- * sandboxed (workspace-write) against unsandboxed, N runs each, interleaved.
+ * sandboxed (workspace-write) against unsandboxed, N runs each, interleaved. The state
+ * directory exists, as in a real run, so in the empty project each sandboxed command also
+ * makes, binds and removes the placeholders of the missing protected project configuration;
+ * a second project where every protected entry exists (bound read-only, nothing to make) is
+ * that figure's floor.
  * Run: bun bench/sandbox.ts [N]
  */
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createCommandRunner } from "../src/exec/runner.ts";
 import type { CommandRunner } from "../src/exec/types.ts";
 import type { SandboxMode } from "../src/permission/knobs.ts";
+import { PROJECT_CONFIG } from "../src/permission/project-config.ts";
 import { silentLogger } from "../src/log.ts";
 import { emit, size } from "./lib/figures.ts";
 import { median } from "./stats.ts";
 
 const runs = size(Number(process.argv[2] ?? 50), 3);
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "dsh-bench-")));
+const empty = join(dir, "project");
+const configured = join(dir, "configured");
+const stateDir = join(dir, "state-outside-view");
+for (const path of [empty, configured, stateDir]) mkdirSync(path);
+for (const entry of PROJECT_CONFIG) {
+  const path = join(configured, ...entry.path.split("/"));
+  mkdirSync(entry.type === "dir" ? path : dirname(path), { recursive: true });
+  if (entry.type === "file") writeFileSync(path, "");
+}
 const runner = createCommandRunner({
   env: { PATH: process.env.PATH, LANG: "C.UTF-8" },
   sandbox: "auto",
   home: process.env.HOME ?? "/nonexistent",
-  stateDir: join(dir, "state-outside-view"),
+  stateDir,
   logger: silentLogger,
 });
 
-async function once(r: CommandRunner, sandbox: SandboxMode): Promise<number> {
+async function once(r: CommandRunner, sandbox: SandboxMode, workspace = empty): Promise<number> {
   const start = performance.now();
-  const request = { command: "true", cwd: dir, workspace: dir, sandbox };
+  const request = { command: "true", cwd: workspace, workspace, sandbox };
   const result = await r.run(request, { signal: new AbortController().signal });
   if (result.exitCode !== 0) throw new Error(`true failed under ${sandbox}: ${result.output}`);
   return performance.now() - start;
@@ -35,20 +49,25 @@ try {
   const status = await runner.sandbox();
   if (!status.ok) throw new Error(`no sandbox backend: ${status.reason}`);
   await once(runner, "workspace-write");
+  await once(runner, "workspace-write", configured);
   await once(runner, "danger-full-access");
   const sandboxed: number[] = [];
+  const withConfig: number[] = [];
   const plain: number[] = [];
   for (let i = 0; i < runs; i++) {
     sandboxed.push(await once(runner, "workspace-write"));
+    withConfig.push(await once(runner, "workspace-write", configured));
     plain.push(await once(runner, "danger-full-access"));
   }
   const s = median(sandboxed);
+  const c = median(withConfig);
   const p = median(plain);
   console.log(`backend: ${status.backend}, runs: ${runs} each`);
-  console.log(`median sandboxed (workspace-write): ${s.toFixed(1)} ms`);
-  console.log(`median unsandboxed:                 ${p.toFixed(1)} ms`);
+  console.log(`median sandboxed (workspace-write):  ${s.toFixed(1)} ms`);
+  console.log(`  where protected config exists:     ${c.toFixed(1)} ms`);
+  console.log(`median unsandboxed:                  ${p.toFixed(1)} ms`);
   console.log(
-    `overhead:                           ${(s - p).toFixed(1)} ms (${(s / p).toFixed(2)}x)`,
+    `overhead:                            ${(s - p).toFixed(1)} ms (${(s / p).toFixed(2)}x)`,
   );
   emit([
     {
@@ -56,6 +75,12 @@ try {
       unit: "ms",
       samples: sandboxed,
       floor: plain,
+    },
+    {
+      name: "placeholders: sandboxed `true` in an empty project (floor: every protected entry exists)",
+      unit: "ms",
+      samples: sandboxed,
+      floor: withConfig,
     },
   ]);
 } finally {

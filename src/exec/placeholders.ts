@@ -1,9 +1,8 @@
 /**
  * Placeholders for protected paths that do not exist yet. A missing name in a writable
  * directory can only be kept from being created by a mount at that very name, and a mount
- * needs something there: so dsh makes it (an empty directory or an empty file, with any
- * missing parents as plain directories), the sandbox binds it read-only, and the command's
- * write fails. Nothing a command wrote is ever removed here; the placeholders are removed once
+ * needs something there: so dsh makes it (an empty directory or an empty file), the sandbox
+ * binds it read-only, and the command's write fails. Nothing a command wrote is ever removed here; the placeholders are removed once
  * the last command of the project ends, if they are still as dsh made them (same inode, empty).
  *
  * Several dsh processes may run commands in one project at once, and removing a mount point
@@ -27,7 +26,6 @@ import {
   openSync,
   readFileSync,
   readdirSync,
-  renameSync,
   rmdirSync,
   unlinkSync,
   writeFileSync,
@@ -39,7 +37,7 @@ import type { Logger } from "../log.ts";
 import { isWithin } from "../paths.ts";
 import type { FileLocks, SharedLock } from "./file-lock.ts";
 
-/** One thing dsh made: a placeholder, or a parent directory made for one. */
+/** One placeholder dsh made. */
 const MadeEntry = v.object({
   /** Relative to the workspace, `/`-separated components. */
   path: v.string(),
@@ -63,10 +61,10 @@ type MadeRecord = v.InferOutput<typeof MadeRecord>;
 /** The placeholders of one command. */
 export interface PlaceholderHold {
   /**
-   * Makes `path` (inside the workspace, missing) as an empty directory or file, with its
-   * missing parents as directories. True when something is at `path` afterwards (made, or
-   * made by another process meanwhile); false when it was not made (a read-only parent, where
-   * no command can make it either; or nothing to agree with other processes through).
+   * Makes `path` (inside the workspace, missing, its parent there) as an empty directory or
+   * file. True when something is at `path` afterwards (made, or made by another process
+   * meanwhile); false when it was not made (a read-only parent, where no command can make it
+   * either; a symlink on the way; or nothing to agree with other processes through).
    */
   make(path: string, type: "dir" | "file"): boolean;
   /** Records what was made, for whoever ends last. Call before the command starts. */
@@ -123,9 +121,10 @@ export function createPlaceholders(
         ino: String(rootStat.ino),
         entries: made,
       };
+      // Read only by a holder of the exclusive lock, so never while being written (a record
+      // torn by a crash is left, with what it lists, and named in the log).
       const file = join(area, `${process.pid}-${crypto.randomUUID()}.json`);
-      writeFileSync(`${file}.tmp`, JSON.stringify(record));
-      renameSync(`${file}.tmp`, file);
+      writeFileSync(file, JSON.stringify(record), { flag: "wx" });
     };
     return {
       make(path, type) {
@@ -195,33 +194,32 @@ function recordArea(stateDir: string, workspace: string): string | undefined {
   }
 }
 
-/** Makes `parts` below the directory `fd` holds; the last one as `type`. */
+/**
+ * Makes the last of `parts` below the directory `fd` holds, as `type`; the others must exist
+ * and are opened without following links. Owned like its parent when dsh runs as root.
+ */
 function makeAt(fd: number, parts: string[], type: "dir" | "file", made: MadeEntry[]): boolean {
-  const parent = fstatSync(fd);
-  const owner = process.getuid?.() === 0 ? parent : undefined;
   let dir = fd;
   try {
-    for (const [i, name] of parts.entries()) {
-      const here = `/proc/self/fd/${dir}/${name}`;
-      const last = i === parts.length - 1;
-      const kind = last ? type : "dir";
-      const created = create(here, kind);
-      if (created) {
-        if (owner !== undefined) lchownSync(here, owner.uid, owner.gid);
-        const stat = lstatSync(here, { bigint: true });
-        made.push({
-          path: parts.slice(0, i + 1).join("/"),
-          type: kind,
-          dev: String(stat.dev),
-          ino: String(stat.ino),
-          birth: String(stat.birthtimeNs),
-        });
-      }
-      if (last) return true;
-      const next = openSync(here, DIRECTORY);
+    for (const name of parts.slice(0, -1)) {
+      const next = openSync(`/proc/self/fd/${dir}/${name}`, DIRECTORY);
       if (dir !== fd) closeSync(dir);
       dir = next;
     }
+    const here = `/proc/self/fd/${dir}/${parts.at(-1) ?? ""}`;
+    if (!create(here, type)) return true;
+    const parent = fstatSync(dir);
+    if (process.getuid?.() === 0 && (parent.uid !== 0 || parent.gid !== 0)) {
+      lchownSync(here, parent.uid, parent.gid);
+    }
+    const stat = lstatSync(here, { bigint: true });
+    made.push({
+      path: parts.join("/"),
+      type,
+      dev: String(stat.dev),
+      ino: String(stat.ino),
+      birth: String(stat.birthtimeNs),
+    });
     return true;
   } finally {
     if (dir !== fd) closeSync(dir);
@@ -240,36 +238,29 @@ function create(path: string, type: "dir" | "file"): boolean {
   }
 }
 
-/** Removes what every record of `area` lists, deepest first, then the records. */
+/**
+ * Removes what every record of `area` lists, then the records. Deepest first over all of
+ * them: one command's placeholder may lie in another's (made while that one ran).
+ */
 function removeAll(area: string, logger: Logger): void {
+  const records: MadeRecord[] = [];
   for (const name of readdirSync(area)) {
     const file = join(area, name);
-    if (!name.endsWith(".json")) {
-      unlinkSync(file);
-      continue;
+    if (name.endsWith(".json")) {
+      const record = v.safeParse(MadeRecord, parseJson(readFileSync(file, "utf8")));
+      if (record.success) records.push(record.output);
+      else logger.warn("a placeholder record is not readable; what it lists is left", { file });
     }
-    const record = v.safeParse(MadeRecord, parseJson(readFileSync(file, "utf8")));
-    if (record.success) removeRecorded(record.output, logger);
-    else logger.warn("a placeholder record is not readable; what it lists is left", { file });
     unlinkSync(file);
   }
-}
-
-function removeRecorded(record: MadeRecord, logger: Logger): void {
-  let root: number;
+  const entries = records.flatMap((record) => record.entries.map((entry) => ({ record, entry })));
+  entries.sort((a, b) => depth(b.entry.path) - depth(a.entry.path));
+  const roots = new Map<MadeRecord, number | undefined>();
   try {
-    root = openSync(record.workspace, DIRECTORY);
-  } catch {
-    return;
-  }
-  try {
-    const stat = fstatSync(root, { bigint: true });
-    // The workspace itself was replaced (moved, a symlink put in its place): not ours any more.
-    if (String(stat.dev) !== record.dev || String(stat.ino) !== record.ino) return;
-    const deepestFirst = [...record.entries].sort(
-      (a, b) => b.path.split("/").length - a.path.split("/").length,
-    );
-    for (const entry of deepestFirst) {
+    for (const { record, entry } of entries) {
+      if (!roots.has(record)) roots.set(record, openWorkspace(record));
+      const root = roots.get(record);
+      if (root === undefined) continue;
       try {
         removeEntry(root, entry);
       } catch (error) {
@@ -277,8 +268,29 @@ function removeRecorded(record: MadeRecord, logger: Logger): void {
       }
     }
   } finally {
-    closeSync(root);
+    for (const root of roots.values()) if (root !== undefined) closeSync(root);
   }
+}
+
+/**
+ * The workspace of `record`, opened, when it is still the directory the record was made in
+ * (not moved away, no symlink put in its place); undefined otherwise.
+ */
+function openWorkspace(record: MadeRecord): number | undefined {
+  let root: number;
+  try {
+    root = openSync(record.workspace, DIRECTORY);
+  } catch {
+    return undefined;
+  }
+  const stat = fstatSync(root, { bigint: true });
+  if (String(stat.dev) === record.dev && String(stat.ino) === record.ino) return root;
+  closeSync(root);
+  return undefined;
+}
+
+function depth(path: string): number {
+  return path.split("/").length;
 }
 
 /** Removes one recorded entry if it is still the empty one dsh made. */

@@ -2,14 +2,16 @@
  * Guards for protected project configuration (`src/permission/project-config.ts`) in a
  * writable workspace: each entry that exists at the workspace's top, or at the top of a nested
  * repository, is bound read-only (its parents pinned, so it cannot be moved away); one missing
- * at the workspace's top gets a read-only placeholder (`placeholders.ts`), so that the
- * command's write itself fails and dsh never has to remove a file the user's editor may
- * already have loaded. A missing one in a nested repository is not blocked.
+ * at the workspace's top gets a read-only placeholder at its first missing component
+ * (`placeholders.ts`: `.cargo` itself when there is none), so that the command's write fails
+ * and dsh never has to remove a file the user's editor may already have loaded. A missing one
+ * in a nested repository is not blocked.
  */
 import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PROJECT_CONFIG } from "../permission/project-config.ts";
 import type { ProjectConfigEntry } from "../permission/project-config.ts";
+import { isWithin } from "../paths.ts";
 import type { Mask } from "./guards.ts";
 
 /** Makes a missing protected path as an empty directory or file; true when it exists then. */
@@ -26,7 +28,17 @@ export function protectProjectConfig(
   protect: (path: string) => void,
   placeholder: MakePlaceholder,
 ): void {
-  for (const entry of PROJECT_CONFIG) protectAtTop(workspace, entry, protect, placeholder);
+  // Placeholders made here stand for every entry below them (`.cargo` for both its configs).
+  const made: string[] = [];
+  const counted: MakePlaceholder = (path, type) => {
+    made.push(path);
+    return placeholder(path, type);
+  };
+  for (const entry of PROJECT_CONFIG) {
+    const target = join(workspace, ...entry.path.split("/"));
+    if (made.some((path) => isWithin(path, target))) continue;
+    protectAtTop(workspace, entry, protect, counted);
+  }
   for (const root of nestedRoots) {
     for (const entry of PROJECT_CONFIG) {
       const path = join(root, ...entry.path.split("/"));
@@ -42,24 +54,26 @@ function protectAtTop(
   placeholder: MakePlaceholder,
 ): void {
   const names = entry.path.split("/");
-  const target = join(workspace, ...names);
   let current = workspace;
   for (const [i, name] of names.entries()) {
     current = join(current, name);
+    const last = i === names.length - 1;
     const stat = lstatOrUndefined(current);
     if (stat === undefined) {
-      // Made, or unmakable (a read-only parent): `protect` then forbids it, to be removed if
-      // a command makes it after all.
-      placeholder(target, entry.type);
-      break;
+      // The first missing component stands for the rest (a missing `.cargo` for its config).
+      // Unmakable (a read-only parent), `protect` forbids it, to be removed if a command
+      // makes it after all.
+      placeholder(current, last ? entry.type : "dir");
+      protect(current);
+      return;
     }
     // A file where a directory of the entry belongs: kept, so it cannot become one.
-    if (i < names.length - 1 && stat.isFile()) {
+    if (!last && stat.isFile()) {
       protect(current);
       return;
     }
   }
-  protect(target);
+  protect(current);
 }
 
 function lstatOrUndefined(path: string) {

@@ -43,39 +43,48 @@ function setup(dir: string) {
 }
 
 describe("placeholders of missing protected paths", () => {
-  linuxTest("are made with missing parents, and removed when the command ends", () => {
-    using dir = tempDir();
-    const { ws, open } = setup(dir.path);
-    const hold = open()(ws);
-    expect([
-      hold.make(join(ws, ".vscode"), "dir"),
-      hold.make(join(ws, ".npmrc"), "file"),
-      hold.make(join(ws, ".github", "workflows"), "dir"),
-    ]).toEqual([true, true, true]);
-    hold.seal();
-    expect(readdirSync(ws).sort()).toEqual([".github", ".npmrc", ".vscode"]);
-    expect(readdirSync(join(ws, ".github"))).toEqual(["workflows"]);
-    hold.release();
-    expect(readdirSync(ws)).toEqual([]);
-  });
+  linuxTest(
+    "are made empty, in an existing directory too, and removed when the command ends",
+    () => {
+      using dir = tempDir();
+      const { ws, open } = setup(dir.path);
+      mkdirSync(join(ws, ".github"));
+      mkdirSync(join(dir.path, "elsewhere"));
+      symlinkSync(join(dir.path, "elsewhere"), join(ws, ".cargo"));
+      const hold = open()(ws);
+      expect([
+        hold.make(join(ws, ".vscode"), "dir"),
+        hold.make(join(ws, ".npmrc"), "file"),
+        hold.make(join(ws, ".github", "workflows"), "dir"),
+        // A symlink on the way is never followed.
+        hold.make(join(ws, ".cargo", "config.toml"), "file"),
+      ]).toEqual([true, true, true, false]);
+      hold.seal();
+      expect(readdirSync(ws).sort()).toEqual([".cargo", ".github", ".npmrc", ".vscode"]);
+      expect(readdirSync(join(ws, ".github"))).toEqual(["workflows"]);
+      expect(readdirSync(join(dir.path, "elsewhere"))).toEqual([]);
+      hold.release();
+      expect([readdirSync(ws).sort(), readdirSync(join(ws, ".github"))]).toEqual([
+        [".cargo", ".github"],
+        [],
+      ]);
+    },
+  );
 
   linuxTest("what anyone put there since is kept, and so is a file replaced by another", () => {
     using dir = tempDir();
     const { ws, open } = setup(dir.path);
     const hold = open()(ws);
-    hold.make(join(ws, ".github", "workflows"), "dir");
     hold.make(join(ws, ".vscode"), "dir");
     hold.make(join(ws, ".npmrc"), "file");
     hold.make(join(ws, ".envrc"), "file");
     hold.seal();
-    writeFileSync(join(ws, ".github", "dependabot.yml"), "version: 2\n");
     writeFileSync(join(ws, ".vscode", "settings.json"), "{}\n");
     writeFileSync(join(ws, ".npmrc"), "registry=x\n");
     rmSync(join(ws, ".envrc"));
     writeFileSync(join(ws, ".envrc"), "");
     hold.release();
-    expect(readdirSync(ws).sort()).toEqual([".envrc", ".github", ".npmrc", ".vscode"]);
-    expect(readdirSync(join(ws, ".github"))).toEqual(["dependabot.yml"]);
+    expect(readdirSync(ws).sort()).toEqual([".envrc", ".npmrc", ".vscode"]);
   });
 
   linuxTest("the first of two commands to end leaves them; the last removes both's", () => {
@@ -101,6 +110,7 @@ describe("placeholders of missing protected paths", () => {
     const outside = join(dir.path, "outside");
     mkdirSync(join(outside, "workflows"), { recursive: true });
     writeFileSync(join(outside, ".npmrc"), "");
+    mkdirSync(join(ws, ".github"));
     const hold = open()(ws);
     hold.make(join(ws, ".github", "workflows"), "dir");
     hold.seal();
