@@ -132,7 +132,15 @@ export function createPlaceholders(
         try {
           return makeAt(root, relative(workspace, path).split(sep), type, made);
         } catch (error) {
-          logger.warn("a placeholder for a protected path could not be made", { path, error });
+          // A directory nobody may write (no command can make the path either) is expected.
+          const expected = ["EACCES", "EPERM", "EROFS"].includes(errorCode(error) ?? "");
+          logger[expected ? "debug" : "warn"](
+            "a placeholder for a protected path could not be made",
+            {
+              path,
+              error,
+            },
+          );
           return false;
         }
       },
