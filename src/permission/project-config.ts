@@ -25,7 +25,10 @@ const file = (path: string, reason: string): ProjectConfigEntry => ({
   reason,
 });
 
-/** The protected entries, as interface.md lists them (plus Cargo's older config name). */
+/**
+ * The protected entries, as interface.md lists them; Cargo's whole `.cargo/`, which holds
+ * `config.toml` and the older `config` that Cargo would take first.
+ */
 export const PROJECT_CONFIG: readonly ProjectConfigEntry[] = [
   dir(".vscode", "VS Code's workspace settings and tasks, which it runs on its own"),
   dir(".idea", "JetBrains IDEs' project settings and run configurations"),
@@ -40,8 +43,8 @@ export const PROJECT_CONFIG: readonly ProjectConfigEntry[] = [
   dir(".github/workflows", "the CI workflows, which run with the repository's secrets"),
   file(".npmrc", "npm's project configuration (script shell, node options, registry)"),
   file(".yarnrc.yml", "Yarn's project configuration (yarnPath runs a file)"),
-  file(".cargo/config.toml", "Cargo's configuration (the runners and wrappers it runs)"),
-  file(".cargo/config", "Cargo's configuration under its older name"),
+  // Whole: Cargo prefers `.cargo/config` over `.cargo/config.toml` when both are there.
+  dir(".cargo", "Cargo's configuration (config.toml: the runners and wrappers it runs)"),
   file(".pre-commit-config.yaml", "the hooks pre-commit runs on git commit"),
 ];
 

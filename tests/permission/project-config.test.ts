@@ -4,7 +4,7 @@ import { PROJECT_CONFIG, projectConfigMatch } from "../../src/permission/project
 const ROOT = "/p";
 const matched = (target: string) => projectConfigMatch(ROOT, target)?.path;
 
-test("every entry says what reads it, and the list is interface.md's plus Cargo's older name", () => {
+test("every entry says what reads it, and the list is interface.md's with Cargo's whole .cargo", () => {
   expect(PROJECT_CONFIG.map((entry) => entry.path)).toEqual([
     ".vscode",
     ".idea",
@@ -19,8 +19,7 @@ test("every entry says what reads it, and the list is interface.md's plus Cargo'
     ".github/workflows",
     ".npmrc",
     ".yarnrc.yml",
-    ".cargo/config.toml",
-    ".cargo/config",
+    ".cargo",
     ".pre-commit-config.yaml",
   ]);
   for (const entry of PROJECT_CONFIG) expect(entry.reason.length).toBeGreaterThan(10);
@@ -43,8 +42,8 @@ test("a path is protected in the project and in any directory below it, by segme
     "/p/.vscode",
     "/p/pkg/app/.vscode",
     "/p/.github/workflows",
-    "/p/.cargo/config.toml",
-    "/p/crates/x/.cargo/config",
+    "/p/.cargo",
+    "/p/crates/x/.cargo",
     "/p/.npmrc",
     "/p/packages/web/.npmrc",
     "/p/.ENVRC",
@@ -57,7 +56,7 @@ test("neighbours, look-alikes, the root itself and paths outside it are not", ()
     matched("/p"),
     matched("/p/.github/dependabot.yml"),
     matched("/p/.github"),
-    matched("/p/.cargo/registry/x"),
+    matched("/p/cargo/config.toml"),
     matched("/p/.npmrc.bak"),
     matched("/p/.npmrc/x"),
     matched("/p/my.vscode/x"),
