@@ -16,6 +16,7 @@ import type { CredentialScope } from "../permission/credentials.ts";
 import { isWithin, realpathOr } from "../paths.ts";
 import { createCredentialMasker, credentialPaths, stateDirMasks, storePins } from "./guards.ts";
 import { loadFileLocks } from "./file-lock.ts";
+import { SANDBOX_EXCLUDES, excludesEnv, placeholderExcludes } from "./git-excludes.ts";
 import { hostServiceMasks } from "./host-services.ts";
 import { createPlaceholders } from "./placeholders.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
@@ -38,6 +39,8 @@ export interface Wrapped {
   readonly argv: string[];
   /** Parent fds the child gets as fd 3, 4, ...; `close` them once the command ended. */
   readonly fds: readonly number[];
+  /** Variables the command gets on top of its scrubbed environment, given that one. */
+  env?(scrubbed: Readonly<Record<string, string>>): Record<string, string>;
   /**
    * Ends the command's sandbox once the command has exited: closes the fds and undoes what
    * the command may not leave in the workspace. Returns notes for the model; never throws.
@@ -150,6 +153,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       refuseRedirectedGit(input.workspace);
       const masks = [...credentialMasks(), ...stateDirMasks(options.stateDir, input.workspace)];
       const writable = input.mode === "workspace-write";
+      const git = options.git ?? { home: options.home };
       // Held from before any placeholder is made until the command has ended.
       const hold = writable ? placeholders(input.workspace) : undefined;
       try {
@@ -159,19 +163,26 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
               protectedDirs: options.protectedDirs,
               pinned: storePins(masks, input.workspace),
               placeholder: hold?.make,
-              git: options.git ?? { home: options.home },
+              git,
               cache: listings(input.workspace),
             })
           : undefined;
         hold?.seal();
         const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
         const guards = protection?.guards ?? [];
+        // git in the sandbox must not stage the placeholders (`git-excludes.ts`).
+        const standing = hold?.placeholders() ?? [];
+        const excludes =
+          hold === undefined || standing.length === 0
+            ? undefined
+            : hold.keep(placeholderExcludes(input.workspace, standing, git));
         const plan = {
           ...input,
           guards,
           masks,
           services,
           kernel,
+          tmpFiles: excludes === undefined ? [] : [{ source: excludes, dest: SANDBOX_EXCLUDES }],
           network: false,
         };
         const filter = program === undefined ? undefined : seccompFd(program);
@@ -195,7 +206,14 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
             hold?.release();
           }
         };
-        return { argv: wrapped, fds: filter === undefined ? [] : [filter.fd], close };
+        return {
+          argv: wrapped,
+          fds: filter === undefined ? [] : [filter.fd],
+          ...(excludes === undefined
+            ? {}
+            : { env: (scrubbed) => excludesEnv(scrubbed, SANDBOX_EXCLUDES) }),
+          close,
+        };
       } catch (error) {
         hold?.release();
         throw error;

@@ -26,6 +26,7 @@ import {
   openSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmdirSync,
   unlinkSync,
   writeFileSync,
@@ -58,6 +59,12 @@ const MadeRecord = v.object({
 });
 type MadeRecord = v.InferOutput<typeof MadeRecord>;
 
+/** A placeholder, by absolute path. */
+export interface Placeholder {
+  readonly path: string;
+  readonly type: "dir" | "file";
+}
+
 /** The placeholders of one command. */
 export interface PlaceholderHold {
   /**
@@ -67,8 +74,15 @@ export interface PlaceholderHold {
    * either; a symlink on the way; or nothing to agree with other processes through).
    */
   make(path: string, type: "dir" | "file"): boolean;
+  /**
+   * The placeholders in the workspace now: those other commands made (recorded when this hold
+   * began), then this one's.
+   */
+  placeholders(): readonly Placeholder[];
   /** Records what was made, for whoever ends last. Call before the command starts. */
   seal(): void;
+  /** Keeps `text` in a file of dsh's own until release; returns its path. */
+  keep(text: string): string;
   /** Ends this command's hold; removes every placeholder when it was the last. Never throws. */
   release(): void;
 }
@@ -85,7 +99,15 @@ const DIRECTORY = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOL
 const NEW_FILE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /** A hold that makes nothing: the guards then forbid missing paths instead. */
-const NO_HOLD: PlaceholderHold = { make: () => false, seal() {}, release() {} };
+const NO_HOLD: PlaceholderHold = {
+  make: () => false,
+  placeholders: () => [],
+  seal() {},
+  keep: () => {
+    throw new Error("nothing is kept without a state directory");
+  },
+  release() {},
+};
 
 /**
  * Opens holds on workspaces (realpaths); a hold throws only when the project's lock stays
@@ -109,7 +131,13 @@ export function createPlaceholders(
       throw error;
     }
     const rootStat = fstatSync(root, { bigint: true });
+    // What other commands made: they hold the lock too, and their records are whole (written
+    // under another name, then renamed).
+    const others = readRecords(area, logger)
+      .filter((record) => record.workspace === workspace)
+      .flatMap((record) => record.entries);
     const made: MadeEntry[] = [];
+    const kept: string[] = [];
     let sealed = false;
     let released = false;
     const seal = () => {
@@ -121,10 +149,9 @@ export function createPlaceholders(
         ino: String(rootStat.ino),
         entries: made,
       };
-      // Read only by a holder of the exclusive lock, so never while being written (a record
-      // torn by a crash is left, with what it lists, and named in the log).
       const file = join(area, `${process.pid}-${crypto.randomUUID()}.json`);
-      writeFileSync(file, JSON.stringify(record), { flag: "wx" });
+      writeFileSync(`${file}.tmp`, JSON.stringify(record));
+      renameSync(`${file}.tmp`, file);
     };
     return {
       make(path, type) {
@@ -144,11 +171,23 @@ export function createPlaceholders(
           return false;
         }
       },
+      placeholders: () =>
+        [...others, ...made].map((entry) => ({
+          path: join(workspace, ...entry.path.split("/")),
+          type: entry.type,
+        })),
       seal,
+      keep(text) {
+        const file = join(area, `${process.pid}-${crypto.randomUUID()}.kept`);
+        writeFileSync(file, text, { flag: "wx" });
+        kept.push(file);
+        return file;
+      },
       release() {
         if (released) return;
         released = true;
         try {
+          for (const file of kept) unlinkSync(file);
           seal();
           if (lock.tryExclusive()) removeAll(area, logger);
         } catch (error) {
@@ -251,16 +290,8 @@ function create(path: string, type: "dir" | "file"): boolean {
  * them: one command's placeholder may lie in another's (made while that one ran).
  */
 function removeAll(area: string, logger: Logger): void {
-  const records: MadeRecord[] = [];
-  for (const name of readdirSync(area)) {
-    const file = join(area, name);
-    if (name.endsWith(".json")) {
-      const record = v.safeParse(MadeRecord, parseJson(readFileSync(file, "utf8")));
-      if (record.success) records.push(record.output);
-      else logger.warn("a placeholder record is not readable; what it lists is left", { file });
-    }
-    unlinkSync(file);
-  }
+  const records = readRecords(area, logger);
+  for (const name of readdirSync(area)) unlinkSync(join(area, name));
   const entries = records.flatMap((record) => record.entries.map((entry) => ({ record, entry })));
   entries.sort((a, b) => depth(b.entry.path) - depth(a.entry.path));
   const roots = new Map<MadeRecord, number | undefined>();
@@ -278,6 +309,19 @@ function removeAll(area: string, logger: Logger): void {
   } finally {
     for (const root of roots.values()) if (root !== undefined) closeSync(root);
   }
+}
+
+/** The whole records of `area`; a torn one (a crash while writing) is named in the log. */
+function readRecords(area: string, logger: Logger): MadeRecord[] {
+  const records: MadeRecord[] = [];
+  for (const name of readdirSync(area)) {
+    if (!name.endsWith(".json")) continue;
+    const file = join(area, name);
+    const record = v.safeParse(MadeRecord, parseJson(readOrEmpty(file)));
+    if (record.success) records.push(record.output);
+    else logger.warn("a placeholder record is not readable; what it lists is left", { file });
+  }
+  return records;
 }
 
 /**
@@ -331,6 +375,14 @@ function removeEntry(root: number, entry: MadeEntry): void {
 /** A short name for a workspace's records and lock. */
 function keyOf(workspace: string): string {
   return new Bun.CryptoHasher("sha256").update(workspace).digest("hex").slice(0, 32);
+}
+
+function readOrEmpty(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
 }
 
 function parseJson(text: string): unknown {
