@@ -2,19 +2,17 @@
  * Placeholders for protected paths that do not exist yet. A missing name in a writable
  * directory can only be kept from being created by a mount at that very name, and a mount
  * needs something there: so dsh makes it (an empty directory or an empty file), the sandbox
- * binds it read-only, and the command's write fails. Nothing a command wrote is ever removed here; the placeholders are removed once
- * the last command of the project ends, if they are still as dsh made them (same inode, empty).
+ * binds it read-only, and the command's write fails. Nothing a command wrote is ever removed:
+ * the placeholders go once the last command of the project ends, if they are still as dsh made
+ * them (`placeholder-records.ts`).
  *
  * Several dsh processes may run commands in one project at once, and removing a mount point
  * on the host detaches it in every sandbox that has it. So each command holds the project's
  * lock shared from before its placeholders are made until it ended (`file-lock.ts`), and only a
  * command that can take it exclusive removes any; what each command made is recorded in dsh's
  * state directory (which commands never see), so the last one out, or the next after a crash,
- * removes what the others made too.
- *
- * Every operation goes through descriptors (`/proc/self/fd/N/name`, Linux, like the file
- * tools' writes): a directory swapped for a symlink meanwhile cannot redirect a removal
- * outside the project, and only entries that are what was recorded are removed.
+ * removes what the others made too. Placeholders are made through descriptors, never through
+ * a symlink on the way.
  */
 import {
   closeSync,
@@ -24,40 +22,17 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  readFileSync,
-  readdirSync,
   renameSync,
-  rmdirSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { join, relative, sep } from "node:path";
-import * as v from "valibot";
 import { errorCode } from "../error-code.ts";
 import type { Logger } from "../log.ts";
 import { isWithin } from "../paths.ts";
 import type { FileLocks, SharedLock } from "./file-lock.ts";
-
-/** One placeholder dsh made. */
-const MadeEntry = v.object({
-  /** Relative to the workspace, `/`-separated components. */
-  path: v.string(),
-  type: v.picklist(["dir", "file"]),
-  dev: v.string(),
-  ino: v.string(),
-  /** Tells a new file that got the freed inode number from the one dsh made ("0": unknown). */
-  birth: v.string(),
-});
-type MadeEntry = v.InferOutput<typeof MadeEntry>;
-
-/** What one command made in one workspace, kept until the last command of it ends. */
-const MadeRecord = v.object({
-  workspace: v.string(),
-  dev: v.string(),
-  ino: v.string(),
-  entries: v.array(MadeEntry),
-});
-type MadeRecord = v.InferOutput<typeof MadeRecord>;
+import { DIRECTORY, atLast, readRecords, removeAll, sweep } from "./placeholder-records.ts";
+import type { MadeEntry, MadeRecord } from "./placeholder-records.ts";
 
 /** A placeholder, by absolute path. */
 export interface Placeholder {
@@ -95,7 +70,6 @@ export interface PlaceholderOptions {
   readonly logger: Logger;
 }
 
-const DIRECTORY = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 const NEW_FILE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /** A hold that makes nothing: the guards then forbid missing paths instead. */
@@ -201,31 +175,6 @@ export function createPlaceholders(
   };
 }
 
-/** Removes the placeholders of every project no command runs in now (left by a dead dsh). */
-function sweep(stateDir: string, locks: FileLocks, logger: Logger): void {
-  const top = join(stateDir, "placeholders");
-  let names: string[];
-  try {
-    names = readdirSync(top).filter((name) => !name.endsWith(".lock"));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const area = join(top, name);
-    try {
-      if (readdirSync(area).length === 0) continue;
-      const lock = locks.shared(`${area}.lock`);
-      try {
-        if (lock.tryExclusive()) removeAll(area, logger);
-      } finally {
-        lock.release();
-      }
-    } catch (error) {
-      logger.debug("placeholders left by an earlier dsh were not checked", { area, error });
-    }
-  }
-}
-
 /**
  * Where the records of `workspace` live: `<state>/placeholders/<key>`, made when missing, but
  * only inside a state directory that exists. Undefined when there is none to use.
@@ -246,14 +195,7 @@ function recordArea(stateDir: string, workspace: string): string | undefined {
  * and are opened without following links. Owned like its parent when dsh runs as root.
  */
 function makeAt(fd: number, parts: string[], type: "dir" | "file", made: MadeEntry[]): boolean {
-  let dir = fd;
-  try {
-    for (const name of parts.slice(0, -1)) {
-      const next = openSync(`/proc/self/fd/${dir}/${name}`, DIRECTORY);
-      if (dir !== fd) closeSync(dir);
-      dir = next;
-    }
-    const here = `/proc/self/fd/${dir}/${parts.at(-1) ?? ""}`;
+  return atLast(fd, parts, (here, dir) => {
     if (!create(here, type)) return true;
     const parent = fstatSync(dir);
     if (process.getuid?.() === 0 && (parent.uid !== 0 || parent.gid !== 0)) {
@@ -268,9 +210,7 @@ function makeAt(fd: number, parts: string[], type: "dir" | "file", made: MadeEnt
       birth: String(stat.birthtimeNs),
     });
     return true;
-  } finally {
-    if (dir !== fd) closeSync(dir);
-  }
+  });
 }
 
 /** Creates an empty directory or file; false when something is there already. */
@@ -285,110 +225,7 @@ function create(path: string, type: "dir" | "file"): boolean {
   }
 }
 
-/**
- * Removes what every record of `area` lists, then the records. Deepest first over all of
- * them: one command's placeholder may lie in another's (made while that one ran).
- */
-function removeAll(area: string, logger: Logger): void {
-  const records = readRecords(area, logger);
-  for (const name of readdirSync(area)) unlinkSync(join(area, name));
-  const entries = records.flatMap((record) => record.entries.map((entry) => ({ record, entry })));
-  entries.sort((a, b) => depth(b.entry.path) - depth(a.entry.path));
-  const roots = new Map<MadeRecord, number | undefined>();
-  try {
-    for (const { record, entry } of entries) {
-      if (!roots.has(record)) roots.set(record, openWorkspace(record));
-      const root = roots.get(record);
-      if (root === undefined) continue;
-      try {
-        removeEntry(root, entry);
-      } catch (error) {
-        logger.debug("a placeholder was left", { path: entry.path, error });
-      }
-    }
-  } finally {
-    for (const root of roots.values()) if (root !== undefined) closeSync(root);
-  }
-}
-
-/** The whole records of `area`; a torn one (a crash while writing) is named in the log. */
-function readRecords(area: string, logger: Logger): MadeRecord[] {
-  const records: MadeRecord[] = [];
-  for (const name of readdirSync(area)) {
-    if (!name.endsWith(".json")) continue;
-    const file = join(area, name);
-    const record = v.safeParse(MadeRecord, parseJson(readOrEmpty(file)));
-    if (record.success) records.push(record.output);
-    else logger.warn("a placeholder record is not readable; what it lists is left", { file });
-  }
-  return records;
-}
-
-/**
- * The workspace of `record`, opened, when it is still the directory the record was made in
- * (not moved away, no symlink put in its place); undefined otherwise.
- */
-function openWorkspace(record: MadeRecord): number | undefined {
-  let root: number;
-  try {
-    root = openSync(record.workspace, DIRECTORY);
-  } catch {
-    return undefined;
-  }
-  const stat = fstatSync(root, { bigint: true });
-  if (String(stat.dev) === record.dev && String(stat.ino) === record.ino) return root;
-  closeSync(root);
-  return undefined;
-}
-
-function depth(path: string): number {
-  return path.split("/").length;
-}
-
-/** Removes one recorded entry if it is still the empty one dsh made. */
-function removeEntry(root: number, entry: MadeEntry): void {
-  const parts = entry.path.split("/");
-  let dir = root;
-  try {
-    for (const name of parts.slice(0, -1)) {
-      const next = openSync(`/proc/self/fd/${dir}/${name}`, DIRECTORY);
-      if (dir !== root) closeSync(dir);
-      dir = next;
-    }
-    const here = `/proc/self/fd/${dir}/${parts.at(-1) ?? ""}`;
-    const stat = lstatSync(here, { bigint: true, throwIfNoEntry: false });
-    if (
-      stat === undefined ||
-      String(stat.dev) !== entry.dev ||
-      String(stat.ino) !== entry.ino ||
-      String(stat.birthtimeNs) !== entry.birth
-    ) {
-      return;
-    }
-    if (entry.type === "dir" && stat.isDirectory()) rmdirSync(here);
-    else if (entry.type === "file" && stat.isFile() && stat.size === 0n) unlinkSync(here);
-  } finally {
-    if (dir !== root) closeSync(dir);
-  }
-}
-
 /** A short name for a workspace's records and lock. */
 function keyOf(workspace: string): string {
   return new Bun.CryptoHasher("sha256").update(workspace).digest("hex").slice(0, 32);
-}
-
-function readOrEmpty(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
