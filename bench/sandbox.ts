@@ -1,10 +1,11 @@
 /**
  * Overhead of the sandbox: median wall time of `true` run through the command runner,
  * sandboxed (workspace-write) against unsandboxed, N runs each, interleaved. The state
- * directory exists, as in a real run, so in the empty project each sandboxed command also
- * makes, binds and removes the placeholders of the missing protected project configuration;
- * a second project where every protected entry exists (bound read-only, nothing to make) is
- * that figure's floor.
+ * directory exists, as in a real run, so in the empty project each sandboxed command also binds
+ * the placeholders of the missing protected project configuration read-only (made by the first
+ * command, they linger between commands) and shows git an excludes file for them; a second
+ * project where every protected entry exists (bound read-only, nothing to make) is that
+ * figure's floor.
  * Run: bun bench/sandbox.ts [N]
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";

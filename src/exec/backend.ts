@@ -54,6 +54,8 @@ export interface Backend {
   wrap(input: WrapInput, argv: readonly string[]): Wrapped;
   /** Why `path` is not visible inside the sandbox, or undefined when it is. */
   hidden(path: string, workspace: string): string | undefined;
+  /** Undoes what outlives commands (lingering placeholders); once none runs. Never throws. */
+  close(): void;
 }
 
 export interface BackendOptions {
@@ -155,7 +157,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       const writable = input.mode === "workspace-write";
       const git = options.git ?? { home: options.home };
       // Held from before any placeholder is made until the command has ended.
-      const hold = writable ? placeholders(input.workspace) : undefined;
+      const hold = writable ? placeholders.hold(input.workspace) : undefined;
       try {
         const protection = writable
           ? protectWorkspace(input.workspace, {
@@ -239,6 +241,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       }
       return undefined;
     },
+    close: () => placeholders.flush(),
   };
 }
 
@@ -300,6 +303,7 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
         ? "it lies in a credential store the sandbox hides"
         : undefined;
     },
+    close() {},
   };
 }
 
@@ -310,6 +314,7 @@ function unavailable(status: SandboxStatus): Backend {
       throw new SandboxUnavailableError(status);
     },
     hidden: () => undefined,
+    close() {},
   };
 }
 

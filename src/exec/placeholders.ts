@@ -3,8 +3,8 @@
  * directory can only be kept from being created by a mount at that very name, and a mount
  * needs something there: so dsh makes it (an empty directory or an empty file), the sandbox
  * binds it read-only, and the command's write fails. Nothing a command wrote is ever removed:
- * the placeholders go once the last command of the project ends, if they are still as dsh made
- * them (`placeholder-records.ts`).
+ * the placeholders stay for the next command a while, then go once no command of any dsh runs
+ * in the project, if they are still as dsh made them (`placeholder-records.ts`).
  *
  * Several dsh processes may run commands in one project at once, and removing a mount point
  * on the host detaches it in every sandbox that has it. So each command holds the project's
@@ -58,8 +58,20 @@ export interface PlaceholderHold {
   seal(): void;
   /** Keeps `text` in a file of dsh's own until release; returns its path. */
   keep(text: string): string;
-  /** Ends this command's hold; removes every placeholder when it was the last. Never throws. */
+  /**
+   * Ends this command's hold. When it was this process's last in the workspace, the
+   * placeholders stay `lingerMs` for a next command, then go if no command of any dsh runs
+   * there. Never throws.
+   */
   release(): void;
+}
+
+/** Holds on workspaces, and the placeholders that linger after them. */
+export interface Placeholders {
+  /** Begins a command's hold on `workspace` (a realpath); throws only when the lock stays taken. */
+  hold(workspace: string): PlaceholderHold;
+  /** Ends every lingering hold now, removing what no other command still needs. Never throws. */
+  flush(): void;
 }
 
 export interface PlaceholderOptions {
@@ -68,7 +80,16 @@ export interface PlaceholderOptions {
   /** Undefined where flock(2) is not reachable. */
   readonly locks: FileLocks | undefined;
   readonly logger: Logger;
+  /** How long placeholders outlive the last command, for the next one; 0: not at all. */
+  readonly lingerMs?: number;
 }
+
+/**
+ * Placeholders stay this long after a command: the commands of one turn come a model answer
+ * apart, and each would otherwise make, bind and remove them all again (and an editor would
+ * see them come and go).
+ */
+const LINGER_MS = 15_000;
 
 const NEW_FILE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
@@ -83,95 +104,149 @@ const NO_HOLD: PlaceholderHold = {
   release() {},
 };
 
+/** One workspace's lock and placeholders in this process, shared by its commands. */
+interface Workspace {
+  readonly path: string;
+  readonly area: string;
+  readonly root: number;
+  readonly rootStat: { readonly dev: bigint; readonly ino: bigint };
+  readonly lock: SharedLock;
+  /** Made since the last record was written. */
+  pending: MadeEntry[];
+  holds: number;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
 /**
- * Opens holds on workspaces (realpaths); a hold throws only when the project's lock stays
- * taken. Without flock(2) or a state directory (never so in a real run) no placeholder is
- * made. Opening first removes what commands of dsh processes that died left behind.
+ * Opens holds on workspaces. Without flock(2) or a state directory (never so in a real run) no
+ * placeholder is made. Opening first removes what commands of dsh processes that died left
+ * behind.
  */
-export function createPlaceholders(
-  options: PlaceholderOptions,
-): (workspace: string) => PlaceholderHold {
+export function createPlaceholders(options: PlaceholderOptions): Placeholders {
   const { locks, logger } = options;
+  const lingerMs = options.lingerMs ?? LINGER_MS;
   if (locks !== undefined) sweep(options.stateDir, locks, logger);
-  return (workspace) => {
-    const area = recordArea(options.stateDir, workspace);
-    if (locks === undefined || area === undefined) return NO_HOLD;
-    const root = openSync(workspace, DIRECTORY);
-    let lock: SharedLock;
+  const open = new Map<string, Workspace>();
+
+  const record = (ws: Workspace) => {
+    if (ws.pending.length === 0) return;
+    const made: MadeRecord = {
+      workspace: ws.path,
+      dev: String(ws.rootStat.dev),
+      ino: String(ws.rootStat.ino),
+      entries: ws.pending,
+    };
+    ws.pending = [];
+    // Written whole under another name, then renamed: a reader never sees half of it.
+    const file = join(ws.area, `${process.pid}-${crypto.randomUUID()}.json`);
+    writeFileSync(`${file}.tmp`, JSON.stringify(made));
+    renameSync(`${file}.tmp`, file);
+  };
+  const finish = (ws: Workspace) => {
+    clearTimeout(ws.timer);
+    open.delete(ws.path);
+    if (open.size === 0) process.off("exit", flush);
     try {
-      lock = locks.shared(`${area}.lock`);
+      record(ws);
+      if (ws.lock.tryExclusive()) removeAll(ws.area, logger);
+    } catch (error) {
+      logger.warn("placeholders of protected paths were not removed", {
+        workspace: ws.path,
+        error,
+      });
+    } finally {
+      ws.lock.release();
+      closeSync(ws.root);
+    }
+  };
+  // A dsh that exits without disposing still takes its placeholders along.
+  const flush = () => {
+    for (const ws of [...open.values()]) if (ws.holds === 0) finish(ws);
+  };
+  const begin = (workspace: string, area: string, held: FileLocks): Workspace => {
+    const known = open.get(workspace);
+    if (known !== undefined) {
+      clearTimeout(known.timer);
+      known.holds++;
+      return known;
+    }
+    const root = openSync(workspace, DIRECTORY);
+    try {
+      const ws: Workspace = {
+        path: workspace,
+        area,
+        root,
+        rootStat: fstatSync(root, { bigint: true }),
+        lock: held.shared(`${area}.lock`),
+        pending: [],
+        holds: 1,
+      };
+      if (open.size === 0) process.on("exit", flush);
+      open.set(workspace, ws);
+      return ws;
     } catch (error) {
       closeSync(root);
       throw error;
     }
-    const rootStat = fstatSync(root, { bigint: true });
-    // What other commands made: they hold the lock too, and their records are whole (written
-    // under another name, then renamed).
-    const others = readRecords(area, logger)
-      .filter((record) => record.workspace === workspace)
-      .flatMap((record) => record.entries);
-    const made: MadeEntry[] = [];
-    const kept: string[] = [];
-    let sealed = false;
-    let released = false;
-    const seal = () => {
-      if (sealed || made.length === 0) return;
-      sealed = true;
-      const record: MadeRecord = {
-        workspace,
-        dev: String(rootStat.dev),
-        ino: String(rootStat.ino),
-        entries: made,
+  };
+
+  return {
+    hold(workspace) {
+      const area = recordArea(options.stateDir, workspace);
+      if (locks === undefined || area === undefined) return NO_HOLD;
+      const ws = begin(workspace, area, locks);
+      // What this and other processes made and recorded (their records are whole).
+      const recorded = readRecords(area, logger)
+        .filter((made) => made.workspace === workspace)
+        .flatMap((made) => made.entries);
+      const kept: string[] = [];
+      let released = false;
+      return {
+        make(path, type) {
+          if (!isWithin(workspace, path) || path === workspace) return false;
+          try {
+            return makeAt(ws.root, relative(workspace, path).split(sep), type, ws.pending);
+          } catch (error) {
+            // A directory nobody may write (no command can make the path either) is expected.
+            const expected = ["EACCES", "EPERM", "EROFS"].includes(errorCode(error) ?? "");
+            logger[expected ? "debug" : "warn"](
+              "a placeholder for a protected path could not be made",
+              { path, error },
+            );
+            return false;
+          }
+        },
+        placeholders: () =>
+          [...recorded, ...ws.pending].map((entry) => ({
+            path: join(workspace, ...entry.path.split("/")),
+            type: entry.type,
+          })),
+        seal: () => record(ws),
+        keep(text) {
+          const file = join(area, `${process.pid}-${crypto.randomUUID()}.kept`);
+          writeFileSync(file, text, { flag: "wx" });
+          kept.push(file);
+          return file;
+        },
+        release() {
+          if (released) return;
+          released = true;
+          try {
+            for (const file of kept) unlinkSync(file);
+            record(ws);
+          } catch (error) {
+            logger.warn("a placeholder record was not written", { workspace, error });
+          }
+          if (--ws.holds > 0) return;
+          if (lingerMs <= 0) finish(ws);
+          else {
+            ws.timer = setTimeout(() => finish(ws), lingerMs);
+            ws.timer.unref();
+          }
+        },
       };
-      const file = join(area, `${process.pid}-${crypto.randomUUID()}.json`);
-      writeFileSync(`${file}.tmp`, JSON.stringify(record));
-      renameSync(`${file}.tmp`, file);
-    };
-    return {
-      make(path, type) {
-        if (!isWithin(workspace, path) || path === workspace) return false;
-        try {
-          return makeAt(root, relative(workspace, path).split(sep), type, made);
-        } catch (error) {
-          // A directory nobody may write (no command can make the path either) is expected.
-          const expected = ["EACCES", "EPERM", "EROFS"].includes(errorCode(error) ?? "");
-          logger[expected ? "debug" : "warn"](
-            "a placeholder for a protected path could not be made",
-            {
-              path,
-              error,
-            },
-          );
-          return false;
-        }
-      },
-      placeholders: () =>
-        [...others, ...made].map((entry) => ({
-          path: join(workspace, ...entry.path.split("/")),
-          type: entry.type,
-        })),
-      seal,
-      keep(text) {
-        const file = join(area, `${process.pid}-${crypto.randomUUID()}.kept`);
-        writeFileSync(file, text, { flag: "wx" });
-        kept.push(file);
-        return file;
-      },
-      release() {
-        if (released) return;
-        released = true;
-        try {
-          for (const file of kept) unlinkSync(file);
-          seal();
-          if (lock.tryExclusive()) removeAll(area, logger);
-        } catch (error) {
-          logger.warn("placeholders of protected paths were not removed", { workspace, error });
-        } finally {
-          lock.release();
-          closeSync(root);
-        }
-      },
-    };
+    },
+    flush,
   };
 }
 

@@ -271,6 +271,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       for (const entry of running) entry.abort.abort();
       await Promise.allSettled(running.map((entry) => entry.done));
       await Promise.allSettled([...removals]);
+      (await backend)?.close();
     },
   };
 }

@@ -38,7 +38,9 @@ function setup(dir: string) {
   const state = join(dir, "state");
   mkdirSync(ws);
   mkdirSync(state);
-  const open = () => createPlaceholders({ stateDir: state, locks, logger: silentLogger });
+  // One Placeholders per dsh process; nothing lingers unless a case asks for it.
+  const open = (lingerMs = 0) =>
+    createPlaceholders({ stateDir: state, locks, logger: silentLogger, lingerMs });
   return { ws, state, open };
 }
 
@@ -51,7 +53,7 @@ describe("placeholders of missing protected paths", () => {
       mkdirSync(join(ws, ".github"));
       mkdirSync(join(dir.path, "elsewhere"));
       symlinkSync(join(dir.path, "elsewhere"), join(ws, ".cargo"));
-      const hold = open()(ws);
+      const hold = open().hold(ws);
       expect([
         hold.make(join(ws, ".vscode"), "dir"),
         hold.make(join(ws, ".npmrc"), "file"),
@@ -74,7 +76,7 @@ describe("placeholders of missing protected paths", () => {
   linuxTest("what anyone put there since is kept, and so is a file replaced by another", () => {
     using dir = tempDir();
     const { ws, open } = setup(dir.path);
-    const hold = open()(ws);
+    const hold = open().hold(ws);
     hold.make(join(ws, ".vscode"), "dir");
     hold.make(join(ws, ".npmrc"), "file");
     hold.make(join(ws, ".envrc"), "file");
@@ -91,8 +93,8 @@ describe("placeholders of missing protected paths", () => {
     using dir = tempDir();
     const { ws, open } = setup(dir.path);
     // Two dsh processes: each its own holds and lock descriptor.
-    const first = open()(ws);
-    const second = open()(ws);
+    const first = open().hold(ws);
+    const second = open().hold(ws);
     first.make(join(ws, ".vscode"), "dir");
     second.make(join(ws, ".vscode"), "dir");
     second.make(join(ws, ".zed"), "dir");
@@ -111,7 +113,7 @@ describe("placeholders of missing protected paths", () => {
     mkdirSync(join(outside, "workflows"), { recursive: true });
     writeFileSync(join(outside, ".npmrc"), "");
     mkdirSync(join(ws, ".github"));
-    const hold = open()(ws);
+    const hold = open().hold(ws);
     hold.make(join(ws, ".github", "workflows"), "dir");
     hold.seal();
     renameSync(join(ws, ".github"), join(ws, "gh"));
@@ -123,6 +125,30 @@ describe("placeholders of missing protected paths", () => {
     ]);
   });
 
+  linuxTest(
+    "linger for the next command of the process, against other processes too, until flushed",
+    () => {
+      using dir = tempDir();
+      const { ws, open } = setup(dir.path);
+      const lingering = open(60_000);
+      const first = lingering.hold(ws);
+      first.make(join(ws, ".vscode"), "dir");
+      first.seal();
+      first.release();
+      expect(readdirSync(ws)).toEqual([".vscode"]);
+      // The next command finds it standing and made by this process.
+      const next = lingering.hold(ws);
+      expect(next.placeholders()).toEqual([{ path: join(ws, ".vscode"), type: "dir" }]);
+      next.release();
+      // Another process ending its command while this one lingers leaves it.
+      const other = open().hold(ws);
+      other.release();
+      expect(readdirSync(ws)).toEqual([".vscode"]);
+      lingering.flush();
+      expect(readdirSync(ws)).toEqual([]);
+    },
+  );
+
   test("without a state directory nothing is made (the guards forbid instead)", () => {
     using dir = tempDir();
     const ws = join(dir.path, "ws");
@@ -131,7 +157,7 @@ describe("placeholders of missing protected paths", () => {
       stateDir: join(dir.path, "missing"),
       locks,
       logger: silentLogger,
-    })(ws);
+    }).hold(ws);
     expect(hold.make(join(ws, ".vscode"), "dir")).toBe(false);
     hold.release();
     expect([readdirSync(ws), existsSync(join(dir.path, "missing"))]).toEqual([[], false]);
