@@ -42,11 +42,13 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
     root: string,
     options: SessionOpenOptions,
   ): Promise<AgentHandle> {
+    const notices = createNoticeBox();
     const instructions = await findInstructions({
       cwd: root,
       configDir: deps.configDir,
       secrets: deps.secrets,
       logger: deps.logger,
+      report: notices.post,
       signal: AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS),
     });
     const systemPrompt = buildSystemPrompt({
@@ -55,7 +57,6 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       date: deps.now().toISOString().slice(0, 10),
       instructions,
     });
-    const notices = createNoticeBox();
     const specs = mergeServers(deps.mcp.servers, options.mcpServers ?? []);
     const mcp: McpServers | undefined =
       specs.length === 0

@@ -22,6 +22,8 @@ export interface SandboxPlan {
   readonly services: readonly Mask[];
   /** Global `/proc` entries (`/proc/sys`, `/proc/sysrq-trigger`, ...) bound read-only. */
   readonly kernel: readonly string[];
+  /** Host files shown read-only inside the private `/tmp` (dsh's own, for the command). */
+  readonly tmpFiles?: readonly { readonly source: string; readonly dest: string }[];
   /** Network stays off for both sandboxed modes today; kept for a future preset. */
   readonly network: boolean;
 }
@@ -58,6 +60,9 @@ export function bwrapArgs(
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   for (const entry of plan.kernel) args.push("--ro-bind-try", checked(entry), entry);
   args.push("--tmpfs", "/tmp");
+  for (const file of plan.tmpFiles ?? []) {
+    args.push("--ro-bind", checked(file.source), checked(file.dest));
+  }
   // Writable tmpfs, so bwrap can still create the mount point of a workspace inside one.
   for (const service of plan.services) {
     const path = checked(service.path);

@@ -171,6 +171,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     let backendName: SandboxBackend = "none";
     let release: () => string[] = () => [];
     let extraFds: readonly number[] = [];
+    let sandboxEnv: ((env: Readonly<Record<string, string>>) => Record<string, string>) | undefined;
     let cgroup: CommandCgroup | undefined;
     let bounds = configured;
     let rlimited = false;
@@ -190,6 +191,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       const wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd }, bounded);
       argv = wrapped.argv;
       extraFds = wrapped.fds;
+      sandboxEnv = wrapped.env;
       if (backendName === "bwrap" && chain !== undefined) cgroup = cgroups.create(bounds);
       if (!warnedUnbounded && process.getuid?.() === 0 && !cgroup?.controllers.includes("pids")) {
         warnedUnbounded = true;
@@ -206,6 +208,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       home: deps.home,
       cwd,
     });
+    Object.assign(scrubbed.env, sandboxEnv?.(scrubbed.env));
     if (!reportedScrub && scrubbed.removed.length > 0) {
       reportedScrub = true;
       deps.logger.info("commands do not get these environment variables", {
@@ -272,6 +275,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       for (const entry of running) entry.abort.abort();
       await Promise.allSettled(running.map((entry) => entry.done));
       await Promise.allSettled([...removals]);
+      (await backend)?.close();
     },
   };
 }

@@ -3,7 +3,8 @@
  * enter the profile text; they travel as `-D` parameters, so no path can inject a rule.
  * Seatbelt rules are path patterns, so protected paths are covered whether or not they exist.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { isWithin } from "../paths.ts";
 import type { Mask } from "./guards.ts";
 
 export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
@@ -22,6 +23,13 @@ export interface SeatbeltPlan {
   readonly gitControl: readonly string[];
   /** Credential stores hidden from reads. */
   readonly secrets: readonly Mask[];
+  /** Protected project configuration (`.vscode/`, `.npmrc`, ...), kept unwritable. */
+  readonly projectConfig?: readonly Mask[];
+  /**
+   * Directories inside writable places whose names must stay (ancestors of stores and of
+   * protected paths): renaming one would carry what lies below to a name no rule covers.
+   */
+  readonly keepNames?: readonly string[];
   readonly network: boolean;
 }
 
@@ -74,8 +82,18 @@ export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
       `(subpath ${param("DSH_STATE", plan.stateDir)})`,
       ...plan.protectedDirs.map((dir, i) => `(subpath ${param(`PROTECTED_${i}`, dir)})`),
       ...plan.gitControl.map((path, i) => `(subpath ${param(`GIT_CONTROL_${i}`, path)})`),
+      ...(plan.projectConfig ?? []).map((entry, i) => {
+        const kind = entry.type === "dir" ? "subpath" : "literal";
+        return `(${kind} ${param(`CONFIG_${i}`, entry.path)})`;
+      }),
     ];
     lines.push(`(deny file-write* ${denied.join(" ")})`);
+  }
+  const keep = plan.keepNames ?? [];
+  if (keep.length > 0) {
+    // Renaming a directory is an unlink of its path: denied, it cannot be moved.
+    const kept = keep.map((dir, i) => `(literal ${param(`KEEP_${i}`, dir)})`);
+    lines.push(`(deny file-write-unlink ${kept.join(" ")})`);
   }
   if (plan.secrets.length > 0) {
     const hidden = plan.secrets.map((mask, i) => {
@@ -86,6 +104,23 @@ export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
   }
   if (plan.network) lines.push("(allow network* system-socket)");
   return { profile: `${lines.join("\n")}\n`, params };
+}
+
+/**
+ * The directories strictly between each writable place (`roots`) and each of `paths` that
+ * lies below one, without duplicates: their names must stay for path rules to keep holding.
+ */
+export function namesToKeep(roots: readonly string[], paths: readonly string[]): string[] {
+  const keep = new Set<string>();
+  for (const path of paths) {
+    for (const root of roots) {
+      if (path === root || !isWithin(root, path)) continue;
+      for (let dir = dirname(path); dir !== root && isWithin(root, dir); dir = dirname(dir)) {
+        keep.add(dir);
+      }
+    }
+  }
+  return [...keep];
 }
 
 /** The full argv: sandbox-exec by absolute path, the profile, its parameters, `--`, argv. */

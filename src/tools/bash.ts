@@ -73,7 +73,9 @@ export function createBashTool(deps: BashToolDeps): Tool<typeof BashInput, BashD
       "Run a shell command (bash -c) in the session's working directory and return its exit " +
       "code and combined stdout/stderr. Commands run in a sandbox: under workspace-write they " +
       "may write only inside the working directory and /tmp (private to the command); .git/hooks, " +
-      ".git/config and .dsh stay read-only; there is no network. stdin is empty. Long output " +
+      ".git/config and project configuration other programs run (.vscode/, .npmrc, .envrc, " +
+      ".cargo/config.toml, .dsh, ...) stay read-only (write those with write_file, which asks " +
+      "the user); there is no network. stdin is empty. Long output " +
       "keeps its beginning and end. Set escalate: true with a justification to ask the user to " +
       "run a command outside the sandbox.",
     input: BashInput,
