@@ -20,6 +20,7 @@ import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
 import { seatbeltArgs } from "./seatbelt.ts";
+import type { SandboxAttach } from "../network/service.ts";
 import type { SandboxPreference } from "../settings/table.ts";
 import type { SandboxStatus } from "./types.ts";
 import { protectWorkspace, refuseRedirectedGit } from "./workspace-guards.ts";
@@ -29,6 +30,8 @@ export interface WrapInput {
   /** Realpaths. */
   readonly workspace: string;
   readonly cwd: string;
+  /** How the command reaches dsh's proxy; no network at all when absent. */
+  readonly network?: SandboxAttach;
 }
 
 export interface Wrapped {
@@ -160,7 +163,8 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         masks,
         services,
         kernel,
-        network: false,
+        network: input.network?.type === "namespace",
+        proxySocket: input.network?.type === "bridge" ? input.network.socket : undefined,
       };
       const filter = program === undefined ? undefined : seccompFd(program);
       const wrapped = [bwrap, ...bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, argv)];
@@ -231,6 +235,7 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
         gitControl: writable ? gitControlPaths(input.workspace, git).map(realpathOr) : [],
         secrets: hideState ? [...secrets, { type: "dir" as const, path: stateDir }] : secrets,
         network: false,
+        proxyPort: input.network?.type === "port" ? input.network.port : undefined,
       };
       // Seatbelt cannot tell a new `.git` from any other write: they are found and removed after.
       const protection = writable

@@ -6,6 +6,7 @@
  * are bound read-only right after it (`kernel-guards.ts`).
  */
 import { InvalidInputError } from "../errors.ts";
+import { BRIDGE_SOCKET } from "../network/sandbox-link.ts";
 import type { Guard, Mask } from "./guards.ts";
 import { findExecutable } from "./locate.ts";
 
@@ -22,8 +23,13 @@ export interface SandboxPlan {
   readonly services: readonly Mask[];
   /** Global `/proc` entries (`/proc/sys`, `/proc/sysrq-trigger`, ...) bound read-only. */
   readonly kernel: readonly string[];
-  /** Network stays off for both sandboxed modes today; kept for a future preset. */
+  /**
+   * Whether the command shares the network namespace it is spawned in (one dsh made, whose
+   * only listener is the proxy) instead of getting an empty one from bwrap.
+   */
   readonly network: boolean;
+  /** dsh's proxy socket, bound at `BRIDGE_SOCKET` in the private `/tmp` for the bridge. */
+  readonly proxySocket?: string;
 }
 
 export interface BwrapFeatures {
@@ -58,6 +64,7 @@ export function bwrapArgs(
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   for (const entry of plan.kernel) args.push("--ro-bind-try", checked(entry), entry);
   args.push("--tmpfs", "/tmp");
+  if (plan.proxySocket !== undefined) args.push("--bind", checked(plan.proxySocket), BRIDGE_SOCKET);
   // Writable tmpfs, so bwrap can still create the mount point of a workspace inside one.
   for (const service of plan.services) {
     const path = checked(service.path);
