@@ -7,6 +7,8 @@ import { createAgentService } from "../agent/service.ts";
 import type { AgentService, SessionSettings } from "../agent/types.ts";
 import { createApprovalSeam } from "../approval/seam.ts";
 import { createRuleBook } from "../rules/store.ts";
+import { hostRuleText } from "../rules/host-rule.ts";
+import { type NetworkService, createNetworkService } from "../network/service.ts";
 import type { ApprovalAnswerer } from "../approval/types.ts";
 import { commandLimits } from "../exec/limits.ts";
 import { createCommandRunner } from "../exec/runner.ts";
@@ -29,6 +31,8 @@ export interface Composition extends AsyncDisposable {
   readonly service: AgentService;
   readonly store: SessionStore;
   readonly runner: CommandRunner;
+  /** The proxy of sandboxed commands (nothing runs until the first one). */
+  readonly network: NetworkService;
   readonly models: () => readonly ModelInfo[];
   readonly defaults: SessionSettings;
 }
@@ -60,6 +64,18 @@ export function compose(options: ComposeOptions): Composition {
   const credentials = credentialScopeOf(home, config, options.env);
   // What the file tools and the instruction files never read; one set for both.
   const secrets = secretPlacesOf(credentials);
+  const rules = createRuleBook({ home: config.home, logger });
+  const network = createNetworkService({
+    config: config.network,
+    configPath: config.configPath,
+    savedHosts: (project) =>
+      rules
+        .list()
+        .flatMap(({ project: owner, rule }) =>
+          owner === project && rule.type === "host" ? [hostRuleText(rule)] : [],
+        ),
+    logger,
+  });
   const runner = createCommandRunner({
     env: options.env,
     sandbox: config.sandbox,
@@ -70,10 +86,11 @@ export function compose(options: ComposeOptions): Composition {
     envConfig: { include: config.env.include, allowSecret: config.env.allow_secret },
     commandLimits: commandLimits(config.limits, totalmem()),
     logger,
+    network,
   });
   const approval = createApprovalSeam({
     answerers: options.answerers,
-    rules: createRuleBook({ home: config.home, logger }),
+    rules,
     home,
     onError: (error, request) =>
       logger.warn("an approval answerer failed; denied", { kind: request.kind, error }),
@@ -120,8 +137,12 @@ export function compose(options: ComposeOptions): Composition {
     service,
     store,
     runner,
+    network,
     models: () => catalog.models(),
     defaults,
-    [Symbol.asyncDispose]: () => runner[Symbol.asyncDispose](),
+    async [Symbol.asyncDispose]() {
+      await runner[Symbol.asyncDispose]();
+      await network[Symbol.asyncDispose]();
+    },
   };
 }

@@ -24,10 +24,18 @@ export function createTerminalAnswerer(deps: TerminalAnswererDeps): ApprovalAnsw
       lines.dropTypeahead();
       const title = terminalText(request.title);
       const reason = terminalText(request.reason);
-      deps.out.write(`\n? ${title}\n${terminalText(detailOf(request.intent))}  ${reason}\n`);
-      if (request.offer !== undefined)
-        deps.out.write(`  a: ${terminalText(request.offer.label)}\n`);
-      lines.prompt(request.offer === undefined ? "  Allow? [y/N] " : "  Allow? [y/a/N] ");
+      if (request.kind === "network") {
+        // One line: the host and the command are in the title.
+        const always =
+          request.offer === undefined ? "" : `, a: ${terminalText(request.offer.label)}`;
+        deps.out.write("\n");
+        lines.prompt(`? ${title}${reason === "" ? "" : ` (${reason})`} [y: once${always}, N: no] `);
+      } else {
+        deps.out.write(`\n? ${title}\n${terminalText(detailOf(request.intent))}  ${reason}\n`);
+        if (request.offer !== undefined)
+          deps.out.write(`  a: ${terminalText(request.offer.label)}\n`);
+        lines.prompt(request.offer === undefined ? "  Allow? [y/N] " : "  Allow? [y/a/N] ");
+      }
       const onAbort = () => lines.interrupt();
       signal.addEventListener("abort", onAbort, { once: true });
       try {

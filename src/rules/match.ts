@@ -6,6 +6,7 @@
 import { dirname, sep } from "node:path";
 import type { ApprovalSubject } from "../approval/types.ts";
 import { isWithin } from "../paths.ts";
+import { coversHost, hostRuleOf, hostRuleText } from "./host-rule.ts";
 import { parseCommand } from "./shell-command.ts";
 import type { Rule, RuleOffer } from "./types.ts";
 
@@ -28,6 +29,8 @@ export function covers(rules: readonly Rule[], subject: ApprovalSubject): boolea
       return rules.some((rule) => rule.type === "write_dir" && isWithin(rule.dir, subject.path));
     case "mcp_tool":
       return rules.some((rule) => rule.type === "mcp_tool" && rule.tool === subject.tool);
+    case "host":
+      return coversHost(rules, subject);
     default: {
       const unhandled: never = subject;
       return unhandled;
@@ -71,6 +74,12 @@ export function offerFor(
         rules: [{ type: "mcp_tool", tool: subject.tool }],
         label: `Always allow ${subject.tool} in ${where}`,
       };
+    case "host":
+      return {
+        project,
+        rules: [hostRuleOf(subject)],
+        label: `Always allow \`${hostRuleText(subject)}\` in ${where}`,
+      };
     default: {
       const unhandled: never = subject;
       return unhandled;
@@ -102,6 +111,8 @@ export function describeRule(rule: Rule): string {
       return `write files in ${rule.dir}`;
     case "mcp_tool":
       return `call ${rule.tool}`;
+    case "host":
+      return `let sandboxed commands connect to ${hostRuleText(rule)}`;
     default: {
       const unhandled: never = rule;
       return unhandled;
