@@ -12,6 +12,7 @@ import { PresetId } from "../permission/knobs.ts";
 import type { SessionStore } from "../session/types.ts";
 import { type Flags, UsageError } from "./args.ts";
 import { compose } from "./compose.ts";
+import { projectRootOf } from "../rules/project.ts";
 import { loadConfig } from "./config.ts";
 import { createTerminalLogger } from "./terminal-logger.ts";
 
@@ -70,6 +71,8 @@ export async function openTerminalSession(
       handle,
       models: composition.models,
       sandbox: () => composition.runner.sandbox(),
+      allowedHosts: async () =>
+        composition.network.allowedHosts(handle.sessionId, projectRootOf(handle.cwd)),
       defaults: composition.defaults,
       historyFile: join(config.home, "history.jsonl"),
       baseUrl: (model) =>

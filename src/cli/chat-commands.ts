@@ -22,7 +22,7 @@ export type ChatCommandResult = "exit" | "handled" | "prompt";
  */
 export async function runChatCommand(
   io: CliIo,
-  session: Pick<CommandSession, "handle" | "models" | "sandbox" | "runTurn">,
+  session: Pick<CommandSession, "handle" | "models" | "sandbox" | "allowedHosts" | "runTurn">,
   text: string,
 ): Promise<ChatCommandResult> {
   if (text === "/exit" || text === "/quit") return "exit";

@@ -142,7 +142,13 @@ async function executeBash(
     durationMs: result.durationMs,
   };
   const offerEscalation = sandboxed && ctx.knobs.approvalPolicy === "on-request";
-  const hint = offerEscalation && BLOCKED.test(result.output) ? ESCALATION_HINT : "";
+  const hint = !offerEscalation
+    ? ""
+    : NO_ROUTE.test(result.output)
+      ? NETWORK_HINT
+      : BLOCKED.test(result.output)
+        ? ESCALATION_HINT
+        : "";
   const body = result.output.length === 0 ? "(no output)" : result.output;
   return {
     isError: result.exitCode !== 0,
@@ -163,14 +169,19 @@ const NO_SANDBOX_REFUSED =
 const ESCALATION_HINT =
   "\n[this may have been blocked by the sandbox; if the command really needs it, call bash " +
   "again with escalate: true and a justification]";
-const BLOCKED = new RegExp(
+const BLOCKED = /Read-only file system|EROFS/;
+const NETWORK_HINT =
+  "\n[the sandbox has no direct network: connections go through dsh's proxy, which HTTP_PROXY, " +
+  "HTTPS_PROXY and ALL_PROXY point at (curl, git over https, npm, pip, cargo, go and bun use " +
+  "them); a tool that ignores them, ssh and UDP cannot connect: use one that honours them, " +
+  "or call bash again with escalate: true and a justification]";
+const NO_ROUTE = new RegExp(
   [
-    "Read-only file system",
     "Network is unreachable",
     "Could not resolve host",
     "Temporary failure in name resolution",
-    "EROFS",
     "ENETUNREACH",
+    "EAI_AGAIN",
   ].join("|"),
 );
 
