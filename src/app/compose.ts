@@ -15,6 +15,7 @@ import { createCommandRunner } from "../exec/runner.ts";
 import type { CommandRunner } from "../exec/types.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { createModelClient } from "../llm/client.ts";
+import { createTransport, fetchThrough } from "../llm/transport.ts";
 import { createInteractionSeam } from "../interaction/seam.ts";
 import type { InteractionProvider } from "../interaction/types.ts";
 import type { ModelInfo } from "../llm/types.ts";
@@ -56,6 +57,7 @@ export function compose(options: ComposeOptions): Composition {
     apiKey: () => currentApiKey(config, options.env),
     logger,
     streamTimeoutMs: config.streamTimeoutMs,
+    fetch: fetchThrough(createTransport(options.env)),
   });
   const home = options.env.HOME || homedir();
   // One list for the sandbox and the file tools.
