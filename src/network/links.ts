@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { type Server, type Socket, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Namespaces } from "./namespace.ts";
+import type { CommandNamespace, Namespaces } from "./namespace.ts";
 import { BRIDGE_SOCKET, SANDBOX_PROXY_PORT, type SandboxAttach } from "./sandbox-link.ts";
 
 /** A command's listener: where its connections arrive, and how the sandbox reaches it. */
@@ -45,24 +45,22 @@ export interface ListenerDeps {
 export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
   let socketDir: string | undefined;
   let count = 0;
+  // A namespace with its listener, made ahead for the next command.
+  let spare: Promise<Prepared> | undefined;
   const dir = () => {
     socketDir ??= mkdtempSync(join(tmpdir(), "dsh-net-"));
     return socketDir;
   };
   return {
     async open(kind, onConnection) {
-      const server = createServer({ pauseOnConnect: true }, onConnection);
       if (kind === "namespace") {
         const namespaces = await deps.namespaces();
         if (namespaces === undefined)
           throw new Error("this process cannot make network namespaces");
-        const namespace = namespaces.open(SANDBOX_PROXY_PORT);
-        try {
-          await listening(server, { fd: namespace.fd });
-        } catch (error) {
-          namespace.close();
-          throw error;
-        }
+        const taken = spare ?? prepare(namespaces);
+        spare = undefined;
+        const { namespace, server: ready, route } = await taken;
+        route.to = onConnection;
         let entered = false;
         return {
           port: SANDBOX_PROXY_PORT,
@@ -74,16 +72,24 @@ export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
                 return namespace.within(start);
               } finally {
                 namespace.close();
+                // The next command's namespace is made while this one runs, off its start-up.
+                setTimeout(() => {
+                  spare ??= prepare(namespaces);
+                  spare.catch(() => {
+                    spare = undefined;
+                  });
+                }, 0);
               }
             },
           },
           close() {
             if (!entered) namespace.close();
             entered = true;
-            closeServer(server);
+            closeServer(ready);
           },
         };
       }
+      const server = createServer({ pauseOnConnect: true }, onConnection);
       if (kind === "bridge") {
         count++;
         const socket = join(dir(), `${count}.sock`);
@@ -107,9 +113,42 @@ export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
       return { port, attach: { type: "port", port }, close: () => closeServer(server) };
     },
     dispose() {
+      const left = spare;
+      spare = undefined;
+      void left?.then(
+        (prepared) => {
+          closeServer(prepared.server);
+          prepared.namespace.close();
+        },
+        () => undefined,
+      );
       if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
     },
   };
+}
+
+interface Prepared {
+  readonly namespace: CommandNamespace;
+  readonly server: Server;
+  /** Where its connections go once a command has it; until then they are dropped. */
+  readonly route: { to?: (socket: Socket) => void };
+}
+
+/** A fresh namespace whose listener is served, not yet any command's. */
+async function prepare(namespaces: Namespaces): Promise<Prepared> {
+  const route: Prepared["route"] = {};
+  const server = createServer({ pauseOnConnect: true }, (socket) => {
+    if (route.to === undefined) socket.destroy();
+    else route.to(socket);
+  });
+  const namespace = namespaces.open(SANDBOX_PROXY_PORT);
+  try {
+    await listening(server, { fd: namespace.fd });
+  } catch (error) {
+    namespace.close();
+    throw error;
+  }
+  return { namespace, server, route };
 }
 
 function listening(
