@@ -2,7 +2,6 @@
 import { afterAll, beforeAll, expect } from "bun:test";
 import { type CliRig, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
-import { watchOutput } from "../support/process-output.ts";
 import { sandboxSerialTest } from "../support/sandbox-gate.ts";
 import { type TargetServer, startTarget } from "../support/target-server.ts";
 
@@ -19,19 +18,12 @@ afterAll(async () => {
 });
 
 sandboxSerialTest("asks in one line; y lets that command connect", async () => {
-  const { cwd, env } = rig.project("chat-network");
+  const project = rig.project("chat-network");
+  const { cwd } = project;
   const command = `curl -sS http://${target.authority}/from-chat`;
   rig.server.script(toolTurn([{ id: "b1", name: "bash", args: { command } }]), textTurn("fetched"));
-  const proc = Bun.spawn([rig.binary, "chat"], {
-    cwd,
-    env,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const stdout = watchOutput(proc.stdout);
-  proc.stdin.write("fetch it\n");
-  await proc.stdin.flush();
+  const { proc, stdout, say } = rig.chat(project);
+  await say("fetch it");
   const question =
     `? Let \`${command}\` connect to ${target.authority} (127.0.0.2 is a loopback address (a ` +
     `service on this machine)) [y: once, a: Always allow \`${target.authority}\` in ${cwd}, N: no] `;
@@ -41,8 +33,7 @@ sandboxSerialTest("asks in one line; y lets that command connect", async () => {
     .split("\n")
     .find((l) => l.startsWith("? Let"));
   expect(line).toBe(question);
-  proc.stdin.write("y\n");
-  await proc.stdin.flush();
+  await say("y");
   await stdout.waitFor("fetched");
   proc.stdin.end();
   expect(await proc.exited).toBe(0);
