@@ -36,7 +36,7 @@ export interface SpawnSpec {
   /** Holds the command's process group id from spawn until the group is gone. */
   readonly groups?: Set<number>;
   /** Runs the spawn itself, e.g. inside the command's network namespace. */
-  readonly within?: <T>(start: () => T) => T;
+  readonly within?: <T extends { readonly pid: number }>(start: () => T) => T;
 }
 
 type StopReason = "timeout" | "cancel" | "output-limit";

@@ -11,7 +11,7 @@
  * first attempt fails (not root, no `bun:ffi`, no libc), `openNamespaces` says so and the
  * caller uses the bridge instead.
  */
-import { closeSync, openSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readlinkSync } from "node:fs";
 
 const CLONE_NEWNET = 0x40000000;
 const AF_INET = 2;
@@ -28,8 +28,13 @@ const BACKLOG = 512;
 export interface CommandNamespace {
   /** The listening socket (non-blocking, close-on-exec); the caller serves and closes it. */
   readonly fd: number;
-  /** Runs `start` with the calling thread inside the namespace; once, before `close`. */
-  within<T>(start: () => T): T;
+  /**
+   * Runs `start` (a spawn) with the calling thread inside the namespace; once, before `close`.
+   * The process it started must be in the namespace: one that is not (a runtime that spawned
+   * from another thread) would have dsh's own network, so it is killed, with its group, and
+   * `within` throws.
+   */
+  within<T extends { readonly pid: number }>(start: () => T): T;
   /** Closes the namespace handle (the socket and the command keep it alive as long as they live). */
   close(): void;
 }
@@ -91,6 +96,7 @@ function openNamespace(libc: Libc, home: number, port: number): CommandNamespace
     goHome(libc, home);
   }
   const namespace = handle;
+  const expected = `net:[${fstatSync(namespace).ino}]`;
   let entered = false;
   return {
     fd,
@@ -99,16 +105,40 @@ function openNamespace(libc: Libc, home: number, port: number): CommandNamespace
       entered = true;
       if (libc.setns(namespace, CLONE_NEWNET) !== 0)
         throw new Error("setns into the command's namespace failed");
-      try {
-        return start();
-      } finally {
-        goHome(libc, home);
-      }
+      const started = (() => {
+        try {
+          return start();
+        } finally {
+          goHome(libc, home);
+        }
+      })();
+      refuseOutside(started.pid, expected);
+      return started;
     },
     close() {
       closeSync(namespace);
     },
   };
+}
+
+/** Kills `pid`'s group and throws unless `pid` is in the namespace named `expected`. */
+function refuseOutside(pid: number, expected: string): void {
+  let actual: string;
+  try {
+    actual = readlinkSync(`/proc/${pid}/ns/net`);
+  } catch {
+    // Already gone: it ran nothing anywhere for long, but it cannot be checked either.
+    actual = "gone";
+  }
+  if (actual === expected) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // The group is gone already.
+  }
+  throw new Error(
+    `a command started outside its network namespace (${actual}, not ${expected}); it was killed`,
+  );
 }
 
 /** Back to dsh's own namespace; failing here would leave the thread's sockets elsewhere. */

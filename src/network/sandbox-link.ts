@@ -12,8 +12,11 @@ export const BRIDGE_SOCKET = "/tmp/.dsh-proxy.sock";
 
 /** What the sandbox must do for the command to reach its listener. */
 export type SandboxAttach =
-  /** Spawn the command through `within` (it enters the namespace), and share that network. */
-  | { readonly type: "namespace"; within<T>(start: () => T): T }
+  /**
+   * Spawn the command through `within` (it enters the namespace), and share that network.
+   * `within` checks the spawned process is in it; one that is not is killed and it throws.
+   */
+  | { readonly type: "namespace"; within<T extends { readonly pid: number }>(start: () => T): T }
   /** Bind `socket` at `BRIDGE_SOCKET`; run `bridge`, then `--`, then the command. */
   | { readonly type: "bridge"; readonly socket: string; readonly bridge: readonly string[] }
   /** Let the command reach `127.0.0.1:port` on the host. */

@@ -232,3 +232,36 @@ describe("asking", () => {
     });
   });
 });
+
+describe("checkedLookup", () => {
+  test("a connection by name goes to the checked address only", async () => {
+    const { checkedLookup } = await import("../../src/network/checked-lookup.ts");
+    const { request } = await import("node:http");
+    await using server = {
+      inner: Bun.serve({ hostname: "127.0.0.2", port: 0, fetch: () => new Response("checked") }),
+      async [Symbol.asyncDispose]() {
+        await this.inner.stop(true);
+      },
+    };
+    const address = parseIpLiteral("127.0.0.2") as IpAddress;
+    const { promise, resolve, reject } = Promise.withResolvers<string>();
+    const req = request(
+      {
+        host: "never-resolved.invalid",
+        port: server.inner.port,
+        path: "/",
+        lookup: checkedLookup([address]),
+      },
+      (response) => {
+        let body = "";
+        response.on("data", (chunk) => {
+          body += chunk;
+        });
+        response.on("end", () => resolve(body));
+      },
+    );
+    req.on("error", reject);
+    req.end();
+    expect(await promise).toBe("checked");
+  });
+});
