@@ -70,7 +70,11 @@ export function createNetworkAccess(deps: NetworkAccessDeps): NetworkAccess {
   };
 }
 
-type Verdict = { readonly allowed: true; readonly byAnswer: boolean } | Refusal;
+/**
+ * An allowed destination; `itself` when what allowed it (a saved rule, an answer) named this
+ * very host, which for an address literal allows that address even if it is not public.
+ */
+type Verdict = { readonly allowed: true; readonly itself: boolean } | Refusal;
 
 interface Refusal {
   readonly allowed: false;
@@ -107,10 +111,9 @@ function commandAccess(
       );
     }
     if (matchingPattern(deps.policy.allow, host, port) !== undefined) {
-      return { allowed: true, byAnswer: false };
+      return { allowed: true, itself: false };
     }
-    if (matchingPattern(saved(), host, port) !== undefined)
-      return { allowed: true, byAnswer: true };
+    if (matchingPattern(saved(), host, port) !== undefined) return { allowed: true, itself: true };
     const question = questionFor(target);
     const key = `${question.rule.host}:${question.rule.port ?? "*"}`;
     let answer = answers.get(key);
@@ -125,7 +128,7 @@ function commandAccess(
     const outcome = await untilAborted(answer, signal);
     if (outcome === "allow") {
       allowedOnce(hostPortText(target));
-      return { allowed: true, byAnswer: true };
+      return { allowed: true, itself: true };
     }
     const why =
       outcome === "refused"
@@ -136,11 +139,11 @@ function commandAccess(
 
   const addressesOf = async (
     target: HostPort,
-    byAnswer: boolean,
+    itself: boolean,
   ): Promise<{ readonly allowed: true; readonly addresses: readonly IpAddress[] } | Refusal> => {
     const { host, port } = target;
     if (host.kind === "address") {
-      const problem = addressProblem(host.address, port, byAnswer ? [host.address] : []);
+      const problem = addressProblem(host.address, port, itself);
       return problem === undefined
         ? { allowed: true, addresses: [host.address] }
         : refusal("address", `${hostText(host)} is ${problem}`);
@@ -153,7 +156,7 @@ function commandAccess(
     }
     const problems: string[] = [];
     const usable = resolved.filter((address) => {
-      const problem = addressProblem(address, port, []);
+      const problem = addressProblem(address, port, false);
       if (problem !== undefined) problems.push(`${address.text}, ${problem}`);
       return problem === undefined;
     });
@@ -166,22 +169,22 @@ function commandAccess(
     );
   };
 
-  /** Why `address` may not be reached, or undefined when it may. */
+  /** Why `address` may not be reached (`allowed`: it was allowed itself), or undefined. */
   const addressProblem = (
     address: IpAddress,
     port: number,
-    answered: readonly IpAddress[],
+    allowed: boolean,
   ): string | undefined => {
     const effective = effectiveAddress(address);
     const denied = patternNamingAddress(deps.policy.deny, effective, port);
     if (denied !== undefined) return `denied by [network] deny ("${patternText(denied)}")`;
     const kind = classify(effective);
     if (kind === "public") return undefined;
-    const allowed =
+    const named =
+      allowed ||
       patternNamingAddress(deps.policy.allow, effective, port) !== undefined ||
-      patternNamingAddress(saved(), effective, port) !== undefined ||
-      answered.length > 0;
-    return allowed
+      patternNamingAddress(saved(), effective, port) !== undefined;
+    return named
       ? undefined
       : `${describeClass(kind)}, which is reached only when allowed by address`;
   };
@@ -191,7 +194,7 @@ function commandAccess(
       if (closing.signal.aborted) return refuse(target, "not_allowed", "the command has ended");
       const verdict = await decide(target, signal);
       if (!verdict.allowed) return refuse(target, verdict.kind, verdict.reason);
-      const found = await addressesOf(target, verdict.byAnswer);
+      const found = await addressesOf(target, verdict.itself);
       if (!found.allowed) return refuse(target, found.kind, found.reason);
       return { ok: true, target, addresses: found.addresses };
     },
