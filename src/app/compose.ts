@@ -74,7 +74,7 @@ export function compose(options: ComposeOptions): Composition {
       rules
         .list()
         .flatMap(({ project: owner, rule }) =>
-          owner === project && rule.type === "host" ? [hostRuleText(rule)] : [],
+          owner === project && rule?.type === "host" ? [hostRuleText(rule)] : [],
         ),
     logger,
   });

@@ -1,5 +1,6 @@
 /** `dsh rules`: the saved "always allow" rules, numbered, with their project; `rm N` removes one. */
 import { loadConfig } from "./config.ts";
+import { errorMessage } from "../errors.ts";
 import { createLogger } from "../log.ts";
 import { describeRule } from "../rules/match.ts";
 import { createRuleBook } from "../rules/store.ts";
@@ -14,7 +15,14 @@ export function runRules(io: CliIo, remove: number | undefined): number {
   });
   if (remove !== undefined) {
     const rule = book.list()[remove - 1];
-    if (rule === undefined || !book.remove(remove)) {
+    let removed = false;
+    try {
+      removed = rule !== undefined && book.remove(remove);
+    } catch (error) {
+      printError(io, errorMessage(error));
+      return 1;
+    }
+    if (rule === undefined || !removed) {
       printError(io, `there is no rule ${remove}; dsh rules lists them`);
       return 1;
     }

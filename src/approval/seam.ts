@@ -25,24 +25,30 @@ export interface ApprovalSeamDeps {
 }
 
 export function createApprovalSeam(deps: ApprovalSeamDeps): ApprovalSeam {
-  const asked = (request: ApprovalRequest): AskedRequest | "covered" => {
+  // A rule check that fails (the file, bash's grammar) covers nothing: the request is asked.
+  const asked = async (request: ApprovalRequest): Promise<AskedRequest | "covered"> => {
     const { rules } = deps;
     if (rules === undefined || request.subject === undefined || request.cwd === undefined) {
       return request;
     }
     const project = projectRootOf(request.cwd);
     try {
-      if (rules.covers(project, request.subject)) return "covered";
+      if (await rules.covers(project, request.subject)) return "covered";
     } catch (error) {
       deps.onError?.(error, request);
     }
-    const offer = offerFor(project, request.subject, deps.home);
-    return offer === undefined ? request : { ...request, offer };
+    try {
+      const offer = await offerFor(project, request.subject, deps.home);
+      return offer === undefined ? request : { ...request, offer };
+    } catch (error) {
+      deps.onError?.(error, request);
+      return request;
+    }
   };
 
   return {
     async request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
-      const toAsk = asked(request);
+      const toAsk = await asked(request);
       if (toAsk === "covered") return signal.aborted ? "deny" : "allow";
       for (const answerer of deps.answerers) {
         if (signal.aborted) return "deny";

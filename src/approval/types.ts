@@ -1,5 +1,5 @@
 /** Contracts of the approval seam: how a plugin asks a human, and who answers. */
-import type { RuleOffer } from "../rules/types.ts";
+import type { CommandPlace, RuleOffer } from "../rules/types.ts";
 import type { RenderIntent } from "../render/intent.ts";
 
 /** Why a decision is needed. */
@@ -17,12 +17,12 @@ export type ApprovalKind =
 
 /** What a remembered "always allow" rule could cover; set by the tool that asks. */
 export type ApprovalSubject =
-  /** Shell text to run outside the sandbox. */
-  | { readonly type: "command"; readonly command: string }
+  /** Shell text, and where it would run. */
+  | { readonly type: "command"; readonly command: string; readonly where: CommandPlace }
   /** A file to write outside the project (its real path). */
   | { readonly type: "write"; readonly path: string }
-  /** A call of one MCP tool, by its model-facing name. */
-  | { readonly type: "mcp_tool"; readonly tool: string }
+  /** A call of one MCP tool: the server's name and the tool's, as the server names it. */
+  | { readonly type: "mcp_tool"; readonly server: string; readonly tool: string }
   /** Connections to a host: a name (every port), or an address with its port. */
   | { readonly type: "host"; readonly host: string; readonly port?: number };
 

@@ -67,6 +67,8 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
   // The servers' own lifetime, apart from any turn's: disposal ends every start under way.
   const stop = new AbortController();
   const entries = new Map<string, Entry>();
+  /** Which server's tool each offered name belongs to, for the session's lifetime. */
+  const owners = new Map<string, string>();
   let current: ToolRegistry | undefined;
   const changed = () => {
     current = undefined;
@@ -154,14 +156,18 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
           });
           continue;
         }
-        // Names cut to 64 characters can meet; the first keeps the name.
-        if (names.has(tool.name)) {
+        // Names meet only when a tool's name imitates another's digest: the first tool to hold
+        // a name keeps it for the session, so a name never changes meaning between requests.
+        const owner = JSON.stringify([entry.spec.name, info.name]);
+        const holder = owners.get(tool.name);
+        if (names.has(tool.name) || (holder !== undefined && holder !== owner)) {
           logger.warn("mcp tool name taken; tool not offered", {
             server: entry.spec.name,
             tool: info.name,
           });
           continue;
         }
+        owners.set(tool.name, owner);
         names.add(tool.name);
         tools.push(tool);
       }

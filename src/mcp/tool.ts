@@ -61,7 +61,7 @@ export function createMcpTool(deps: McpToolDeps): AnyTool {
           rawInput: input,
           mcpTool: { server, tool: info.name },
           // "Always allow" covers this one tool of this server, in this project.
-          subject: { type: "mcp_tool", tool: mcpToolName(server, info.name) },
+          subject: { type: "mcp_tool", server, tool: info.name },
           cwd: ctx.cwd,
         });
         if (ctx.signal.aborted) return { isError: true, output: "cancelled" };

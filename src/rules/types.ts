@@ -4,15 +4,32 @@
  */
 import * as v from "valibot";
 
-/** Allows a command (escalated, or run where no sandbox works) whose leading words are these. */
+/**
+ * Where a command a rule allows runs. Every command that asks today would leave the sandbox (an
+ * escalation, or a machine where no sandbox works), so every command rule says
+ * `outside_sandbox`; rules saved before the field existed were made the same way and read so.
+ */
+export const CommandPlace = v.picklist(["outside_sandbox"]);
+export type CommandPlace = v.InferOutput<typeof CommandPlace>;
+
+/** Allows a command line whose every simple command starts with these words, run `where`. */
 export const CommandRule = v.object({
   type: v.literal("command"),
   words: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1)),
+  where: v.optional(CommandPlace, "outside_sandbox"),
 });
 /** Allows file writes outside the project under this directory (absolute, realpath'd). */
 export const WriteDirRule = v.object({ type: v.literal("write_dir"), dir: v.string() });
-/** Allows calls of one MCP tool (its model-facing name, `mcp__<server>__<tool>`). */
-export const McpToolRule = v.object({ type: v.literal("mcp_tool"), tool: v.string() });
+/**
+ * Allows calls of one MCP tool: `tool` as its server names it, on the server named `server`.
+ * Rules saved before servers were named hold only the model-facing name in `tool` and no
+ * `server`; such a rule covers nothing (that name could belong to more than one server's tool).
+ */
+export const McpToolRule = v.object({
+  type: v.literal("mcp_tool"),
+  server: v.optional(v.string()),
+  tool: v.string(),
+});
 
 /**
  * Lets sandboxed commands connect to a host through dsh's proxy: a host name (every port), or
@@ -33,12 +50,13 @@ export interface RuleOffer {
   readonly project: string;
   /** Every rule the request needs (a command line with several parts needs one per part). */
   readonly rules: readonly Rule[];
-  /** States the rules and their scope, e.g. ``Always allow `npm test` in ~/src/app``. */
+  /** States the rules and their scope, e.g. ``Always allow `npm test` outside the sandbox in ~/src/app``. */
   readonly label: string;
 }
 
 /** A saved rule with its project, as `dsh rules` lists them. */
 export interface SavedRule {
   readonly project: string;
-  readonly rule: Rule;
+  /** The rule, or undefined for an entry this version cannot read (it covers nothing). */
+  readonly rule: Rule | undefined;
 }

@@ -231,7 +231,8 @@ async function ask(
     reason,
     intent: terminalIntent(input.command, ctx.cwd),
     rawInput: input,
-    subject: { type: "command", command: input.command },
+    // Both kinds that ask run the command outside the sandbox.
+    subject: { type: "command", command: input.command, where: "outside_sandbox" },
     cwd: ctx.cwd,
   });
   return outcome === "allow";

@@ -121,7 +121,7 @@ describe("the client's answer", () => {
       { optionId: "allow", name: "Allow once", kind: "allow_once" },
       {
         optionId: "allow_always",
-        name: `Always allow \`touch escalated\` in ${rig.agent.cwd}`,
+        name: `Always allow \`touch escalated\` outside the sandbox in ${rig.agent.cwd}`,
         kind: "allow_always",
       },
       { optionId: "reject", name: "Reject", kind: "reject_once" },

@@ -32,8 +32,8 @@ async function chunks(): Promise<Map<string, string>> {
   return code;
 }
 
-/** The builtins linked when `start` loads: its own and those of every chunk it imports. */
-function builtinsLinkedBy(code: Map<string, string>, start: string): string[] {
+/** What loading `start` links: every chunk it imports statically, and their builtins. */
+function linkedBy(code: Map<string, string>, start: string) {
   const builtins = new Set<string>();
   const seen = new Set<string>();
   const visit = (name: string) => {
@@ -45,7 +45,12 @@ function builtinsLinkedBy(code: Map<string, string>, start: string): string[] {
     }
   };
   visit(start);
-  return [...builtins].sort();
+  return { chunks: [...seen].sort(), builtins: [...builtins].sort() };
+}
+
+/** The builtins linked when `start` loads: its own and those of every chunk it imports. */
+function builtinsLinkedBy(code: Map<string, string>, start: string): string[] {
+  return linkedBy(code, start).builtins;
 }
 
 test("the entry links no builtin: --version, --help and usage errors load nothing more", async () => {
@@ -57,6 +62,27 @@ test("dsh acp links only what its first message needs: config and logs (fs, os, 
   const acp = [...code.keys()].filter((name) => name.startsWith("./acp-"));
   expect(acp).toHaveLength(1);
   expect(builtinsLinkedBy(code, acp[0] ?? "")).toEqual(["fs", "os", "path"]);
+});
+
+test("bash's grammar (for permission rules) is a chunk of its own, loaded only by the rule check's import()", async () => {
+  const code = await chunks();
+  const grammar = [...code.keys()].filter((name) =>
+    /tree-sitter-bash-[a-z0-9]+\.wasm/.test(code.get(name) ?? ""),
+  );
+  expect(grammar).toHaveLength(1);
+  const chunk = grammar[0] ?? "";
+  const importers = [...code.keys()].filter((name) =>
+    linkedModules(code.get(name) ?? "").includes(chunk),
+  );
+  const loaders = [...code.keys()].filter((name) =>
+    (code.get(name) ?? "").includes(`import("${chunk}")`),
+  );
+  const acp = [...code.keys()].filter((name) => name.startsWith("./acp-"));
+  expect({
+    importers,
+    loaders: loaders.map((name) => code.get(name)?.includes("function readProgram(")),
+    linkedByAcp: linkedBy(code, acp[0] ?? "").chunks.includes(chunk),
+  }).toEqual({ importers: [], loaders: [true], linkedByAcp: false });
 });
 
 test("the check sees every form of static import, so a new heavy builtin cannot slip past it", () => {

@@ -65,7 +65,7 @@ describe("dsh acp with MCP servers", () => {
     const perServer = ["echo", "structured", "picture", "fail", "wait", "grow"];
     expect(offeredTools(withServers)).toEqual([
       ...core,
-      ...[...perServer, "dotted_name_with_spaces"].map((tool) => `mcp__local__${tool}`),
+      ...[...perServer, "dotted_name_with_spaces_6bca960b"].map((tool) => `mcp__local__${tool}`),
       ...perServer.map((tool) => `mcp__web__${tool}`),
     ]);
     // The core tools' definitions are byte for byte those of a session without servers.
@@ -76,7 +76,7 @@ describe("dsh acp with MCP servers", () => {
       properties: { text: { type: "string", description: "what to say" } },
       required: ["text"],
     });
-    expect(offeredSchema(withServers, "mcp__local__dotted_name_with_spaces")).toEqual({
+    expect(offeredSchema(withServers, "mcp__local__dotted_name_with_spaces_6bca960b")).toEqual({
       type: "object",
       properties: {
         filter: {

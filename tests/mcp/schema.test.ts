@@ -3,17 +3,57 @@ import { mcpToolName } from "../../src/mcp/names.ts";
 import { sanitizeInputSchema } from "../../src/mcp/schema.ts";
 
 describe("MCP tool names", () => {
-  test("are mcp__<server>__<tool> with characters outside [A-Za-z0-9_-] replaced", () => {
+  test("are mcp__<server>__<tool> when that reads back to exactly that server and tool", () => {
     expect([
       mcpToolName("github", "create_issue"),
-      mcpToolName("my server", "files.read/all"),
-      mcpToolName("ünï", "tool-1"),
-    ]).toEqual(["mcp__github__create_issue", "mcp__my_server__files_read_all", "mcp___n___tool-1"]);
+      mcpToolName("my-server_2", "files-read"),
+      mcpToolName("a", "b__c"),
+      mcpToolName("a", "_b"),
+    ]).toEqual([
+      "mcp__github__create_issue",
+      "mcp__my-server_2__files-read",
+      "mcp__a__b__c",
+      "mcp__a___b",
+    ]);
   });
 
-  test("are cut to 64 characters", () => {
-    const name = mcpToolName("server", "x".repeat(100));
-    expect([name.length, name.startsWith("mcp__server__xxx")]).toEqual([64, true]);
+  test("that could be another's get characters outside [A-Za-z0-9_-] replaced and a digest", () => {
+    expect([
+      mcpToolName("my server", "files.read/all"),
+      mcpToolName("ünï", "tool-1"),
+      mcpToolName("a__b", "c"),
+      mcpToolName("a_", "_b"),
+    ]).toEqual([
+      "mcp__my_server__files_read_all_be9f42cc",
+      "mcp___n___tool-1_967da830",
+      "mcp__a__b__c_a92700ce",
+      "mcp__a____b_0a2588ef",
+    ]);
+  });
+
+  test("of tools whose flat forms meet differ, and depend on nothing else", () => {
+    const pairs: [string, string][] = [
+      ["a", "b__c"],
+      ["a__b", "c"],
+      ["a_", "b"],
+      ["a", "_b"],
+      ["my server", "x"],
+      ["my_server", "x"],
+      ["my.server", "x"],
+    ];
+    const names = pairs.map(([server, tool]) => mcpToolName(server, tool));
+    expect(new Set(names).size).toBe(pairs.length);
+    expect(pairs.map(([server, tool]) => mcpToolName(server, tool))).toEqual(names);
+  });
+
+  test("are cut to 64 characters, the digest kept", () => {
+    const long = mcpToolName("server", "x".repeat(100));
+    const longer = mcpToolName("server", `${"x".repeat(100)}y`);
+    expect([long.length, long.startsWith("mcp__server__xxx"), long === longer]).toEqual([
+      64,
+      true,
+      false,
+    ]);
   });
 });
 

@@ -107,7 +107,9 @@ describe("MCP servers in the terminal", () => {
     );
     await say("echo one");
     await stdout.waitFor("Allow? [y/a/N]");
-    expect(stdout.text()).toContain(`a: Always allow mcp__t__echo in ${project.cwd}`);
+    expect(stdout.text()).toContain(
+      `a: Always allow \`echo\` of the MCP server \`t\` in ${project.cwd}`,
+    );
     expect(stdout.text()).toContain(
       '? Call echo on the MCP server t\n  MCP server t, tool echo\n  {\n    "text": "refused words"\n  }\n',
     );

@@ -116,7 +116,8 @@ describe("npm package", () => {
     }
     const npx = await run(["npx", "--no-install", "dsh", "--version"], {
       cwd: project(),
-      env: { PATH: bin, HOME: join(work, "home") },
+      // npm's own "new version available" notice would be a second line that is not dsh's.
+      env: { PATH: bin, HOME: join(work, "home"), npm_config_update_notifier: "false" },
     });
     expect(npx.code).toBe(1);
     expect(npx.stdout).toBe("");

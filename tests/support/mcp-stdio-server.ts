@@ -1,7 +1,8 @@
 /**
  * The stdio MCP server of the tests, run as `bun mcp-stdio-server.ts NAME`. `MCP_TEST_LOG`
  * names a file that gets one JSON line at start (pid, the child it started, its environment)
- * and one per tool call; `MCP_TEST_STAY=1` keeps it running after its stdin ends.
+ * and one per tool call; `MCP_TEST_STAY=1` keeps it running after its stdin ends;
+ * `MCP_TEST_EXTRA_TOOL` names one more echo tool.
  */
 import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
@@ -25,5 +26,12 @@ process.stdin.on("end", () => {
 });
 log({ started: process.pid, child: child.pid, env: process.env });
 
-const server = buildTestServer({ name, record: (call) => log({ call }), awkwardName: true });
+const server = buildTestServer({
+  name,
+  record: (call) => log({ call }),
+  awkwardName: true,
+  ...(process.env.MCP_TEST_EXTRA_TOOL === undefined
+    ? {}
+    : { extraTool: process.env.MCP_TEST_EXTRA_TOOL }),
+});
 await server.connect(new StdioServerTransport());

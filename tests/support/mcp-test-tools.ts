@@ -16,6 +16,8 @@ export interface TestServerOptions {
    * on stderr when it is registered).
    */
   readonly awkwardName?: boolean;
+  /** Adds an echo tool of this name (to make names of two servers' tools meet). */
+  readonly extraTool?: string;
 }
 
 /** A one-pixel PNG, base64. */
@@ -80,6 +82,17 @@ export function buildTestServer(options: TestServerOptions): McpServer {
     });
     return { content: [{ type: "text", text: "grown" }] };
   });
+  const { extraTool } = options;
+  if (extraTool !== undefined) {
+    server.registerTool(
+      extraTool,
+      { description: "Says the text back.", inputSchema: { text: z.string() } },
+      async ({ text }) => {
+        record(extraTool, { text });
+        return { content: [{ type: "text", text: `${extraTool} from ${options.name}: ${text}` }] };
+      },
+    );
+  }
   if (options.awkwardName !== true) return server;
   server.registerTool(
     "dotted.name/with spaces",

@@ -189,7 +189,7 @@ describe("escalation (case 30)", () => {
           output: "",
         },
         rawInput: { command: "touch ran", escalate: true, justification: "needs the network" },
-        subject: { type: "command", command: "touch ran" },
+        subject: { type: "command", command: "touch ran", where: "outside_sandbox" },
         cwd: dir.path,
       },
     ]);
