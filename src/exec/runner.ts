@@ -190,7 +190,13 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       rlimited = backendName === "bwrap" && prlimit !== undefined;
       bounds = boundsOnce();
       const bounded = rlimited && prlimit !== undefined ? limitArgv(prlimit, bounds, argv) : argv;
-      network = await deps.network?.open(request.network, backendName);
+      // Without its network the command still runs, with none (as bwrap gives it).
+      network = await deps.network?.open(request.network, backendName).catch((error: unknown) => {
+        deps.logger.warn("the command runs without network: its proxy could not be opened", {
+          error,
+        });
+        return undefined;
+      });
       const attach = network?.attach;
       // The bridge runs outside the command's rlimits: its runtime reserves memory and threads.
       const inner = attach?.type === "bridge" ? [...attach.bridge, "--", ...bounded] : bounded;

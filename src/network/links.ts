@@ -59,7 +59,8 @@ export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
           throw new Error("this process cannot make network namespaces");
         const taken = spare ?? prepare(namespaces);
         spare = undefined;
-        const { namespace, server: ready, route } = await taken;
+        // A spare that could not be made is made again, now.
+        const { namespace, server: ready, route } = await taken.catch(() => prepare(namespaces));
         route.to = onConnection;
         let entered = false;
         return {
