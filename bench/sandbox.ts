@@ -18,6 +18,7 @@ import type { CommandRunner } from "../src/exec/types.ts";
 import type { SandboxMode } from "../src/permission/knobs.ts";
 import { PROJECT_CONFIG } from "../src/permission/project-config.ts";
 import { silentLogger } from "../src/log.ts";
+import { createNetworkService } from "../src/network/service.ts";
 import { emit, size } from "./lib/figures.ts";
 import { gitTree } from "./lib/git-tree.ts";
 import { median } from "./stats.ts";
@@ -33,12 +34,19 @@ for (const entry of PROJECT_CONFIG) {
   mkdirSync(entry.type === "dir" ? path : dirname(path), { recursive: true });
   if (entry.type === "file") writeFileSync(path, "");
 }
+// The network as dsh runs it: through its proxy.
+const network = createNetworkService({
+  config: undefined,
+  savedHosts: () => [],
+  logger: silentLogger,
+});
 const runner = createCommandRunner({
   env: { PATH: process.env.PATH, LANG: "C.UTF-8" },
   sandbox: "auto",
   home: process.env.HOME ?? "/nonexistent",
   stateDir,
   logger: silentLogger,
+  network,
 });
 
 const repo = gitTree();
@@ -104,5 +112,6 @@ try {
   ]);
 } finally {
   await runner[Symbol.asyncDispose]();
+  await network[Symbol.asyncDispose]();
   rmSync(dir, { recursive: true, force: true });
 }

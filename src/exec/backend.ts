@@ -25,6 +25,7 @@ import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
 import { namesToKeep, seatbeltArgs } from "./seatbelt.ts";
+import type { SandboxAttach } from "../network/service.ts";
 import type { SandboxPreference } from "../settings/table.ts";
 import type { SandboxStatus } from "./types.ts";
 import { projectConfigMasks } from "./project-config-guards.ts";
@@ -35,6 +36,8 @@ export interface WrapInput {
   /** Realpaths. */
   readonly workspace: string;
   readonly cwd: string;
+  /** How the command reaches dsh's proxy; no network at all when absent. */
+  readonly network?: SandboxAttach;
 }
 
 export interface Wrapped {
@@ -199,7 +202,8 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           services,
           kernel,
           tmpFiles: excludes === undefined ? [] : [{ source: excludes, dest: SANDBOX_EXCLUDES }],
-          network: false,
+          network: input.network?.type === "namespace",
+          proxySocket: input.network?.type === "bridge" ? input.network.socket : undefined,
         };
         const filter = program === undefined ? undefined : seccompFd(program);
         const wrapped = [bwrap, ...bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, argv)];
@@ -302,6 +306,7 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
           ...projectConfig.map((mask) => mask.path),
         ]),
         network: false,
+        proxyPort: input.network?.type === "port" ? input.network.port : undefined,
       };
       const close = () =>
         protection === undefined

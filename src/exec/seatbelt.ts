@@ -31,6 +31,8 @@ export interface SeatbeltPlan {
    */
   readonly keepNames?: readonly string[];
   readonly network: boolean;
+  /** The port of dsh's proxy on the host's loopback: the one address the command may reach. */
+  readonly proxyPort?: number;
 }
 
 export interface SeatbeltProfile {
@@ -103,6 +105,10 @@ export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
     lines.push(`(deny file-read* file-write* ${hidden.join(" ")})`);
   }
   if (plan.network) lines.push("(allow network* system-socket)");
+  else if (plan.proxyPort !== undefined && Number.isInteger(plan.proxyPort)) {
+    // A number, so it cannot inject a rule; Seatbelt names loopback as "localhost".
+    lines.push(`(allow network-outbound (remote ip "localhost:${plan.proxyPort}"))`);
+  }
   return { profile: `${lines.join("\n")}\n`, params };
 }
 

@@ -18,24 +18,8 @@ afterAll(async () => {
 });
 
 function startChat(name: string) {
-  const { cwd, base, env } = rig.project(
-    name,
-    '[[models]]\nid = "second-model"\nname = "Second"\n',
-  );
-  const proc = Bun.spawn([rig.binary, "chat"], {
-    cwd,
-    env,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const stdout = watchOutput(proc.stdout);
-  const stderr = watchOutput(proc.stderr);
-  const say = async (line: string) => {
-    proc.stdin.write(`${line}\n`);
-    await proc.stdin.flush();
-  };
-  return { proc, cwd, base, stdout, stderr, say };
+  const project = rig.project(name, '[[models]]\nid = "second-model"\nname = "Second"\n');
+  return { ...rig.chat(project), cwd: project.cwd, base: project.base };
 }
 
 test("a conversation: two turns, a model switch, then EOF exits 0", async () => {

@@ -2,7 +2,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type CliRig, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
-import { watchOutput } from "../support/process-output.ts";
 
 let rig: CliRig;
 
@@ -16,19 +15,7 @@ afterAll(async () => {
 });
 
 test("dsh chat runs the shared commands beside /help and prints the plan as a checklist", async () => {
-  const { cwd, env } = rig.project("chat-commands");
-  const proc = Bun.spawn([rig.binary, "chat"], {
-    cwd,
-    env,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const stdout = watchOutput(proc.stdout);
-  const say = async (line: string) => {
-    proc.stdin.write(`${line}\n`);
-    await proc.stdin.flush();
-  };
+  const { proc, stdout, say } = rig.chat(rig.project("chat-commands"));
   const requests = rig.server.requests.length;
   await say("/help");
   await stdout.waitFor("/status");
