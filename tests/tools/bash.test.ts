@@ -13,6 +13,7 @@ import type {
   ApprovalRequest,
 } from "../../src/approval/types.ts";
 import { createCommandRunner } from "../../src/exec/runner.ts";
+import { noShellMessage, windowsStatus } from "../../src/exec/windows-shell.ts";
 import type { CommandRunner } from "../../src/exec/types.ts";
 import { silentLogger } from "../../src/log.ts";
 import { PRESETS } from "../../src/permission/knobs.ts";
@@ -279,5 +280,55 @@ describe("presenting", () => {
       cwd: "/w",
       output: "",
     });
+  });
+});
+
+/**
+ * A runner where dsh has no sandbox at all (Windows), at the runner's seam: its status is the
+ * one Windows gets, and it runs what it is given with this machine's real runner.
+ */
+function windowsLike(shell: string | undefined): CommandRunner {
+  return {
+    sandbox: async () => windowsStatus(shell),
+    run: (request, options) => noSandbox.run(request, options),
+    [Symbol.asyncDispose]: async () => {},
+  };
+}
+
+describe("where dsh has no sandbox at all (Windows)", () => {
+  test.concurrent("without Git Bash: says commands need WSL2, asks nothing, runs nothing", async () => {
+    using dir = workspace();
+    const asked = answering("allow");
+    const { result } = await call(dir.path, {
+      args: { command: "touch ran" },
+      runner: windowsLike(undefined),
+      answerers: [asked],
+    });
+    expect(result).toMatchObject({ isError: true, output: noShellMessage() });
+    expect(result.output).toStartWith("Commands need WSL2 on Windows");
+    expect([asked.requests.length, existsSync(join(dir.path, "ran"))]).toEqual([0, false]);
+  });
+
+  test.concurrent("with Git Bash: each command is asked about, unsandboxed, and no rule is offered", async () => {
+    using dir = workspace();
+    const asked = answering("allow");
+    const runner = windowsLike("C:\\Program Files\\Git\\bin\\bash.exe");
+    const first = await call(dir.path, {
+      args: { command: "echo ok" },
+      runner,
+      answerers: [asked],
+    });
+    await call(dir.path, { args: { command: "echo ok" }, runner, answerers: [asked] });
+    expect(first.result.output).toMatch(/^\[exit code 0; unsandboxed; \d+\.\d s\]\nok\n$/);
+    expect(asked.requests.map((request) => [request.kind, request.subject])).toEqual([
+      ["unsandboxed", undefined],
+      ["unsandboxed", undefined],
+    ]);
+    expect(asked.requests[0]?.reason).toStartWith(
+      "Commands need WSL2 on Windows to run sandboxed (install WSL2",
+    );
+    expect(asked.requests[0]?.reason).toContain(
+      "in Git Bash (C:\\Program Files\\Git\\bin\\bash.exe)",
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { credentialMasks, credentialPaths } from "../../../src/exec/guards.ts";
+import { credentialMasks, credentialSpellings } from "../../../src/exec/guards.ts";
 import { CREDENTIAL_ENTRIES, credentialStores } from "../../../src/permission/credentials.ts";
 import { PRESETS } from "../../../src/permission/knobs.ts";
 import { secretPlacesOf, secretRefusal } from "../../../src/tools/file-safety/credential-paths.ts";
@@ -109,7 +109,7 @@ describe("the credential set", () => {
     const masked = (file: string) =>
       masks.some((mask) => file === mask.path || file.startsWith(`${mask.path}/`));
     expect(planted.filter((file) => !masked(file))).toEqual([]);
-    const ruled = credentialPaths(scope);
+    const ruled = credentialSpellings(scope);
     const listed = (file: string) =>
       ruled.some((rule) => file === rule.path || file.startsWith(`${rule.path}/`));
     expect(planted.filter((file) => !listed(file))).toEqual([]);
