@@ -93,9 +93,9 @@ export function limitArgv(
  * command's, and bounds no memory.
  */
 export function ulimitArgv(shell: string, processes: number, command: string): string[] {
+  // `hard` is bash's name for the hard limit in force: no subshell, which could not fork there.
   const script = [
-    'n=$2; h=$(ulimit -H -u); if [ "$h" != unlimited ] && [ "$h" -lt "$n" ]; then n=$h; fi',
-    'ulimit -u "$n" || exit 125',
+    'ulimit -u "$2" 2>/dev/null || ulimit -u hard || exit 125',
     'exec "$0" -c -- "$1" 2>&1',
   ].join("; ");
   return [shell, "-c", script, shell, command, String(processes)];

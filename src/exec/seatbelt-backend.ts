@@ -52,6 +52,7 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
     git: options.git ?? { home: options.home },
     walk: walks,
     foldsCase: (path) => calls.foldsCase(path) || foldsCase(path),
+    seen: new Map(),
   };
   const prepare = (input: WrapInput, tempDir: string) => seatbeltPlanFor(input, tempDir, context);
 
@@ -123,12 +124,15 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
       return {
         argv: seatbeltArgs(plan, argv),
         fds: [],
-        env: () => ({ TMPDIR: tempDir }),
+        // Stores are unreadable here (EPERM), not empty as under bwrap: npm would stop at its
+        // ~/.npmrc, so it reads none.
+        env: () => ({ TMPDIR: tempDir, npm_config_userconfig: "/dev/null" }),
         close,
       };
     },
     hidden(path) {
-      return credentialSpellings(scope).some((mask) => isWithin(mask.path, path))
+      const stores = [...credentialSpellings(scope), ...(context.seen?.values() ?? [])];
+      return stores.some((mask) => isWithin(mask.path, path))
         ? "it lies in a credential store the sandbox hides"
         : undefined;
     },

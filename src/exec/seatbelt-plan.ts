@@ -26,6 +26,12 @@ export interface SeatbeltPlanContext {
   readonly walk: (workspace: string) => WalkOptions;
   /** Whether the volume holding a path folds case. */
   readonly foldsCase: (path: string) => boolean;
+  /**
+   * Every spelling of a store seen by an earlier command of this process, kept: a store stays
+   * hidden where it was even when the name that led to it (a symlinked `$XDG_CONFIG_HOME`) was
+   * pointed elsewhere. Each plan adds its own.
+   */
+  readonly seen?: Map<string, Mask>;
 }
 
 /** Rules cover paths that do not exist: a missing protected path is denied, never made. */
@@ -43,6 +49,10 @@ export function seatbeltPlanFor(
   const writable = input.mode === "workspace-write";
   const stateDir = realpathOr(context.stateDir);
   const stores = credentialSpellings(context.credentials);
+  if (context.seen !== undefined) {
+    for (const mask of stores) context.seen.set(mask.path, mask);
+    stores.splice(0, stores.length, ...context.seen.values());
+  }
   const secrets: Mask[] = isWithin(stateDir, input.workspace)
     ? stores
     : [...stores, { type: "dir", path: stateDir }];

@@ -8,7 +8,9 @@
  * rule: a `readonly` guard cannot be written, a `forbid`den path cannot be created, a `pin`
  * cannot be renamed or removed. No `.git` can be created anywhere in the workspace (nor, on a
  * volume that folds case, `.GIT` or `.Git`), and no file flag can be set (`chflags uchg` would
- * keep dsh from removing what a command left).
+ * keep dsh from removing what a command left). No hard link can be made at all: rules match the
+ * path a file is opened by, so a link in the workspace to `~/.zshrc` or to `.git/config` would
+ * let the command write either through its own name (bwrap's mounts refuse such links, EXDEV).
  */
 import { dirname } from "node:path";
 import { isWithin } from "../paths.ts";
@@ -78,6 +80,7 @@ export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
     );
   }
   lines.push(`(deny file-write-flags ${[temp, workspace].filter(Boolean).join(" ")})`);
+  lines.push("(deny file-link)");
   // Renaming a directory is an unlink of its path: denied, it cannot be moved.
   const pins = [
     ...plan.guards.filter((guard) => guard.type === "pin").map((guard) => guard.path),

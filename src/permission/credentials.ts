@@ -72,6 +72,7 @@ export const CREDENTIAL_ENTRIES: readonly CredentialEntry[] = [
   home("dir", ".docker", "container registry logins (config.json)"),
   home("dir", ".gnupg", "GnuPG private keys"),
   home("dir", ".password-store", "pass, the password store"),
+  home("dir", "Library/Keychains", "macOS keychains (their items, encrypted with your password)"),
   config("dir", "gcloud", "Google Cloud credentials"),
   config("dir", "gh", "GitHub CLI tokens (hosts.yml)"),
   config("dir", "github-copilot", "GitHub Copilot tokens"),

@@ -172,7 +172,8 @@ const NO_SANDBOX_REFUSED =
 const ESCALATION_HINT =
   "\n[this may have been blocked by the sandbox; if the command really needs it, call bash " +
   "again with escalate: true and a justification]";
-const BLOCKED = /Read-only file system|EROFS/;
+// bwrap says EROFS, Seatbelt EPERM.
+const BLOCKED = /Read-only file system|EROFS|Operation not permitted/;
 const NETWORK_HINT =
   "\n[the sandbox has no direct network: connections go through dsh's proxy, which HTTP_PROXY, " +
   "HTTPS_PROXY and ALL_PROXY point at (curl, git over https, npm, pip, cargo, go and bun use " +

@@ -6,7 +6,7 @@
  * text is checked here; the macOS suite runs it.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InvalidInputError } from "../../src/errors.ts";
 import { credentialSpellings } from "../../src/exec/guards.ts";
@@ -160,6 +160,8 @@ describe("where a command may write", () => {
     expect(profile).toContain(
       '(deny file-write-flags (subpath (param "TEMP")) (subpath (param "WORKSPACE")))',
     );
+    // Rules match the name a file is opened by: no hard link may give a host file another.
+    expect(profile.split("\n")).toContain("(deny file-link)");
   });
 
   test("read-only: its temp directory only, so a project under /tmp keeps its hooks", () => {
@@ -255,5 +257,31 @@ describe("credential stores", () => {
         ["/w/a/b/c.json", "/w/x", "/w", "/elsewhere/y", "/w/a/d", "/private/tmp/t/u"],
       ).sort(),
     ).toEqual(["/private/tmp/t", "/w/a", "/w/a/b"]);
+  });
+});
+
+describe("a store seen once", () => {
+  test("stays denied where it was after the link that led to it is pointed elsewhere", () => {
+    using home = tempDir();
+    mkdirSync(join(home.path, "dotfiles/gh"), { recursive: true });
+    mkdirSync(join(home.path, "decoy"));
+    symlinkSync(join(home.path, "dotfiles"), join(home.path, "cfg"));
+    const seen = new Map();
+    const ctx = {
+      ...context(home.path),
+      credentials: { home: home.path, configHome: join(home.path, "cfg") },
+      seen,
+    };
+    using dir = tempDir();
+    const input = { mode: "read-only" as const, workspace: dir.path, cwd: dir.path };
+    const first = rules(seatbeltPlanFor(input, "/t", ctx).plan).hidden;
+    expect(first).toContain(join(home.path, "dotfiles/gh"));
+    rmSync(join(home.path, "cfg"));
+    symlinkSync(join(home.path, "decoy"), join(home.path, "cfg"));
+    const later = rules(seatbeltPlanFor(input, "/t", ctx).plan).hidden;
+    expect([
+      later.includes(join(home.path, "dotfiles/gh")),
+      later.includes(join(home.path, "decoy/gh")),
+    ]).toEqual([true, true]);
   });
 });
