@@ -21,7 +21,7 @@ import type { Knobs } from "../../src/permission/knobs.ts";
 import { createBashTool } from "../../src/tools/bash.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
 import type { ExecutedCall } from "../../src/tools/types.ts";
-import { sandboxTest } from "../exec/sandbox-support.ts";
+import { DENIED, sandboxStatus, sandboxTest } from "../exec/sandbox-support.ts";
 import { toolContext } from "./harness.ts";
 
 function runnerWith(sandbox: "auto" | "none"): CommandRunner {
@@ -81,17 +81,20 @@ describe("running commands", () => {
       progress: (chunk) => chunks.push(chunk),
     });
     expect(result.isError).toBe(true);
+    const backend = sandboxStatus.backend;
     expect(result.output).toMatch(
-      /^\[exit code 2; sandbox: workspace-write; \d+\.\d s\]\nbwrap\nscrubbed\n$/,
+      new RegExp(
+        `^\\[exit code 2; sandbox: workspace-write; \\d+\\.\\d s\\]\\n${backend}\\nscrubbed\\n$`,
+      ),
     );
-    expect(chunks.join("")).toBe("bwrap\nscrubbed\n");
+    expect(chunks.join("")).toBe(`${backend}\nscrubbed\n`);
     expect(readFileSync(join(dir.path, "a"), "utf8")).toBe("hi\n");
     expect(intent).toEqual({
       type: "terminal",
       title: "echo hi > a; echo $DSH_SANDBOX; echo ${OPENAI_API_KEY-scrubbed}; exit 2",
       command: "echo hi > a; echo $DSH_SANDBOX; echo ${OPENAI_API_KEY-scrubbed}; exit 2",
       cwd: dir.path,
-      output: "bwrap\nscrubbed\n",
+      output: `${backend}\nscrubbed\n`,
       exit: { code: 2, signal: null },
     });
   });
@@ -102,7 +105,7 @@ describe("running commands", () => {
       args: { command: "touch a" },
       knobs: PRESETS["read-only"],
     });
-    expect(result.output).toContain("Read-only file system");
+    expect(result.output).toMatch(DENIED);
     expect(result.output).toEndWith("call bash again with escalate: true and a justification]");
     expect(existsSync(join(dir.path, "a"))).toBe(false);
   });
