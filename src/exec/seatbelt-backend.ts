@@ -10,7 +10,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InvalidInputError } from "../errors.ts";
-import { foldsCase, isWithin } from "../paths.ts";
+import { foldsCase, isWithin, realpathOr } from "../paths.ts";
 import type { Backend, BackendOptions, WrapInput } from "./backend.ts";
 import {
   checkWorkspaceAfter,
@@ -76,7 +76,7 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
       refuseUnsafe(unsafe, input.workspace);
       refuseOutlived(outlived, input.workspace);
       refuseRedirectedGit(input.workspace);
-      const tempDir = realpathSync(mkdtempSync(join(tmpdir(), "dsh-cmd-")));
+      const tempDir = commandTempDir(input.workspace);
       watchdog.holdSandbox(tempDir);
       let prepared: ReturnType<typeof prepare>;
       try {
@@ -138,6 +138,23 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
     },
     close() {},
   };
+}
+
+/**
+ * A new temp directory for one command, outside its workspace: were it inside, every process
+ * that may write the workspace could write it too, and the sweep could not tell them apart.
+ */
+function commandTempDir(workspace: string): string {
+  const parent = [tmpdir(), "/private/var/tmp", "/private/tmp"]
+    .map((dir) => realpathOr(dir))
+    .find((dir) => !isWithin(workspace, dir));
+  if (parent === undefined) {
+    throw new InvalidInputError(
+      `${workspace} holds every temp directory dsh can give a command; open a project directory instead, or choose danger-full-access`,
+      { workspace },
+    );
+  }
+  return realpathSync(mkdtempSync(join(parent, "dsh-cmd-")));
 }
 
 function refuseOutlived(outlived: ReadonlySet<string>, workspace: string): void {
