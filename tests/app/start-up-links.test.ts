@@ -48,6 +48,21 @@ function linkedBy(code: Map<string, string>, start: string) {
   return { chunks: [...seen].sort(), builtins: [...builtins].sort() };
 }
 
+/**
+ * How `chunk` is loaded: the chunks that import it statically, those that `import()` it, and
+ * whether loading `dsh acp`'s chunk links it.
+ */
+function loadingOf(code: Map<string, string>, chunk: string) {
+  const importers = [...code.keys()].filter((name) =>
+    linkedModules(code.get(name) ?? "").includes(chunk),
+  );
+  const loaders = [...code.keys()].filter((name) =>
+    (code.get(name) ?? "").includes(`import("${chunk}")`),
+  );
+  const acp = [...code.keys()].filter((name) => name.startsWith("./acp-"));
+  return { importers, loaders, linkedByAcp: linkedBy(code, acp[0] ?? "").chunks.includes(chunk) };
+}
+
 /** The builtins linked when `start` loads: its own and those of every chunk it imports. */
 function builtinsLinkedBy(code: Map<string, string>, start: string): string[] {
   return linkedBy(code, start).builtins;
@@ -70,19 +85,26 @@ test("bash's grammar (for permission rules) is a chunk of its own, loaded only b
     /tree-sitter-bash-[a-z0-9]+\.wasm/.test(code.get(name) ?? ""),
   );
   expect(grammar).toHaveLength(1);
-  const chunk = grammar[0] ?? "";
-  const importers = [...code.keys()].filter((name) =>
-    linkedModules(code.get(name) ?? "").includes(chunk),
-  );
-  const loaders = [...code.keys()].filter((name) =>
-    (code.get(name) ?? "").includes(`import("${chunk}")`),
-  );
-  const acp = [...code.keys()].filter((name) => name.startsWith("./acp-"));
+  const { importers, loaders, linkedByAcp } = loadingOf(code, grammar[0] ?? "");
   expect({
     importers,
     loaders: loaders.map((name) => code.get(name)?.includes("function readProgram(")),
-    linkedByAcp: linkedBy(code, acp[0] ?? "").chunks.includes(chunk),
+    linkedByAcp,
   }).toEqual({ importers: [], loaders: [true], linkedByAcp: false });
+});
+
+test("the HTML converter (mdream) is a chunk of its own, loaded only by its import(), and not by dsh acp", async () => {
+  const code = await chunks();
+  const engine = [...code.keys()].filter(
+    (name) => name.endsWith(".js") && (code.get(name) ?? "").includes("__wbg_markdownstream_free"),
+  );
+  expect(engine).toHaveLength(1);
+  const { importers, loaders, linkedByAcp } = loadingOf(code, engine[0] ?? "");
+  expect({ importers, loaders: loaders.length, linkedByAcp }).toEqual({
+    importers: [],
+    loaders: 1,
+    linkedByAcp: false,
+  });
 });
 
 test("the check sees every form of static import, so a new heavy builtin cannot slip past it", () => {
