@@ -56,6 +56,10 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       platform: deps.platform,
       date: deps.now().toISOString().slice(0, 10),
       instructions,
+      web: {
+        fetch: deps.tools.names.includes("web_fetch"),
+        search: deps.tools.names.includes("web_search"),
+      },
     });
     const specs = mergeServers(deps.mcp.servers, options.mcpServers ?? []);
     const mcp: McpServers | undefined =
