@@ -59,7 +59,8 @@ export function compose(options: ComposeOptions): Composition {
   const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
   const apiKey = () => currentApiKey(config, options.env);
   // The model endpoint, DeepSeek's web APIs and SearXNG: one proxy and CA setup for all.
-  const outbound = fetchThrough(createTransport(options.env));
+  const transport = createTransport(options.env);
+  const outbound = fetchThrough(transport);
   const client = createModelClient({
     baseUrl: config.baseUrl,
     apiKey,
@@ -124,6 +125,8 @@ export function compose(options: ComposeOptions): Composition {
         apiKey,
         fetch: outbound,
         userAgent: `dsh/${version} (+https://github.com/dsh-agent/dsh)`,
+        // The extra CAs the model endpoint's requests trust, not its proxy (see direct-fetch.ts).
+        ca: async () => (await transport.options("https://web-fetch.invalid/")).tls?.ca,
       },
     }),
   );

@@ -61,6 +61,8 @@ export interface WebFetchToolDeps {
   readonly deepseek: DeepSeekApiDeps;
   /** The `User-Agent` of direct fetches. */
   readonly userAgent: string;
+  /** The certificates HTTPS trusts when extra CAs are set; the defaults when absent. */
+  readonly ca?: () => Promise<readonly string[] | undefined>;
 }
 
 /** Creates the `web_fetch` tool. */
@@ -124,6 +126,7 @@ async function directly(
     maxBytes: MAX_BODY_BYTES,
     timeoutMs: deps.timeoutMs,
     userAgent: deps.userAgent,
+    ...(deps.ca === undefined ? {} : { ca: deps.ca }),
     signal,
   });
   if (!fetched.ok) return failure(url.href, fetched.message);

@@ -22,6 +22,8 @@ export interface WebToolsDeps {
   readonly fetch: typeof fetch;
   /** `User-Agent` of direct fetches. */
   readonly userAgent: string;
+  /** The certificates HTTPS trusts when extra CAs are set (as the model endpoint's requests). */
+  readonly ca?: () => Promise<readonly string[] | undefined>;
 }
 
 /** `web_fetch`, then `web_search` when a backend is configured. */
@@ -50,6 +52,7 @@ export function createWebTools(deps: WebToolsDeps): AnyTool[] {
       timeoutMs: settings.timeoutMs,
       deepseek,
       userAgent: deps.userAgent,
+      ...(deps.ca === undefined ? {} : { ca: deps.ca }),
     }),
     ...(backend === undefined ? [] : [createWebSearchTool(backend)]),
   ];

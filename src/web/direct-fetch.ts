@@ -3,7 +3,9 @@
  * the sandbox's proxy uses (the same host policy, the same question about a host no rule
  * allows, the same address rules), at most `MAX_REDIRECTS` redirects are followed, and each
  * connection goes only to the addresses that check returned. Time is bounded per call (the
- * wait for the user's answer not counted) and the body by `maxBytes`.
+ * wait for the user's answer not counted) and the body by `maxBytes`. Fetches never go through
+ * the environment's `HTTPS_PROXY`: a proxy resolves names itself, past these checks; they do
+ * trust the same extra CAs as the model endpoint's requests.
  */
 import { describeFetchFailure } from "../llm/http-errors.ts";
 import { type HostPort, parseHost } from "../network/host.ts";
@@ -21,6 +23,8 @@ export interface DirectFetchRequest {
   /** Network time the whole chain may take. */
   readonly timeoutMs: number;
   readonly userAgent: string;
+  /** The certificates HTTPS trusts, when extra CAs are set (`NODE_EXTRA_CA_CERTS`, `SSL_CERT_FILE`). */
+  readonly ca?: () => Promise<readonly string[] | undefined>;
   readonly signal: AbortSignal;
 }
 
@@ -63,6 +67,7 @@ export async function directFetch(request: DirectFetchRequest): Promise<DirectFe
       return fail("refused", `${where} was refused: ${reach.reason}`);
     }
 
+    const ca = url.protocol === "https:" ? await request.ca?.() : undefined;
     const started = performance.now();
     const timer = AbortSignal.timeout(Math.max(1, remainingMs));
     let response: GetResponse;
@@ -78,6 +83,7 @@ export async function directFetch(request: DirectFetchRequest): Promise<DirectFe
           host: url.host,
         },
         maxBytes: request.maxBytes,
+        ...(ca === undefined ? {} : { ca }),
         signal: AbortSignal.any([request.signal, timer]),
       });
     } catch (error) {

@@ -17,6 +17,8 @@ export interface GetRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** The most body bytes kept (after decompression); past them the connection is closed. */
   readonly maxBytes: number;
+  /** Certificates to trust instead of the defaults (the system's roots plus extra CAs). */
+  readonly ca?: readonly string[];
   readonly signal: AbortSignal;
 }
 
@@ -48,6 +50,7 @@ export async function getOnce(request: GetRequest): Promise<GetResponse> {
     method: "GET",
     headers: request.headers,
     lookup: checkedLookup(request.addresses),
+    ...(request.ca === undefined ? {} : { ca: [...request.ca] }),
     // A socket of its own: a pooled one may have been opened for another check.
     agent: false,
   });

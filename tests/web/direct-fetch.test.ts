@@ -6,12 +6,16 @@
  * limit or a cancel ends the fetch at once.
  */
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { type IpAddress, parseIpLiteral } from "../../src/network/address.ts";
 import { createNetworkAccess } from "../../src/network/access.ts";
 import { hostPolicyOf } from "../../src/network/policy.ts";
 import type { HostQuestion } from "../../src/network/types.ts";
 import { directFetch } from "../../src/web/direct-fetch.ts";
+import { runIf } from "../support/gate.ts";
 import { hangingRoute, hugeBody, redirect, site } from "../support/web-site.ts";
 
 /** A fetch through an access with this policy; names resolve by `dns` only. */
@@ -20,6 +24,7 @@ function fetcher(options: {
   dns?: Record<string, string>;
   timeoutMs?: number;
   maxBytes?: number;
+  ca?: string[];
 }) {
   const asked: HostQuestion[] = [];
   const resolved: string[] = [];
@@ -50,6 +55,7 @@ function fetcher(options: {
         maxBytes: options.maxBytes ?? 1024 * 1024,
         timeoutMs: options.timeoutMs ?? 10_000,
         userAgent: "dsh-test",
+        ...(options.ca === undefined ? {} : { ca: async () => options.ca }),
         signal,
       }).finally(() => call.close());
     },
@@ -225,4 +231,75 @@ describe("bounds", () => {
     });
     await hang.gone;
   });
+});
+
+const openssl = Bun.which("openssl") !== null;
+describe("https", () => {
+  const tlsTest = runIf(openssl, test, "no openssl to make a certificate");
+  tlsTest(
+    "the certificate is checked against the name while the connection goes to the checked address",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "dsh-web-tls-"));
+      try {
+        const made = Bun.spawnSync(
+          [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=secure.test",
+            "-addext",
+            "subjectAltName=DNS:secure.test",
+            "-keyout",
+            join(dir, "key.pem"),
+            "-out",
+            join(dir, "cert.pem"),
+          ],
+          { stderr: "pipe" },
+        );
+        expect(made.exitCode).toBe(0);
+        const cert = readFileSync(join(dir, "cert.pem"), "utf8");
+        await using server = {
+          inner: Bun.serve({
+            hostname: "127.0.0.1",
+            port: 0,
+            tls: { cert, key: readFileSync(join(dir, "key.pem"), "utf8") },
+            fetch: () => new Response("over tls"),
+          }),
+          async [Symbol.asyncDispose]() {
+            await this.inner.stop(true);
+          },
+        };
+        const port = server.inner.port ?? 0;
+        const dns = { "secure.test": "127.0.0.1", "other.test": "127.0.0.1" };
+        const allow = ["secure.test", "other.test", `127.0.0.1:${port}`];
+        const trusted = fetcher({ allow, dns, ca: [cert] });
+        const fetched = await trusted.get(`https://secure.test:${port}/`);
+        expect(fetched.ok && new TextDecoder().decode(fetched.response.body)).toBe("over tls");
+        const wrongName = await trusted.get(`https://other.test:${port}/`);
+        const untrusted = await fetcher({ allow, dns }).get(`https://secure.test:${port}/`);
+        expect([wrongName, untrusted]).toEqual([
+          {
+            ok: false,
+            reason: "failed",
+            message: `https://other.test:${port}/ could not be fetched: the server's TLS certificate does not match its host name`,
+          },
+          {
+            ok: false,
+            reason: "failed",
+            message: `https://secure.test:${port}/ could not be fetched: the server's TLS certificate is self-signed`,
+          },
+        ]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
