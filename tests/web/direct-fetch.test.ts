@@ -216,6 +216,26 @@ describe("bounds", () => {
     });
   });
 
+  test("a server that stalls in the middle of its body times out; what came is not taken for the page", async () => {
+    await using page = site("127.0.0.1", {
+      "/stall": () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode("the first part, then nothing"));
+            },
+          }),
+          { headers: { "content-type": "text/plain" } },
+        ),
+    });
+    const web = fetcher({ allow: [`127.0.0.1:${page.port}`], timeoutMs: 300 });
+    expect(await web.get(`${page.origin}/stall`)).toEqual({
+      ok: false,
+      reason: "timeout",
+      message: `${page.origin}/stall did not answer within 0.3 s`,
+    });
+  });
+
   test("a cancel ends the fetch at once, and the server sees the connection go", async () => {
     const hang = hangingRoute();
     await using page = site("127.0.0.1", { "/hang": hang.route });
