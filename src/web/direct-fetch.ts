@@ -89,7 +89,10 @@ export async function directFetch(request: DirectFetchRequest): Promise<DirectFe
     } catch (error) {
       if (request.signal.aborted) return fail("cancelled", "the fetch was cancelled");
       if (timer.aborted) {
-        return fail("timeout", `${url.href} did not answer within ${seconds(request.timeoutMs)}`);
+        return fail(
+          "timeout",
+          `${url.href} was not fetched within ${seconds(request.timeoutMs)} ([web] timeout)`,
+        );
       }
       return fail("failed", `${url.href} could not be fetched: ${describeFetchFailure(error)}`);
     }

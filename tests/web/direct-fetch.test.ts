@@ -212,7 +212,7 @@ describe("bounds", () => {
     expect(await web.get(`${page.origin}/slow`)).toEqual({
       ok: false,
       reason: "timeout",
-      message: `${page.origin}/slow did not answer within 0.3 s`,
+      message: `${page.origin}/slow was not fetched within 0.3 s ([web] timeout)`,
     });
   });
 
@@ -232,7 +232,7 @@ describe("bounds", () => {
     expect(await web.get(`${page.origin}/stall`)).toEqual({
       ok: false,
       reason: "timeout",
-      message: `${page.origin}/stall did not answer within 0.3 s`,
+      message: `${page.origin}/stall was not fetched within 0.3 s ([web] timeout)`,
     });
   });
 

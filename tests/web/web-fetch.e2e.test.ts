@@ -144,7 +144,7 @@ describe("web_fetch", () => {
     const fetched = await fetchOnce(project("slow", [], "[web]\ntimeout = 1\n"), {
       url: `${page.origin}/slow`,
     });
-    expect(fetched.read).toBe(`${page.origin}/slow did not answer within 1 s`);
+    expect(fetched.read).toBe(`${page.origin}/slow was not fetched within 1 s ([web] timeout)`);
   });
 
   test("a host no rule allows is refused by dsh exec, which has nobody to ask, and never reached", async () => {
