@@ -195,7 +195,7 @@ async function throughDeepSeek(
 }
 
 /** The result the model reads: a short header, then the page text marked as untrusted. */
-function pageResult(page: Omit<PageReport, "chars" | "shown">, text: string, limit: number) {
+function pageResult(page: PageReport, text: string, limit: number) {
   const report = pageReport(page, text, limit, MAX_RESULT_BYTES);
   const body = untrusted(page.finalUrl, report.shownText);
   return {
