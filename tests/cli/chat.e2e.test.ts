@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CliRig, startCliRig } from "../support/cli.ts";
+import { type CliRig, startChat as spawnChat, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
 import { watchOutput } from "../support/process-output.ts";
 
@@ -22,20 +22,7 @@ function startChat(name: string) {
     name,
     '[[models]]\nid = "second-model"\nname = "Second"\n',
   );
-  const proc = Bun.spawn([rig.binary, "chat"], {
-    cwd,
-    env,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const stdout = watchOutput(proc.stdout);
-  const stderr = watchOutput(proc.stderr);
-  const say = async (line: string) => {
-    proc.stdin.write(`${line}\n`);
-    await proc.stdin.flush();
-  };
-  return { proc, cwd, base, stdout, stderr, say };
+  return { cwd, base, ...spawnChat(rig.binary, { cwd, env }) };
 }
 
 test("a conversation: two turns, a model switch, then EOF exits 0", async () => {

@@ -1,8 +1,7 @@
 /** The slash commands, the plan checklist and `dsh sessions rm` in the terminal, over the binary. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type CliRig, startCliRig } from "../support/cli.ts";
+import { type CliRig, startChat, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
-import { watchOutput } from "../support/process-output.ts";
 
 let rig: CliRig;
 
@@ -17,18 +16,7 @@ afterAll(async () => {
 
 test("dsh chat runs the shared commands beside /help and prints the plan as a checklist", async () => {
   const { cwd, env } = rig.project("chat-commands");
-  const proc = Bun.spawn([rig.binary, "chat"], {
-    cwd,
-    env,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const stdout = watchOutput(proc.stdout);
-  const say = async (line: string) => {
-    proc.stdin.write(`${line}\n`);
-    await proc.stdin.flush();
-  };
+  const { proc, stdout, say } = startChat(rig.binary, { cwd, env });
   const requests = rig.server.requests.length;
   await say("/help");
   await stdout.waitFor("/status");

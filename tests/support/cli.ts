@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBinary } from "./binary.ts";
 import { type ModelServer, startModelServer } from "./model-server.ts";
+import { watchOutput } from "./process-output.ts";
 import { TEST_SANDBOX } from "./sandbox-choice.ts";
 
 export interface CliProject {
@@ -94,4 +95,20 @@ export async function startCliRig(prefix: string, build?: string): Promise<CliRi
     },
   };
   return rig;
+}
+
+/** `dsh chat` in `project` with piped stdin: its output watched, and a way to type a line. */
+export function startChat(binary: string, project: Pick<CliProject, "cwd" | "env">) {
+  const proc = Bun.spawn([binary, "chat"], {
+    cwd: project.cwd,
+    env: project.env,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const say = async (line: string) => {
+    proc.stdin.write(`${line}\n`);
+    await proc.stdin.flush();
+  };
+  return { proc, stdout: watchOutput(proc.stdout), stderr: watchOutput(proc.stderr), say };
 }
