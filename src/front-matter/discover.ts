@@ -13,6 +13,7 @@ import { errorCode } from "../error-code.ts";
 import { errorMessage } from "../errors.ts";
 import { readContextFile } from "../tools/file-safety/context-read.ts";
 import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
+import { type SecretSnapshot, snapshotSecrets } from "../tools/file-safety/secret-identity.ts";
 import { parseFrontMatter } from "./parse.ts";
 
 /** One directory to search. */
@@ -93,7 +94,11 @@ export function createMarkdownScanner(options: MarkdownScannerOptions): Markdown
   /** What each path held when last read, by its identity and times. */
   let cache = new Map<string, { stamp: string; outcome: Outcome }>();
 
-  const readOne = async (candidate: Candidate, signal: AbortSignal): Promise<Outcome> => {
+  const readOne = async (
+    candidate: Candidate,
+    snapshot: SecretSnapshot,
+    signal: AbortSignal,
+  ): Promise<Outcome> => {
     const { path, place } = candidate;
     const skipped = (reason: string): Outcome => ({ type: "skipped", skipped: { path, reason } });
     const read = await readContextFile({
@@ -101,6 +106,7 @@ export function createMarkdownScanner(options: MarkdownScannerOptions): Markdown
       within: place.within,
       maxBytes: options.maxBytes,
       secrets: options.secrets,
+      snapshot,
       signal,
     });
     if (read.type === "missing") return { type: "none" };
@@ -124,6 +130,8 @@ export function createMarkdownScanner(options: MarkdownScannerOptions): Markdown
         places.map((place) => listPlace(place, options.layout, maxEntries)),
       );
       const candidates = listed.flatMap((entry) => entry.candidates);
+      // One look at the secret places for the whole scan, taken when there is a file to read.
+      let snapshot: SecretSnapshot | undefined;
       const next = new Map<string, { stamp: string; outcome: Outcome }>();
       const outcomes = await mapLimited(candidates, READS_AT_ONCE, async (candidate) => {
         signal.throwIfAborted();
@@ -133,7 +141,8 @@ export function createMarkdownScanner(options: MarkdownScannerOptions): Markdown
           next.set(candidate.path, known);
           return known.outcome;
         }
-        const outcome = await readOne(candidate, signal).catch((error: unknown) => {
+        snapshot ??= snapshotSecrets(options.secrets);
+        const outcome = await readOne(candidate, snapshot, signal).catch((error: unknown) => {
           signal.throwIfAborted();
           return {
             type: "skipped",
