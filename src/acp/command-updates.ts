@@ -2,7 +2,8 @@
  * Advertising a session's slash commands: the first `available_commands_update` after the
  * session opens, then a new one whenever its library changes (a skill or command file added, an
  * MCP server up late or gone), never more than once a second and never one that says nothing
- * new.
+ * new. A first list sent before the library's first scan ended is completed as soon as it ends:
+ * that is the session's set arriving, not a change of it.
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentHandle } from "../agent/types.ts";
@@ -36,6 +37,12 @@ export function createCommandAdvertiser(deps: CommandAdvertiserDeps): CommandAdv
   const { library } = deps.handle;
   let lastText: string | undefined;
   let lastAt = 0;
+  /** Whether the last list went out before the library's first scan ended. */
+  let lastEarly = false;
+  let scanned = false;
+  void library.ready().then(() => {
+    scanned = true;
+  });
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
 
@@ -44,6 +51,7 @@ export function createCommandAdvertiser(deps: CommandAdvertiserDeps): CommandAdv
     const update = availableCommandsUpdate(sessionCommands(deps.handle));
     lastText = JSON.stringify(update);
     lastAt = performance.now();
+    lastEarly = !scanned;
     return [update];
   };
 
@@ -58,7 +66,7 @@ export function createCommandAdvertiser(deps: CommandAdvertiserDeps): CommandAdv
   const unsubscribe = library.subscribe(() => {
     // Before the first advertisement, that one carries the change.
     if (stopped || lastText === undefined || timer !== undefined) return;
-    const wait = Math.max(0, lastAt + COMMANDS_MIN_INTERVAL_MS - performance.now());
+    const wait = lastEarly ? 0 : Math.max(0, lastAt + COMMANDS_MIN_INTERVAL_MS - performance.now());
     timer = setTimeout(again, wait);
   });
 
