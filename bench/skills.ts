@@ -1,17 +1,19 @@
 /**
  * Skills at session start. In a fresh process per run (so the YAML parser loads each time):
  * the library's first scan of a project with 200 skills, a scan again with nothing changed,
- * and one after a SKILL.md changed. Through the compiled `dsh acp`, a process per session: how
- * long its first scan took (its debug log says), `session/new` in that project against one in
- * an empty project (discovery runs after the response, so the two should not differ), and
- * `session/new` to the `available_commands_update` that lists all 200 (the first list goes out
- * 100 ms after the response, as Zed needs).
+ * and one after a SKILL.md changed. Through the compiled `dsh acp`, a process per measured
+ * session (after a first one in an empty folder, which composes the agent): how long its first
+ * scan took (its debug log says), `session/new` in that project against one in an empty
+ * project (discovery runs after the response, so the two should not differ), and `session/new`
+ * to the `available_commands_update` that lists all 200 (the first list goes out 100 ms after
+ * the response, as Zed needs).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binaryPath, ensureBinary } from "../tests/support/binary.ts";
 import { emit, size } from "./lib/figures.ts";
+import { startLineAgent } from "./lib/line-agent.ts";
 import { report } from "./stats.ts";
 
 const SKILLS = size(200, 20);
@@ -19,8 +21,10 @@ const RUNS = size(15, 3);
 const root = mkdtempSync(join(tmpdir(), "dsh-bench-skills-"));
 const project = join(root, "project");
 const empty = join(root, "empty");
+const warm = join(root, "warm");
 const home = join(root, "home");
 mkdirSync(empty, { recursive: true });
+mkdirSync(warm, { recursive: true });
 mkdirSync(home, { recursive: true });
 for (let i = 0; i < SKILLS; i++) {
   const dir = join(project, ".agents", "skills", `skill-${i}`);
@@ -69,42 +73,22 @@ const env = {
   DSH_LOG_LEVEL: "debug",
 };
 
-/** One `dsh acp`, spoken to line by line. */
+/** One `dsh acp`, spoken to line by line, and how long its first scan took. */
 function start() {
-  const proc = Bun.spawn([binaryPath, "acp"], {
-    cwd: root,
-    env,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const agent = startLineAgent([binaryPath, "acp"], { cwd: root, env, stderr: "pipe" });
   // The library logs how long its scan took (at debug level, which this process runs at).
-  const scanned = new Response(proc.stderr).text().then((text) => {
-    const line = text.split("\n").find((entry) => entry.includes("skills and commands scanned"));
+  const stderr = agent.proc.stderr;
+  const scanned = (
+    stderr instanceof ReadableStream ? new Response(stderr).text() : Promise.resolve("")
+  ).then((text) => {
+    // The measured session's scan is the last (the warm-up session's comes first).
+    const line = text
+      .split("\n")
+      .filter((entry) => entry.includes("skills and commands scanned"))
+      .at(-1);
     return Number(/"ms":(\d+)/.exec(line ?? "")?.[1] ?? Number.NaN);
   });
-  const reader = proc.stdout.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let id = 0;
-  const nextLine = async (): Promise<string> => {
-    for (;;) {
-      const nl = buffer.indexOf("\n");
-      if (nl >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        return line;
-      }
-      const { value, done } = await reader.read();
-      if (done) throw new Error("dsh acp closed stdout");
-      buffer += decoder.decode(value, { stream: true });
-    }
-  };
-  const send = async (method: string, params: unknown) => {
-    proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: id++, method, params })}\n`);
-    await proc.stdin.flush();
-  };
-  return { proc, send, nextLine, scanned };
+  return { ...agent, scanned };
 }
 
 const acp = {
@@ -118,24 +102,28 @@ async function sessionNew(cwd: string, lastSkill: string | undefined) {
   const agent = start();
   await agent.send("initialize", { protocolVersion: 1, clientCapabilities: {} });
   await agent.nextLine();
-  const asked = performance.now();
-  await agent.send("session/new", { cwd, mcpServers: [] });
-  let answered = 0;
-  for (;;) {
-    const line = await agent.nextLine();
-    if (answered === 0 && line.includes('"sessionId"') && line.includes('"result"')) {
-      answered = performance.now() - asked;
-    } else if (
-      line.includes("available_commands_update") &&
-      (lastSkill === undefined || line.includes(`"${lastSkill}"`))
-    ) {
-      break;
+  const open = async (where: string, last: string | undefined) => {
+    const asked = performance.now();
+    await agent.send("session/new", { cwd: where, mcpServers: [] });
+    let answered = 0;
+    for (;;) {
+      const line = await agent.nextLine();
+      if (answered === 0 && line.includes('"sessionId"') && line.includes('"result"')) {
+        answered = performance.now() - asked;
+      } else if (
+        line.includes("available_commands_update") &&
+        (last === undefined || line.includes(`"${last}"`))
+      ) {
+        return { answered, listed: performance.now() - asked };
+      }
     }
-  }
-  const listed = performance.now() - asked;
+  };
+  // The first session of a process composes the agent: it is not the one measured.
+  await open(warm, undefined);
+  const measured = await open(cwd, lastSkill);
   agent.proc.stdin.end();
   await agent.proc.exited;
-  return { answered, listed, scanned: await agent.scanned };
+  return { ...measured, scanned: await agent.scanned };
 }
 // A process per session, so one session's discovery never runs beside another's request;
 // interleaved, so load elsewhere hits both alike.
