@@ -17,6 +17,10 @@ import { DshError, errorMessage } from "./src/errors.ts";
 import { terminalText } from "./src/exec/sanitize.ts";
 
 async function main(io: ProcessIo, argv: readonly string[]): Promise<number> {
+  // Not a user command: dsh runs itself so inside a command's sandbox (see the module).
+  if (argv[0] === "__net-bridge") {
+    return await (await import("./src/network/bridge.ts")).runBridge(argv.slice(1));
+  }
   try {
     const args = parseArgs(argv);
     switch (args.command) {

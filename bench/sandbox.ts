@@ -3,32 +3,55 @@
  * sandboxed (workspace-write) against unsandboxed, and sandboxed in a 31,000-file git
  * repository (`lib/git-tree.ts`) against sandboxed in an empty project (the walks for `.git`
  * entries before and after each command, and the protections of a real repository), N runs
- * each, interleaved. Run: bun bench/sandbox.ts [N]
+ * each, interleaved. The state directory exists, as in a real run, so in the empty project each
+ * sandboxed command also binds the placeholders of the missing protected project configuration
+ * read-only (made by the first command, they linger between commands) and shows git an excludes
+ * file for them; a second project where every protected entry exists (bound read-only, nothing
+ * to make) is that figure's floor.
+ * Run: bun bench/sandbox.ts [N]
  */
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createCommandRunner } from "../src/exec/runner.ts";
 import type { CommandRunner } from "../src/exec/types.ts";
 import type { SandboxMode } from "../src/permission/knobs.ts";
+import { PROJECT_CONFIG } from "../src/permission/project-config.ts";
 import { silentLogger } from "../src/log.ts";
+import { createNetworkService } from "../src/network/service.ts";
 import { emit, size } from "./lib/figures.ts";
 import { gitTree } from "./lib/git-tree.ts";
 import { median } from "./stats.ts";
 
 const runs = size(Number(process.argv[2] ?? 50), 3);
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "dsh-bench-")));
+const empty = join(dir, "project");
+const configured = join(dir, "configured");
+const stateDir = join(dir, "state-outside-view");
+for (const path of [empty, configured, stateDir]) mkdirSync(path);
+for (const entry of PROJECT_CONFIG) {
+  const path = join(configured, ...entry.path.split("/"));
+  mkdirSync(entry.type === "dir" ? path : dirname(path), { recursive: true });
+  if (entry.type === "file") writeFileSync(path, "");
+}
+// The network as dsh runs it: through its proxy.
+const network = createNetworkService({
+  config: undefined,
+  savedHosts: () => [],
+  logger: silentLogger,
+});
 const runner = createCommandRunner({
   env: { PATH: process.env.PATH, LANG: "C.UTF-8" },
   sandbox: "auto",
   home: process.env.HOME ?? "/nonexistent",
-  stateDir: join(dir, "state-outside-view"),
+  stateDir,
   logger: silentLogger,
+  network,
 });
 
 const repo = gitTree();
 
-async function once(r: CommandRunner, sandbox: SandboxMode, workspace = dir): Promise<number> {
+async function once(r: CommandRunner, sandbox: SandboxMode, workspace = empty): Promise<number> {
   const start = performance.now();
   const request = { command: "true", cwd: workspace, workspace, sandbox };
   const result = await r.run(request, { signal: new AbortController().signal });
@@ -40,24 +63,29 @@ try {
   const status = await runner.sandbox();
   if (!status.ok) throw new Error(`no sandbox backend: ${status.reason}`);
   await once(runner, "workspace-write");
+  await once(runner, "workspace-write", configured);
   await once(runner, "danger-full-access");
   await once(runner, "workspace-write", repo.dir);
   const sandboxed: number[] = [];
+  const withConfig: number[] = [];
   const plain: number[] = [];
   const inRepo: number[] = [];
   for (let i = 0; i < runs; i++) {
     sandboxed.push(await once(runner, "workspace-write"));
+    withConfig.push(await once(runner, "workspace-write", configured));
     plain.push(await once(runner, "danger-full-access"));
     inRepo.push(await once(runner, "workspace-write", repo.dir));
   }
   const s = median(sandboxed);
+  const c = median(withConfig);
   const p = median(plain);
   const r = median(inRepo);
   console.log(`backend: ${status.backend}, runs: ${runs} each`);
-  console.log(`median sandboxed (workspace-write): ${s.toFixed(1)} ms`);
-  console.log(`median unsandboxed:                 ${p.toFixed(1)} ms`);
+  console.log(`median sandboxed (workspace-write):  ${s.toFixed(1)} ms`);
+  console.log(`  where protected config exists:     ${c.toFixed(1)} ms`);
+  console.log(`median unsandboxed:                  ${p.toFixed(1)} ms`);
   console.log(
-    `overhead:                           ${(s - p).toFixed(1)} ms (${(s / p).toFixed(2)}x)`,
+    `overhead:                            ${(s - p).toFixed(1)} ms (${(s / p).toFixed(2)}x)`,
   );
   console.log(
     `median sandboxed, ${repo.files} files:  ${r.toFixed(1)} ms (${(r / s).toFixed(2)}x the empty project)`,
@@ -75,8 +103,15 @@ try {
       samples: inRepo,
       floor: sandboxed,
     },
+    {
+      name: "placeholders: sandboxed `true` in an empty project (floor: every protected entry exists)",
+      unit: "ms",
+      samples: sandboxed,
+      floor: withConfig,
+    },
   ]);
 } finally {
   await runner[Symbol.asyncDispose]();
+  await network[Symbol.asyncDispose]();
   rmSync(dir, { recursive: true, force: true });
 }

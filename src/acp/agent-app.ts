@@ -5,6 +5,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/types.ts";
 import type { SandboxStatus } from "../exec/types.ts";
+import type { AllowedHosts } from "../network/types.ts";
 import type { Logger } from "../log.ts";
 import {
   type ClientOptions,
@@ -26,6 +27,8 @@ export interface AgentAppDeps {
   readonly version: string;
   readonly images?: boolean;
   readonly sandbox?: () => Promise<SandboxStatus>;
+  /** The hosts a session's sandboxed commands may reach, for `/status`. */
+  readonly allowedHosts?: (sessionId: string, cwd: string) => Promise<AllowedHosts>;
   readonly logger: Logger;
   readonly table: SessionTable;
   /** Receives what the client supports once `initialize` arrives. */

@@ -58,7 +58,11 @@ export function permissionParams(
     sessionId: request.sessionId,
     toolCall,
     options: [
-      { optionId: ALLOW, name: "Allow once", kind: "allow_once" },
+      {
+        optionId: ALLOW,
+        name: request.kind === "network" ? "Allow once for this command" : "Allow once",
+        kind: "allow_once",
+      },
       // The label states the rule and its scope (``Always allow `npm test` in ~/src/app``).
       ...(request.offer === undefined
         ? []

@@ -9,6 +9,7 @@ import type { CommandInvocation, CommandSession, SlashCommand } from "../command
 import { SLASH_COMMANDS, findSessionCommand, runSlashCommand } from "../commands/index.ts";
 import { ConflictError } from "../errors.ts";
 import type { SandboxStatus } from "../exec/types.ts";
+import type { AllowedHosts } from "../network/types.ts";
 import { type AcpModel, configOptions } from "./config-options.ts";
 import type { LiveSession } from "./live-session.ts";
 import { type PromptSettlement, settlementOf } from "./stop-reason.ts";
@@ -49,6 +50,8 @@ export async function commandOf(
 export interface AcpCommandDeps {
   readonly models: () => readonly AcpModel[];
   readonly sandbox?: () => Promise<SandboxStatus>;
+  /** The hosts a session's sandboxed commands may reach, for `/status`. */
+  readonly allowedHosts?: (sessionId: string, cwd: string) => Promise<AllowedHosts>;
 }
 
 /**
@@ -66,10 +69,12 @@ export async function runAcpCommand(
       sessionId: session.id,
     });
   }
+  const hosts = deps.allowedHosts;
   const commandSession: CommandSession = {
     handle: session.handle,
     models: deps.models,
     ...(deps.sandbox === undefined ? {} : { sandbox: deps.sandbox }),
+    ...(hosts === undefined ? {} : { allowedHosts: () => hosts(session.id, session.handle.cwd) }),
     runTurn: (start) => session.runTurn(start, signal),
     settingsChanged: (settings) =>
       session.send([

@@ -3,6 +3,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/types.ts";
 import type { ApprovalAnswer, AskedRequest } from "../approval/types.ts";
 import type { SandboxStatus } from "../exec/types.ts";
+import type { AllowedHosts } from "../network/types.ts";
 import type { Logger } from "../log.ts";
 import type { AcpModel } from "./config-options.ts";
 
@@ -23,6 +24,8 @@ export interface RunAcpDeps {
   readonly images?: boolean;
   /** The sandbox backend's probe, for `/status`. */
   readonly sandbox?: () => Promise<SandboxStatus>;
+  /** The hosts a session's sandboxed commands may reach, for `/status`. */
+  readonly allowedHosts?: (sessionId: string, cwd: string) => Promise<AllowedHosts>;
   readonly logger: Logger;
   /** Bytes from the client (stdin). Its end is the end of the connection. */
   readonly input: ReadableStream<Uint8Array>;

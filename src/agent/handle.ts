@@ -14,7 +14,8 @@ import type { SessionLibrary } from "../library/types.ts";
 import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
-import { readMentionedFile } from "../tools/file-safety/mentioned-file.ts";
+import { embeddedSecret, readMentionedFile } from "../tools/file-safety/mentioned-file.ts";
+import type { SecretRefusal } from "../tools/file-safety/mentioned-file.ts";
 import { createToolContext } from "../tools/tool-context.ts";
 import { compactContext } from "./compaction.ts";
 import { checkContentForModel } from "./content-check.ts";
@@ -209,8 +210,23 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     signal: AbortSignal,
     prompt: readonly UserContent[],
   ): Promise<TurnOutcome> {
-    const content = await embedMentionedFiles(prompt, (uri) =>
-      readMentionedFile(deps.root, uri, deps.secrets, signal),
+    // A named file that leads to secrets stays out; the user is told which and why.
+    const leftOut = ({ path, reason }: SecretRefusal) => {
+      deps.logger.warn("a file named in the prompt was left out", { path, reason });
+      deps.notices.post({
+        severity: "warning",
+        title: `dsh left out the text of ${path}`,
+        description: `${reason}; the model can read it with read_file, which you see`,
+      });
+    };
+    const content = await embedMentionedFiles(
+      prompt,
+      (uri) => readMentionedFile(deps.root, uri, deps.secrets, signal, leftOut),
+      (uri) => {
+        const refusal = embeddedSecret(deps.root, uri);
+        if (refusal !== undefined) leftOut(refusal);
+        return refusal !== undefined;
+      },
     );
     log.append({ type: "turn_start", turnId });
     log.append({ type: "user_message", turnId, content: [...content] });

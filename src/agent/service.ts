@@ -48,14 +48,15 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
     root: string,
     options: SessionOpenOptions,
   ): Promise<AgentHandle> {
+    const notices = createNoticeBox();
     const instructions = await findInstructions({
       cwd: root,
       configDir: deps.configDir,
       secrets: deps.secrets,
       logger: deps.logger,
+      report: notices.post,
       signal: AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS),
     });
-    const notices = createNoticeBox();
     let mcp: McpServers | undefined;
     // Skills and custom commands are found in the background: opening never waits for them.
     const library = createSessionLibrary({

@@ -51,6 +51,8 @@ export interface InstructionSources {
   readonly secrets: SecretPlaces;
   /** Each refused file is named here (warn). */
   readonly logger: Logger;
+  /** Tells the user of a file refused because it leads to secrets. */
+  readonly report?: (notice: { severity: "warning"; title: string; description: string }) => void;
   readonly signal: AbortSignal;
 }
 
@@ -89,6 +91,7 @@ export async function findInstructions(
       within,
       maxBytes: MAX_INSTRUCTIONS_BYTES,
       secrets: sources.secrets,
+      origin: "instructions",
       signal: sources.signal,
     }).catch((error: unknown) => {
       if (sources.signal.aborted) return undefined;
@@ -100,6 +103,13 @@ export async function findInstructions(
         path: read.path,
         reason: read.reason,
       });
+      if (read.secret) {
+        sources.report?.({
+          severity: "warning",
+          title: `dsh left out ${read.path}`,
+          description: `${read.reason}; it is not in the system prompt`,
+        });
+      }
     } else if (read.type === "text" && read.text.trim() !== "") {
       found.push({ path: read.path, text: read.text });
     }

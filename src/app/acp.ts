@@ -12,6 +12,7 @@ import { createModelCatalog } from "../llm/catalog.ts";
 import { needsApiKey } from "../llm/local-endpoint.ts";
 import { currentApiKey, loadConfig } from "./config.ts";
 import { acpStdout } from "./acp-stdout.ts";
+import { projectRootOf } from "../rules/project.ts";
 import { logSettingsOf } from "./log-level.ts";
 
 /** Serves until stdin ends or SIGINT/SIGTERM/SIGHUP; resolves with the exit code. */
@@ -64,6 +65,8 @@ export async function runAcp(
     // The same catalog the composition builds from the same config.
     models: () => catalog.models(),
     sandbox: async () => (await composed()).runner.sandbox(),
+    allowedHosts: async (sessionId, cwd) =>
+      (await composed()).network.allowedHosts(sessionId, projectRootOf(cwd)),
     version,
     images: catalog.models().some((model) => model.vision === true),
     logger,

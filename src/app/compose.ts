@@ -8,12 +8,15 @@ import { reservedCommandNames } from "../commands/index.ts";
 import type { AgentService, SessionSettings } from "../agent/types.ts";
 import { createApprovalSeam } from "../approval/seam.ts";
 import { type RuleBook, createRuleBook } from "../rules/store.ts";
+import { hostRuleText } from "../rules/host-rule.ts";
+import { type NetworkService, createNetworkService } from "../network/service.ts";
 import type { ApprovalAnswerer } from "../approval/types.ts";
 import { commandLimits, walkLimits } from "../exec/limits.ts";
 import { createCommandRunner } from "../exec/runner.ts";
 import type { CommandRunner } from "../exec/types.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { createModelClient } from "../llm/client.ts";
+import { createTransport, fetchThrough } from "../llm/transport.ts";
 import { createInteractionSeam } from "../interaction/seam.ts";
 import type { InteractionProvider } from "../interaction/types.ts";
 import type { ModelInfo } from "../llm/types.ts";
@@ -30,6 +33,8 @@ export interface Composition extends AsyncDisposable {
   readonly service: AgentService;
   readonly store: SessionStore;
   readonly runner: CommandRunner;
+  /** The proxy of sandboxed commands (nothing runs until the first one). */
+  readonly network: NetworkService;
   readonly models: () => readonly ModelInfo[];
   readonly defaults: SessionSettings;
   /** What dsh never reads on its own: the file tools' and the mentions' one set. */
@@ -57,6 +62,7 @@ export function compose(options: ComposeOptions): Composition {
     apiKey: () => currentApiKey(config, options.env),
     logger,
     streamTimeoutMs: config.streamTimeoutMs,
+    fetch: fetchThrough(createTransport(options.env)),
   });
   const home = options.env.HOME || homedir();
   // One list for the sandbox and the file tools.
@@ -65,6 +71,18 @@ export function compose(options: ComposeOptions): Composition {
   const credentials = credentialScopeOf(home, config, options.env);
   // What the file tools and the instruction files never read; one set for both.
   const secrets = secretPlacesOf(credentials);
+  const rules = createRuleBook({ home: config.home, logger });
+  const network = createNetworkService({
+    config: config.network,
+    configPath: config.configPath,
+    savedHosts: (project) =>
+      rules
+        .list()
+        .flatMap(({ project: owner, rule }) =>
+          owner === project && rule?.type === "host" ? [hostRuleText(rule)] : [],
+        ),
+    logger,
+  });
   const runner = createCommandRunner({
     env: options.env,
     sandbox: config.sandbox,
@@ -76,8 +94,8 @@ export function compose(options: ComposeOptions): Composition {
     commandLimits: commandLimits(config.limits, totalmem()),
     walkLimits: walkLimits(config.limits),
     logger,
+    network,
   });
-  const rules = createRuleBook({ home: config.home, logger });
   const approval = createApprovalSeam({
     answerers: options.answerers,
     rules,
@@ -129,10 +147,14 @@ export function compose(options: ComposeOptions): Composition {
     service,
     store,
     runner,
+    network,
     models: () => catalog.models(),
     defaults,
     secrets,
     rules,
-    [Symbol.asyncDispose]: () => runner[Symbol.asyncDispose](),
+    async [Symbol.asyncDispose]() {
+      await runner[Symbol.asyncDispose]();
+      await network[Symbol.asyncDispose]();
+    },
   };
 }

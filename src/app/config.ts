@@ -13,6 +13,7 @@ import { EnvConfig } from "../exec/env.ts";
 import { LimitsConfig } from "../exec/limits.ts";
 import { UserModelConfig } from "../llm/catalog.ts";
 import { McpServerTables, serversOf } from "../mcp/config.ts";
+import { NetworkConfig } from "../network/config.ts";
 import type { McpServerSpec } from "../mcp/types.ts";
 import { lazySchema } from "../lazy-schema.ts";
 import { ApprovalPolicy, type Knobs, PRESETS, PresetId, SandboxMode } from "../permission/knobs.ts";
@@ -59,6 +60,7 @@ export const ConfigFile = lazySchema(() =>
       v.pipe(v.number(), v.gtValue(0, "compact_at must be above 0"), v.maxValue(1)),
     ),
     limits: v.optional(LimitsConfig),
+    network: v.optional(NetworkConfig),
   }),
 );
 export type ConfigFile = v.InferOutput<typeof ConfigFile>;
@@ -103,6 +105,8 @@ export interface Config {
   readonly compactAt: number;
   /** The `[limits]` table: resource bounds of sandboxed commands (defaults where absent). */
   readonly limits: LimitsConfig;
+  /** The `[network]` table: hosts sandboxed commands may reach through the proxy, and may not. */
+  readonly network: NetworkConfig;
 }
 
 export interface ConfigFlags {
@@ -171,6 +175,7 @@ export function loadConfig(
     },
     compactAt: file.compact_at ?? DEFAULT_COMPACT_AT,
     limits: file.limits ?? {},
+    network: file.network ?? { allow: [], deny: [] },
   };
 }
 

@@ -9,6 +9,7 @@ import { readStoredKeyRecord } from "../auth/key-store.ts";
 import { errorMessage } from "../errors.ts";
 import type { CommandRunner } from "../exec/types.ts";
 import { type EndpointFinding, probeEndpoint } from "../llm/endpoint-probe.ts";
+import { type Transport, createTransport, fetchThrough } from "../llm/transport.ts";
 import { silentLogger } from "../log.ts";
 import { compose } from "./compose.ts";
 import { mcpServerChecks } from "./doctor-mcp.ts";
@@ -36,11 +37,13 @@ export async function runDoctor(io: ProcessIo): Promise<number> {
   await using composition = compose({ config, env: io.env, logger: silentLogger, answerers: [] });
   const model = composition.defaults.model;
   const baseUrl = composition.models().find((info) => info.id === model)?.baseUrl ?? config.baseUrl;
+  const transport = createTransport(io.env);
   const finding = await probeEndpoint({
     baseUrl,
     apiKey: config.apiKey,
     model,
     signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    fetch: fetchThrough(transport),
   });
   const checks: Check[] = [
     {
@@ -52,6 +55,7 @@ export async function runDoctor(io: ProcessIo): Promise<number> {
     },
     apiKeyCheck(config, baseUrl),
     endpointCheck(baseUrl, finding, config.apiKey !== undefined),
+    proxyCheck(baseUrl, transport),
     modelCheck(model, baseUrl, finding),
     await sandboxCheck(composition.runner),
     stateDirCheck(config),
@@ -178,5 +182,39 @@ function stateDirCheck(config: Config): Check {
       ok: false,
       detail: `${config.home}: ${errorMessage(error)}; set DSH_HOME to a writable dir`,
     };
+  }
+}
+
+/** Which proxy the model client goes through (or none), and the extra CAs it trusts. */
+function proxyCheck(baseUrl: string, transport: Transport): Check {
+  const proxy = transport.proxyFor(baseUrl);
+  const route =
+    proxy === undefined
+      ? "direct (no HTTPS_PROXY or HTTP_PROXY applies to the endpoint)"
+      : `through ${redacted(proxy.url)} (${proxy.variable})`;
+  const files = transport.caFiles();
+  const broken = files.filter((file) => file.error !== undefined);
+  const cas =
+    files.length === 0
+      ? ""
+      : `; extra CA certificates: ${files.map((file) => `${file.path} (${file.variable})`).join(", ")}`;
+  if (broken.length > 0) {
+    return {
+      name: "model proxy",
+      ok: false,
+      detail: `${route}${cas}; cannot read ${broken.map((file) => `${file.path}: ${file.error}`).join("; ")}: fix the path or unset the variable`,
+    };
+  }
+  return { name: "model proxy", ok: true, detail: `${route}${cas}` };
+}
+
+/** A proxy URL without its password. */
+function redacted(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.href.replace(/\/$/, "");
+  } catch {
+    return url;
   }
 }

@@ -5,6 +5,7 @@
  */
 import { loadConfig } from "./config.ts";
 import { checkKey } from "../auth/key-check.ts";
+import { createTransport, fetchThrough } from "../llm/transport.ts";
 import { authFilePath, removeStoredKey, storeKey } from "../auth/key-store.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { type CliIo, printError } from "../cli/io.ts";
@@ -31,6 +32,7 @@ export async function runLogin(io: CliIo, read: typeof readSecret = readSecret):
     key,
     model: model.id,
     signal: AbortSignal.timeout(30_000),
+    fetch: fetchThrough(createTransport(io.env)),
   });
   if (!check.ok) {
     const fix =

@@ -4,7 +4,7 @@
  * API for that, so poll(2) is called from libc through `bun:ffi`, loaded at the first check
  * (never on the start-up path). Files, terminals in use and `/dev/null` report neither.
  */
-import { libcNames } from "../libc.ts";
+import { openLibc } from "../libc.ts";
 
 /** How often an idle descriptor is checked. */
 export const READER_CHECK_MS = 1_000;
@@ -53,35 +53,18 @@ export function readerGone(
 }
 
 async function loadReaderCheck(fd: number): Promise<ReaderCheck | undefined> {
-  try {
-    const { dlopen, FFIType, ptr } = await import("bun:ffi");
-    const symbols = {
-      poll: { args: [FFIType.ptr, FFIType.u64, FFIType.i32], returns: FFIType.i32 },
-    } as const;
-    for (const name of libcNames()) {
-      const libc = opened(() => dlopen(name, symbols));
-      if (libc === undefined) continue;
-      const struct = new ArrayBuffer(POLLFD_BYTES);
-      new Int32Array(struct)[0] = fd;
-      const shorts = new Int16Array(struct);
-      const pointer = ptr(shorts);
-      return () => {
-        // events 0: POLLERR and POLLHUP are reported whatever is asked for.
-        shorts[REVENTS] = 0;
-        if (libc.symbols.poll(pointer, 1, 0) !== 1) return false;
-        return ((shorts[REVENTS] ?? 0) & (POLLERR | POLLHUP)) !== 0;
-      };
-    }
-  } catch {
-    // No bun:ffi in this build of Bun.
-  }
-  return undefined;
-}
-
-function opened<T>(open: () => T): T | undefined {
-  try {
-    return open();
-  } catch {
-    return undefined;
-  }
+  const libc = await openLibc((types) => ({
+    poll: { args: [types.ptr, types.u64, types.i32], returns: types.i32 },
+  }));
+  if (libc === undefined) return undefined;
+  const struct = new ArrayBuffer(POLLFD_BYTES);
+  new Int32Array(struct)[0] = fd;
+  const shorts = new Int16Array(struct);
+  const pointer = libc.ffi.ptr(shorts);
+  return () => {
+    // events 0: POLLERR and POLLHUP are reported whatever is asked for.
+    shorts[REVENTS] = 0;
+    if (libc.symbols.poll(pointer, 1, 0) !== 1) return false;
+    return ((shorts[REVENTS] ?? 0) & (POLLERR | POLLHUP)) !== 0;
+  };
 }

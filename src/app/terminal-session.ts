@@ -15,6 +15,7 @@ import { PresetId } from "../permission/knobs.ts";
 import type { SessionStore } from "../session/types.ts";
 import { type Flags, UsageError } from "./args.ts";
 import { compose } from "./compose.ts";
+import { projectRootOf } from "../rules/project.ts";
 import { type Config, loadConfig } from "./config.ts";
 import { createMentionReader } from "./mention-reader.ts";
 import { createTerminalLogger } from "./terminal-logger.ts";
@@ -90,6 +91,8 @@ export async function openTerminalSession(
           .map((saved) => describeRule(saved.rule)),
       models: composition.models,
       sandbox: () => composition.runner.sandbox(),
+      allowedHosts: async () =>
+        composition.network.allowedHosts(handle.sessionId, projectRootOf(handle.cwd)),
       defaults: composition.defaults,
       historyFile: join(config.home, "history.jsonl"),
       baseUrl: (model) =>

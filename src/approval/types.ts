@@ -11,7 +11,9 @@ export type ApprovalKind =
   /** No sandbox backend works: the command would run unsandboxed. */
   | "unsandboxed"
   /** A call to an MCP server's tool: servers run outside the sandbox, as the user. */
-  | "mcp";
+  | "mcp"
+  /** A sandboxed command (or a fetch) wants to reach a host no rule allows. */
+  | "network";
 
 /** What a remembered "always allow" rule could cover; set by the tool that asks. */
 export type ApprovalSubject =
@@ -20,7 +22,9 @@ export type ApprovalSubject =
   /** A file to write outside the project (its real path). */
   | { readonly type: "write"; readonly path: string }
   /** A call of one MCP tool: the server's name and the tool's, as the server names it. */
-  | { readonly type: "mcp_tool"; readonly server: string; readonly tool: string };
+  | { readonly type: "mcp_tool"; readonly server: string; readonly tool: string }
+  /** Connections to a host: a name (every port), or an address with its port. */
+  | { readonly type: "host"; readonly host: string; readonly port?: number };
 
 export interface ApprovalRequest {
   readonly sessionId: string;

@@ -53,7 +53,10 @@ export function chatCommandNames(handle: AgentHandle): string[] {
 }
 
 export interface ChatCommandContext {
-  readonly session: Pick<CommandSession, "handle" | "models" | "sandbox" | "runTurn" | "rules">;
+  readonly session: Pick<
+    CommandSession,
+    "handle" | "models" | "sandbox" | "allowedHosts" | "runTurn" | "rules"
+  >;
   /** Where replies go (above the prompt). */
   readonly out: TextSink;
   /** One error line. */

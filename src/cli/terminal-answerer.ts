@@ -28,20 +28,28 @@ export function createTerminalAnswerer(deps: TerminalAnswererDeps): ApprovalAnsw
       lines.dropTypeahead();
       const title = terminalText(request.title);
       const reason = terminalText(request.reason);
-      deps.out.write(`\n? ${title}\n${terminalText(detailOf(request.intent))}  ${reason}\n`);
-      if (request.intent.type === "diff" && request.toolCallId !== undefined)
-        deps.diffShown?.(request.toolCallId);
       const { offer } = request;
-      if (offer !== undefined) {
-        const rules = offer.rules.map((rule) => `"${describeRule(rule)}"`).join(", ");
-        deps.out.write(
-          `  a: always allow: saves ${offer.rules.length === 1 ? "the rule" : "the rules"} ${terminalText(rules)} for ${terminalText(offer.project)}\n`,
-        );
+      let prompt: string;
+      if (request.kind === "network") {
+        // One line: the host and the command are in the title.
+        const always = offer === undefined ? "" : `, a: ${terminalText(offer.label)}`;
+        deps.out.write("\n");
+        prompt = `? ${title}${reason === "" ? "" : ` (${reason})`} [y: once${always}, N: no] `;
+      } else {
+        deps.out.write(`\n? ${title}\n${terminalText(detailOf(request.intent))}  ${reason}\n`);
+        if (request.intent.type === "diff" && request.toolCallId !== undefined)
+          deps.diffShown?.(request.toolCallId);
+        if (offer !== undefined) {
+          const rules = offer.rules.map((rule) => `"${describeRule(rule)}"`).join(", ");
+          deps.out.write(
+            `  a: always allow: saves ${offer.rules.length === 1 ? "the rule" : "the rules"} ${terminalText(rules)} for ${terminalText(offer.project)}\n`,
+          );
+        }
+        prompt = offer === undefined ? "  Allow? [y/N] " : "  Allow? [y/a/N] ";
       }
       const onAbort = () => lines.interrupt();
       signal.addEventListener("abort", onAbort, { once: true });
       try {
-        const prompt = offer === undefined ? "  Allow? [y/N] " : "  Allow? [y/a/N] ";
         const choice = await lines.choose(
           prompt,
           offer === undefined ? ["y", "n"] : ["y", "a", "n"],

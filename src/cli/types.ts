@@ -3,6 +3,7 @@
  * these and hands them in; nothing in `src/cli/` picks a real implementation itself.
  */
 import type { SandboxStatus } from "../exec/types.ts";
+import type { AllowedHosts } from "../network/types.ts";
 import type { AgentHandle, SessionSettings } from "../agent/types.ts";
 import type { ApprovalAnswerer } from "../approval/types.ts";
 import type { InteractionProvider } from "../interaction/types.ts";
@@ -59,6 +60,8 @@ export interface TerminalSession extends AsyncDisposable {
   readonly models: () => readonly ModelInfo[];
   /** The sandbox backend's probe, for `/status`. */
   readonly sandbox: () => Promise<SandboxStatus>;
+  /** The hosts this session's sandboxed commands may reach, for `/status`. */
+  readonly allowedHosts?: () => Promise<AllowedHosts>;
   /** The settings new sessions get (config file, environment and flags applied). */
   readonly defaults: SessionSettings;
   /** Where the chat keeps its input history (in dsh's state directory). */

@@ -22,6 +22,7 @@ export const statusCommand: SlashCommand = {
       `cost: $${status.costUsd.toFixed(4)}`,
       `MCP servers: ${mcpLine(session)}`,
       ...rulesLines(session),
+      `network: ${await networkLine(session, settings.knobs.sandboxMode)}`,
     ];
     return { type: "reply", text: lines.map((line) => `- ${line}`).join("\n") };
   },
@@ -54,6 +55,24 @@ function rulesLines(session: CommandSession): string[] {
   if (session.rules === undefined) return [];
   const rules = session.rules();
   return [`saved rules: ${rules.length === 0 ? "none" : rules.join("; ")} (dsh rules lists them)`];
+}
+
+/** The hosts sandboxed commands may reach: from the config, saved rules, and answers. */
+async function networkLine(session: CommandSession, mode: string): Promise<string> {
+  if (mode === "danger-full-access") return "the host's own (full access)";
+  if (session.allowedHosts === undefined) return "unknown";
+  const hosts = await session.allowedHosts();
+  const parts = [
+    ["[network] allow", hosts.config],
+    ["saved rules", hosts.saved],
+    ["allowed once in this session", hosts.once],
+  ] as const;
+  const listed = parts.flatMap(([what, list]) =>
+    list.length === 0 ? [] : [`${what}: ${list.join(", ")}`],
+  );
+  return listed.length === 0
+    ? "through dsh's proxy; no host is allowed yet (commands ask about each)"
+    : listed.join("; ");
 }
 
 function count(n: number): string {

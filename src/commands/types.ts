@@ -5,6 +5,7 @@
  */
 import type { AgentHandle, SessionSettings, TurnOutcome } from "../agent/types.ts";
 import type { SandboxStatus } from "../exec/types.ts";
+import type { AllowedHosts } from "../network/types.ts";
 import type { Thinking } from "../settings/table.ts";
 
 /** A model the commands may name and switch to. */
@@ -22,6 +23,8 @@ export interface CommandSession {
   readonly models: () => readonly CommandModel[];
   /** The sandbox backend's probe (for `/status`); "unknown" is shown without it. */
   readonly sandbox?: () => Promise<SandboxStatus>;
+  /** The hosts this session's sandboxed commands may reach (for `/status`). */
+  readonly allowedHosts?: () => Promise<AllowedHosts>;
   /**
    * Runs a turn the way the surface runs a prompt (over ACP: as the prompt in flight, settled
    * once its updates are written). `start` receives the turn's signal.

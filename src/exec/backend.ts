@@ -16,14 +16,19 @@ import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import { SandboxUnavailableError } from "./errors.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 import { isWithin, realpathOr } from "../paths.ts";
-import { credentialMasks, credentialPaths, stateDirMasks } from "./guards.ts";
+import { createCredentialMasker, credentialPaths, stateDirMasks, storePins } from "./guards.ts";
+import { loadFileLocks } from "./file-lock.ts";
+import { SANDBOX_EXCLUDES, excludesEnv, placeholderExcludes } from "./git-excludes.ts";
 import { hostServiceMasks } from "./host-services.ts";
+import { createPlaceholders } from "./placeholders.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap, probeSeatbelt } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
-import { seatbeltArgs } from "./seatbelt.ts";
+import { namesToKeep, seatbeltArgs } from "./seatbelt.ts";
+import type { SandboxAttach } from "../network/service.ts";
 import type { SandboxPreference } from "../settings/table.ts";
 import type { SandboxStatus } from "./types.ts";
+import { projectConfigMasks } from "./project-config-guards.ts";
 import { protectWorkspace, refuseRedirectedGit } from "./workspace-guards.ts";
 
 export interface WrapInput {
@@ -31,12 +36,16 @@ export interface WrapInput {
   /** Realpaths. */
   readonly workspace: string;
   readonly cwd: string;
+  /** How the command reaches dsh's proxy; no network at all when absent. */
+  readonly network?: SandboxAttach;
 }
 
 export interface Wrapped {
   readonly argv: string[];
   /** Parent fds the child gets as fd 3, 4, ...; `close` them once the command ended. */
   readonly fds: readonly number[];
+  /** Variables the command gets on top of its scrubbed environment, given that one. */
+  env?(scrubbed: Readonly<Record<string, string>>): Record<string, string>;
   /**
    * Ends the command's sandbox once the command has exited: closes the fds and undoes what
    * the command may not leave in the workspace. Returns notes for the model; never throws.
@@ -50,6 +59,8 @@ export interface Backend {
   wrap(input: WrapInput, argv: readonly string[]): Wrapped;
   /** Why `path` is not visible inside the sandbox, or undefined when it is. */
   hidden(path: string, workspace: string): string | undefined;
+  /** Undoes what outlives commands (lingering placeholders); once none runs. Never throws. */
+  close(): void;
 }
 
 export interface BackendOptions {
@@ -148,52 +159,85 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   const walks = walksByWorkspace(calls, options.walkLimits);
   // The kernel's entries do not change while dsh runs.
   const kernel = kernelInterfaces();
+  const credentialMasks = createCredentialMasker(options.credentials ?? { home: options.home });
+  const placeholders = createPlaceholders({
+    stateDir: options.stateDir,
+    locks: await loadFileLocks(),
+    logger: options.logger,
+  });
   return {
     status: probe.status,
     wrap(input, argv) {
       refuseUnsafe(unsafe, input.workspace);
       refuseRedirectedGit(input.workspace);
-      const protection =
-        input.mode === "workspace-write"
+      const masks = [...credentialMasks(), ...stateDirMasks(options.stateDir, input.workspace)];
+      const writable = input.mode === "workspace-write";
+      const git = options.git ?? { home: options.home };
+      // Held from before any placeholder is made until the command has ended.
+      const hold = writable ? placeholders.hold(input.workspace) : undefined;
+      try {
+        const protection = writable
           ? protectWorkspace(input.workspace, {
               stateDir: options.stateDir,
               protectedDirs: options.protectedDirs,
-              git: options.git ?? { home: options.home },
+              pinned: storePins(masks, input.workspace),
+              placeholder: hold?.make,
+              git,
               walk: walks(input.workspace),
             })
           : undefined;
-      const masks = [
-        ...credentialMasks(options.credentials ?? { home: options.home }),
-        ...stateDirMasks(options.stateDir, input.workspace),
-      ];
-      const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
-      const guards = protection?.guards ?? [];
-      const plan = {
-        ...input,
-        guards,
-        masks,
-        services,
-        kernel,
-        network: false,
-      };
-      const filter = program === undefined ? undefined : seccompFd(program);
-      const wrapped = [bwrap, ...bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, argv)];
-      let closed = false;
-      const close = () => {
-        if (closed) return [];
-        closed = true;
-        filter?.close();
-        if (protection === undefined) return [];
-        const after = checkAfterCommand(
-          input.workspace,
-          protection,
-          options.logger,
-          walks(input.workspace),
-        );
-        for (const path of after.unsafe) unsafe.add(path);
-        return after.notes;
-      };
-      return { argv: wrapped, fds: filter === undefined ? [] : [filter.fd], close };
+        hold?.seal();
+        const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
+        const guards = protection?.guards ?? [];
+        // git in the sandbox must not stage the placeholders (`git-excludes.ts`).
+        const standing = hold?.placeholders() ?? [];
+        const excludes =
+          hold === undefined || standing.length === 0
+            ? undefined
+            : hold.keep(placeholderExcludes(input.workspace, standing, git));
+        const plan = {
+          ...input,
+          guards,
+          masks,
+          services,
+          kernel,
+          tmpFiles: excludes === undefined ? [] : [{ source: excludes, dest: SANDBOX_EXCLUDES }],
+          network: input.network?.type === "namespace",
+          proxySocket: input.network?.type === "bridge" ? input.network.socket : undefined,
+        };
+        const filter = program === undefined ? undefined : seccompFd(program);
+        const wrapped = [bwrap, ...bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, argv)];
+        let closed = false;
+        const close = () => {
+          if (closed) return [];
+          closed = true;
+          filter?.close();
+          if (protection === undefined) return [];
+          try {
+            const after = checkAfterCommand(
+              input.workspace,
+              protection,
+              options.logger,
+              walks(input.workspace),
+            );
+            for (const path of after.unsafe) unsafe.add(path);
+            return after.notes;
+          } finally {
+            hold?.release();
+          }
+        };
+        return {
+          argv: wrapped,
+          fds: filter === undefined ? [] : [filter.fd],
+          ...(excludes === undefined
+            ? {}
+            : { env: (scrubbed) => excludesEnv(scrubbed, SANDBOX_EXCLUDES) }),
+          close,
+        };
+      } catch (error) {
+        hold?.release();
+        throw error;
+      }
     },
     hidden(path, workspace) {
       if (isWithin(workspace, path)) return undefined;
@@ -207,11 +251,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       ) {
         return "it lies in a runtime directory the sandbox hides (/run/user, XDG_RUNTIME_DIR)";
       }
-      if (
-        credentialMasks(options.credentials ?? { home: options.home }).some((mask) =>
-          isWithin(mask.path, path),
-        )
-      ) {
+      if (credentialMasks().some((mask) => isWithin(mask.path, path))) {
         return "it lies in a credential store the sandbox hides";
       }
       if (stateDirMasks(options.stateDir, workspace).some((mask) => isWithin(mask.path, path))) {
@@ -219,6 +259,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       }
       return undefined;
     },
+    close: () => placeholders.flush(),
   };
 }
 
@@ -236,16 +277,6 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
       const hideState = !isWithin(stateDir, input.workspace);
       const writable = input.mode === "workspace-write";
       const git = options.git ?? { home: options.home };
-      const plan = {
-        ...input,
-        tempDirs,
-        stateDir,
-        protectedDirs: (options.protectedDirs ?? []).map(realpathOr),
-        // Rules are path patterns: missing paths are covered as well as existing ones.
-        gitControl: writable ? gitControlPaths(input.workspace, git).map(realpathOr) : [],
-        secrets: hideState ? [...secrets, { type: "dir" as const, path: stateDir }] : secrets,
-        network: false,
-      };
       // Seatbelt cannot tell a new `.git` from any other write: they are found and removed after.
       const protection = writable
         ? {
@@ -255,6 +286,28 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
             ),
           }
         : undefined;
+      // Rules are path patterns: missing paths are covered as well as existing ones.
+      const gitControl = writable ? gitControlPaths(input.workspace, git).map(realpathOr) : [];
+      const projectConfig = writable
+        ? projectConfigMasks(input.workspace, protection?.gitEntries ?? [])
+        : [];
+      const roots = writable ? [input.workspace, ...tempDirs] : tempDirs;
+      const plan = {
+        ...input,
+        tempDirs,
+        stateDir,
+        protectedDirs: (options.protectedDirs ?? []).map(realpathOr),
+        gitControl,
+        secrets: hideState ? [...secrets, { type: "dir" as const, path: stateDir }] : secrets,
+        projectConfig,
+        keepNames: namesToKeep(roots, [
+          ...secrets.map((mask) => realpathOr(mask.path)),
+          ...gitControl,
+          ...projectConfig.map((mask) => mask.path),
+        ]),
+        network: false,
+        proxyPort: input.network?.type === "port" ? input.network.port : undefined,
+      };
       const close = () =>
         protection === undefined
           ? []
@@ -267,6 +320,7 @@ async function openSeatbelt(options: BackendOptions): Promise<Backend> {
         ? "it lies in a credential store the sandbox hides"
         : undefined;
     },
+    close() {},
   };
 }
 
@@ -277,6 +331,7 @@ function unavailable(status: SandboxStatus): Backend {
       throw new SandboxUnavailableError(status);
     },
     hidden: () => undefined,
+    close() {},
   };
 }
 

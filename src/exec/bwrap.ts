@@ -6,6 +6,7 @@
  * are bound read-only right after it (`kernel-guards.ts`).
  */
 import { InvalidInputError } from "../errors.ts";
+import { BRIDGE_SOCKET } from "../network/sandbox-link.ts";
 import type { Guard, Mask } from "./guards.ts";
 import { findExecutable } from "./locate.ts";
 
@@ -22,8 +23,15 @@ export interface SandboxPlan {
   readonly services: readonly Mask[];
   /** Global `/proc` entries (`/proc/sys`, `/proc/sysrq-trigger`, ...) bound read-only. */
   readonly kernel: readonly string[];
-  /** Network stays off for both sandboxed modes today; kept for a future preset. */
+  /** Host files shown read-only inside the private `/tmp` (dsh's own, for the command). */
+  readonly tmpFiles?: readonly { readonly source: string; readonly dest: string }[];
+  /**
+   * Whether the command shares the network namespace it is spawned in (one dsh made, whose
+   * only listener is the proxy) instead of getting an empty one from bwrap.
+   */
   readonly network: boolean;
+  /** dsh's proxy socket, bound at `BRIDGE_SOCKET` in the private `/tmp` for the bridge. */
+  readonly proxySocket?: string;
 }
 
 export interface BwrapFeatures {
@@ -58,6 +66,10 @@ export function bwrapArgs(
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   for (const entry of plan.kernel) args.push("--ro-bind-try", checked(entry), entry);
   args.push("--tmpfs", "/tmp");
+  for (const file of plan.tmpFiles ?? []) {
+    args.push("--ro-bind", checked(file.source), checked(file.dest));
+  }
+  if (plan.proxySocket !== undefined) args.push("--bind", checked(plan.proxySocket), BRIDGE_SOCKET);
   // Writable tmpfs, so bwrap can still create the mount point of a workspace inside one.
   for (const service of plan.services) {
     const path = checked(service.path);

@@ -26,6 +26,11 @@ export interface ScrubOptions {
   readonly home: string;
   /** The command's working directory, exported as `PWD`. */
   readonly cwd: string;
+  /**
+   * The port of dsh's proxy on the command's `127.0.0.1`: the proxy variables then point there
+   * (whatever the parent had), with `NO_PROXY` for the command's own loopback.
+   */
+  readonly proxyPort?: number;
 }
 
 export interface ScrubbedEnv {
@@ -189,7 +194,26 @@ export function scrubEnv(
   env.PAGER = "cat";
   env.GIT_PAGER = "cat";
   env.DSH_SANDBOX = options.backend;
+  if (options.proxyPort !== undefined) Object.assign(env, proxyVariables(options.proxyPort));
   return { env, removed: removed.sort() };
+}
+
+/** `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` (SOCKS5, names resolved by the proxy), `NO_PROXY`. */
+function proxyVariables(port: number): Record<string, string> {
+  const http = `http://127.0.0.1:${port}`;
+  const socks = `socks5h://127.0.0.1:${port}`;
+  const local = "localhost,127.0.0.1";
+  const variables: Record<string, string> = {};
+  for (const [name, value] of [
+    ["HTTP_PROXY", http],
+    ["HTTPS_PROXY", http],
+    ["ALL_PROXY", socks],
+    ["NO_PROXY", local],
+  ] as const) {
+    variables[name] = value;
+    variables[name.toLowerCase()] = value;
+  }
+  return variables;
 }
 
 function globToRegExp(glob: string, ignoreCase: boolean): RegExp {

@@ -4,7 +4,7 @@
  * stores under HOME. The workspace's own guards are built in `workspace-guards.ts`.
  */
 import { statSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { isWithin, realpathOrUndefined } from "../paths.ts";
 import { credentialStores } from "../permission/credentials.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
@@ -59,6 +59,56 @@ export function credentialMasks(scope: CredentialScope, mounts = readMountTable(
     for (const alias of mountAliases(real, mounts)) add({ type, path: alias });
   }
   return masks;
+}
+
+/** The credential masks of one backend, remembered from command to command. */
+export type CredentialMasker = () => Mask[];
+
+/**
+ * `credentialMasks` of `scope` at each call, plus every store location an earlier call masked
+ * that still holds a file or directory of the same kind: a store stays hidden where it was even
+ * when the name that led to it (a symlinked `$XDG_CONFIG_HOME` in the workspace) was pointed
+ * elsewhere by a command. Locations are real paths; the pins of `storePins` keep them in place.
+ */
+export function createCredentialMasker(
+  scope: CredentialScope,
+  mounts: () => ReturnType<typeof readMountTable> = readMountTable,
+): CredentialMasker {
+  const seen = new Map<string, Mask["type"]>();
+  return () => {
+    const masks = credentialMasks(scope, mounts());
+    const masked = new Set<string>();
+    for (const mask of masks) {
+      const real = realpathOrUndefined(mask.path);
+      if (real === undefined) continue;
+      seen.set(real, mask.type);
+      masked.add(real);
+    }
+    for (const [path, type] of seen) {
+      if (masked.has(path)) continue;
+      const stat = existingStat(path);
+      if (stat !== undefined && (stat.isDirectory() ? "dir" : "file") === type) {
+        masks.push({ type, path });
+      }
+    }
+    return masks;
+  };
+}
+
+/**
+ * The parent directories of the masks that lie inside `workspace` (real paths). A mask pins
+ * only its own inode: renaming a parent (`mv zed zed.moved`) would carry the store to a name
+ * the next command does not mask, so these are bound onto themselves, with every directory
+ * up to the workspace (`protectWorkspace`'s `pinned`).
+ */
+export function storePins(masks: readonly Mask[], workspace: string): string[] {
+  const pins = new Set<string>();
+  for (const mask of masks) {
+    const real = realpathOrUndefined(mask.path);
+    if (real === undefined || real === workspace || !isWithin(workspace, real)) continue;
+    pins.add(dirname(real));
+  }
+  return [...pins];
 }
 
 /** `stat` without an exception for a missing path: most stores do not exist, at every command. */

@@ -10,6 +10,7 @@ import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { isWithin, realpathOr } from "../paths.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
+import type { CommandNetwork, NetworkService } from "../network/service.ts";
 import type { SandboxBackend, SandboxPreference } from "../settings/table.ts";
 import { openBackend } from "./backend.ts";
 import type { Backend } from "./backend.ts";
@@ -92,6 +93,11 @@ export interface CommandRunnerDeps {
   readonly commandLimits?: CommandLimits;
   /** Bounds of the walk for `.git` entries around each `workspace-write` command. */
   readonly walkLimits?: WalkLimits;
+  /**
+   * The proxy sandboxed commands reach the network through; without it they have no network
+   * at all. Commands outside the sandbox never use it.
+   */
+  readonly network?: NetworkService;
 }
 
 /**
@@ -171,9 +177,11 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     let backendName: SandboxBackend = "none";
     let release: () => string[] = () => [];
     let extraFds: readonly number[] = [];
+    let sandboxEnv: ((env: Readonly<Record<string, string>>) => Record<string, string>) | undefined;
     let cgroup: CommandCgroup | undefined;
     let bounds = configured;
     let rlimited = false;
+    let network: CommandNetwork | undefined;
     if (request.sandbox !== "danger-full-access") {
       const opened = await openOnce();
       if (!opened.status.ok) throw new SandboxUnavailableError(opened.status);
@@ -187,9 +195,28 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       rlimited = backendName === "bwrap" && prlimit !== undefined;
       bounds = boundsOnce();
       const bounded = rlimited && prlimit !== undefined ? limitArgv(prlimit, bounds, argv) : argv;
-      const wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd }, bounded);
+      // Without its network the command still runs, with none (as bwrap gives it).
+      network = await deps.network?.open(request.network, backendName).catch((error: unknown) => {
+        deps.logger.warn("the command runs without network: its proxy could not be opened", {
+          error,
+        });
+        return undefined;
+      });
+      const attach = network?.attach;
+      // The bridge runs outside the command's rlimits: its runtime reserves memory and threads.
+      const inner = attach?.type === "bridge" ? [...attach.bridge, "--", ...bounded] : bounded;
+      let wrapped: ReturnType<Backend["wrap"]>;
+      try {
+        wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd, network: attach }, inner);
+      } catch (error) {
+        network?.close();
+        throw error;
+      }
       argv = wrapped.argv;
       extraFds = wrapped.fds;
+      sandboxEnv = wrapped.env;
+      const commandNetwork = network;
+      release = () => [...wrapped.close(), ...(commandNetwork?.close() ?? [])];
       if (backendName === "bwrap" && chain !== undefined) cgroup = cgroups.create(bounds);
       if (!warnedUnbounded && process.getuid?.() === 0 && !cgroup?.controllers.includes("pids")) {
         warnedUnbounded = true;
@@ -198,14 +225,15 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
             "the number of processes of a sandboxed command is not bounded",
         );
       }
-      release = wrapped.close;
     }
     const scrubbed = scrubEnv(deps.env, {
       ...deps.envConfig,
       backend: backendName,
       home: deps.home,
       cwd,
+      proxyPort: network?.port,
     });
+    Object.assign(scrubbed.env, sandboxEnv?.(scrubbed.env));
     if (!reportedScrub && scrubbed.removed.length > 0) {
       reportedScrub = true;
       deps.logger.info("commands do not get these environment variables", {
@@ -232,6 +260,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         logger: deps.logger,
         graceful: backendName !== "bwrap",
         groups,
+        within: network?.attach.type === "namespace" ? network.attach.within : undefined,
       });
       const limitHit = limitReport(result, cgroup, rlimited, bounds);
       removeLater(cgroup);
@@ -272,6 +301,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       for (const entry of running) entry.abort.abort();
       await Promise.allSettled(running.map((entry) => entry.done));
       await Promise.allSettled([...removals]);
+      (await backend)?.close();
     },
   };
 }

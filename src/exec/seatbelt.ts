@@ -3,7 +3,8 @@
  * enter the profile text; they travel as `-D` parameters, so no path can inject a rule.
  * Seatbelt rules are path patterns, so protected paths are covered whether or not they exist.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { isWithin } from "../paths.ts";
 import type { Mask } from "./guards.ts";
 
 export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
@@ -22,7 +23,16 @@ export interface SeatbeltPlan {
   readonly gitControl: readonly string[];
   /** Credential stores hidden from reads. */
   readonly secrets: readonly Mask[];
+  /** Protected project configuration (`.vscode/`, `.npmrc`, ...), kept unwritable. */
+  readonly projectConfig?: readonly Mask[];
+  /**
+   * Directories inside writable places whose names must stay (ancestors of stores and of
+   * protected paths): renaming one would carry what lies below to a name no rule covers.
+   */
+  readonly keepNames?: readonly string[];
   readonly network: boolean;
+  /** The port of dsh's proxy on the host's loopback: the one address the command may reach. */
+  readonly proxyPort?: number;
 }
 
 export interface SeatbeltProfile {
@@ -74,8 +84,18 @@ export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
       `(subpath ${param("DSH_STATE", plan.stateDir)})`,
       ...plan.protectedDirs.map((dir, i) => `(subpath ${param(`PROTECTED_${i}`, dir)})`),
       ...plan.gitControl.map((path, i) => `(subpath ${param(`GIT_CONTROL_${i}`, path)})`),
+      ...(plan.projectConfig ?? []).map((entry, i) => {
+        const kind = entry.type === "dir" ? "subpath" : "literal";
+        return `(${kind} ${param(`CONFIG_${i}`, entry.path)})`;
+      }),
     ];
     lines.push(`(deny file-write* ${denied.join(" ")})`);
+  }
+  const keep = plan.keepNames ?? [];
+  if (keep.length > 0) {
+    // Renaming a directory is an unlink of its path: denied, it cannot be moved.
+    const kept = keep.map((dir, i) => `(literal ${param(`KEEP_${i}`, dir)})`);
+    lines.push(`(deny file-write-unlink ${kept.join(" ")})`);
   }
   if (plan.secrets.length > 0) {
     const hidden = plan.secrets.map((mask, i) => {
@@ -85,7 +105,28 @@ export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
     lines.push(`(deny file-read* file-write* ${hidden.join(" ")})`);
   }
   if (plan.network) lines.push("(allow network* system-socket)");
+  else if (plan.proxyPort !== undefined && Number.isInteger(plan.proxyPort)) {
+    // A number, so it cannot inject a rule; Seatbelt names loopback as "localhost".
+    lines.push(`(allow network-outbound (remote ip "localhost:${plan.proxyPort}"))`);
+  }
   return { profile: `${lines.join("\n")}\n`, params };
+}
+
+/**
+ * The directories strictly between each writable place (`roots`) and each of `paths` that
+ * lies below one, without duplicates: their names must stay for path rules to keep holding.
+ */
+export function namesToKeep(roots: readonly string[], paths: readonly string[]): string[] {
+  const keep = new Set<string>();
+  for (const path of paths) {
+    for (const root of roots) {
+      if (path === root || !isWithin(root, path)) continue;
+      for (let dir = dirname(path); dir !== root && isWithin(root, dir); dir = dirname(dir)) {
+        keep.add(dir);
+      }
+    }
+  }
+  return [...keep];
 }
 
 /** The full argv: sandbox-exec by absolute path, the profile, its parameters, `--`, argv. */

@@ -5,8 +5,9 @@
  * EPERM to calls a build or test never needs but an escape often does (ptrace, io_uring,
  * keyrings, bpf, perf, userfaultfd, mounting, namespace changes).
  *
- * Sockets are not filtered: the sandbox's private network namespace already cuts every
- * route out, and test suites legitimately serve on the sandbox's own loopback.
+ * Internet sockets stay allowed: the sandbox's private network namespace already cuts every
+ * route out but dsh's proxy, and test suites legitimately serve on the sandbox's own loopback.
+ * Raw and packet sockets (which would need capabilities the sandbox drops anyway) are refused.
  */
 import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +16,8 @@ import { join } from "node:path";
 interface ArchTable {
   /** AUDIT_ARCH_* of the native ABI. */
   readonly audit: number;
+  /** The number of socket(2). */
+  readonly socket: number;
   /** Syscall numbers with this bit set belong to another ABI (x32 on x86_64). */
   readonly foreignBit?: number;
   readonly denied: readonly number[];
@@ -26,6 +29,7 @@ const SHARED = [425, 426, 427, 428, 429, 430, 431, 432, 433, 442];
 const ARCHES: Readonly<Record<string, ArchTable>> = {
   x64: {
     audit: 0xc000003e,
+    socket: 41,
     foreignBit: 0x40000000,
     // ptrace, process_vm_readv/writev, add_key, request_key, keyctl, bpf, perf_event_open,
     // userfaultfd, mount, umount2, pivot_root, unshare, setns
@@ -33,6 +37,7 @@ const ARCHES: Readonly<Record<string, ArchTable>> = {
   },
   arm64: {
     audit: 0xc00000b7,
+    socket: 198,
     denied: [117, 270, 271, 217, 218, 219, 280, 241, 282, 40, 39, 41, 97, 268, ...SHARED],
   },
 };
@@ -40,12 +45,19 @@ const ARCHES: Readonly<Record<string, ArchTable>> = {
 const LD_W_ABS = 0x20;
 const JEQ_K = 0x15;
 const JSET_K = 0x45;
+const AND_K = 0x54;
 const RET_K = 0x06;
 const RET_ALLOW = 0x7fff0000;
 const RET_EPERM = 0x00050000 | 1;
 const RET_KILL_PROCESS = 0x80000000;
 const OFFSET_NR = 0;
 const OFFSET_ARCH = 4;
+const OFFSET_ARG0 = 16;
+const OFFSET_ARG1 = 24;
+const AF_PACKET = 17;
+const SOCK_RAW = 3;
+const SOCK_PACKET = 10;
+const SOCK_TYPE_MASK = 0xf;
 
 /** The filter for `arch` (Node's `process.arch`), or undefined where dsh has no table. */
 export function seccompProgram(arch: string): Uint8Array | undefined {
@@ -53,10 +65,11 @@ export function seccompProgram(arch: string): Uint8Array | undefined {
   if (table === undefined) return undefined;
   const denied = table.denied.length;
   const foreign = table.foreignBit === undefined ? 0 : 1;
-  // Layout: load arch, check it, load nr, [x32 check], one jump per denied call, then
-  // ALLOW, EPERM, KILL. Jump offsets count the instructions skipped.
+  // Layout: load arch, check it, load nr, [x32 check], one jump per denied call, the socket
+  // checks, then ALLOW, EPERM, KILL. Jump offsets count the instructions skipped.
   const prologue = 3 + foreign;
-  const allowAt = prologue + denied;
+  const socketChecks = 7;
+  const allowAt = prologue + denied + socketChecks;
   const killFrom = (at: number) => allowAt + 2 - (at + 1);
   const epermFrom = (at: number) => allowAt + 1 - (at + 1);
   const code: [number, number, number, number][] = [
@@ -68,6 +81,17 @@ export function seccompProgram(arch: string): Uint8Array | undefined {
   table.denied.forEach((nr, i) => {
     code.push([JEQ_K, epermFrom(prologue + i), 0, nr]);
   });
+  // socket(AF_PACKET, ...) and socket(..., SOCK_RAW or SOCK_PACKET, ...): EPERM.
+  const at = prologue + denied;
+  code.push(
+    [JEQ_K, 0, socketChecks - 1, table.socket],
+    [LD_W_ABS, 0, 0, OFFSET_ARG0],
+    [JEQ_K, epermFrom(at + 2), 0, AF_PACKET],
+    [LD_W_ABS, 0, 0, OFFSET_ARG1],
+    [AND_K, 0, 0, SOCK_TYPE_MASK],
+    [JEQ_K, epermFrom(at + 5), 0, SOCK_RAW],
+    [JEQ_K, epermFrom(at + 6), 0, SOCK_PACKET],
+  );
   code.push([RET_K, 0, 0, RET_ALLOW], [RET_K, 0, 0, RET_EPERM], [RET_K, 0, 0, RET_KILL_PROCESS]);
   const bytes = new Uint8Array(code.length * 8);
   const view = new DataView(bytes.buffer);

@@ -35,6 +35,8 @@ export interface SpawnSpec {
   readonly graceful: boolean;
   /** Holds the command's process group id from spawn until the group is gone. */
   readonly groups?: Set<number>;
+  /** Runs the spawn itself, e.g. inside the command's network namespace. */
+  readonly within?: <T extends { readonly pid: number }>(start: () => T) => T;
 }
 
 type StopReason = "timeout" | "cancel" | "output-limit";
@@ -44,12 +46,14 @@ export async function spawnCommand(spec: SpawnSpec): Promise<CommandResult> {
   const started = performance.now();
   const collector = createOutputCollector(spec.limits, spec.onOutput);
   if (spec.signal.aborted) return result(collector.finish(), null, null, "cancel", started);
-  const proc = Bun.spawn([...spec.argv], {
-    cwd: spec.cwd,
-    env: spec.env,
-    stdio: ["ignore", "pipe", "pipe", ...(spec.extraFds ?? [])],
-    detached: true,
-  });
+  const start = () =>
+    Bun.spawn([...spec.argv], {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdio: ["ignore", "pipe", "pipe", ...(spec.extraFds ?? [])],
+      detached: true,
+    });
+  const proc = spec.within === undefined ? start() : spec.within(start);
   spec.groups?.add(proc.pid);
   try {
     return await followCommand(spec, proc, collector, started);

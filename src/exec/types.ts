@@ -1,4 +1,5 @@
 /** Contracts of the command runner: sandboxed, scrubbed, capped, killable shell commands. */
+import type { NetworkRequester } from "../network/types.ts";
 import type { SandboxMode } from "../permission/knobs.ts";
 import type { SandboxBackend } from "../settings/table.ts";
 
@@ -12,6 +13,11 @@ export interface CommandRequest {
   readonly sandbox: SandboxMode;
   /** Clamped to the runner's bounds; the runner's default when absent. */
   readonly timeoutMs?: number;
+  /**
+   * Who the command's connections are for, and how to ask about a host, when it runs in the
+   * sandbox and the runner has a network; without it, hosts the policy does not allow fail.
+   */
+  readonly network?: NetworkRequester;
 }
 
 export interface CommandResult {

@@ -24,6 +24,8 @@ import {
 import type { GitUserConfig, Repository } from "../permission/git-repository.ts";
 import { findGitEntries } from "./git-entries.ts";
 import type { WalkOptions } from "./git-entries.ts";
+import { protectProjectConfig } from "./project-config-guards.ts";
+import type { MakePlaceholder } from "./project-config-guards.ts";
 import type { Guard } from "./guards.ts";
 import { isWithin, realpathOrUndefined } from "../paths.ts";
 
@@ -40,6 +42,14 @@ export interface WorkspaceGuardOptions {
   readonly stateDir: string;
   /** dsh's configuration: directories and files no model write may change. */
   readonly protectedDirs?: readonly string[];
+  /** Directories that must keep their names (credential stores' parents), pinned with ancestors. */
+  readonly pinned?: readonly string[];
+  /**
+   * Guards protected project configuration (`.vscode/`, `.npmrc`, ...), making the missing
+   * entries with this so that they can be bound read-only. Without it only `.dsh` is guarded
+   * (forbidden when missing).
+   */
+  readonly placeholder?: MakePlaceholder;
   /** Where the user's git config lies. */
   readonly git: GitUserConfig;
   /** How the workspace is walked for `.git` entries (its listings kept between walks). */
@@ -87,7 +97,11 @@ export function protectWorkspace(
       for (const path of [...control.configFiles, ...control.hookDirs]) protect(path);
     }
   }
-  protect(join(workspace, ".dsh"));
+  if (options.placeholder === undefined) protect(join(workspace, ".dsh"));
+  else {
+    const nestedRoots = gitEntries.filter((entry) => entry !== main?.dotGit).map(dirname);
+    protectProjectConfig(workspace, nestedRoots, protect, options.placeholder);
+  }
   // dsh keeps its state there anyway; made now, it is read-only rather than forbidden.
   if (isWithin(workspace, resolve(options.stateDir))) {
     refuseLinkOnTheWay(resolve(options.stateDir), workspace);
@@ -95,6 +109,7 @@ export function protectWorkspace(
   }
   protect(options.stateDir);
   for (const path of options.protectedDirs ?? []) protect(path);
+  for (const dir of options.pinned ?? []) pinWithAncestors(dir, workspace, add);
 
   const readOnly = [...guards].filter(([, type]) => type === "readonly").map(([path]) => path);
   const ordered = [...guards]

@@ -107,6 +107,8 @@ export function createMarkdownScanner(options: MarkdownScannerOptions): Markdown
       maxBytes: options.maxBytes,
       secrets: options.secrets,
       snapshot,
+      // dsh reads these on its own: the checks of AGENTS.md, not those of a file the user named.
+      origin: "instructions",
       signal,
     });
     if (read.type === "missing") return { type: "none" };

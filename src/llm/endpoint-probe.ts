@@ -26,6 +26,8 @@ export interface ProbeRequest {
   readonly apiKey: string | undefined;
   readonly model: string;
   readonly signal: AbortSignal;
+  /** The proxy and CAs of the environment: what the model client uses. */
+  readonly fetch?: typeof fetch;
 }
 
 const ModelList = v.looseObject({ data: v.array(v.looseObject({ id: v.string() })) });
@@ -36,14 +38,15 @@ export async function probeEndpoint(request: ProbeRequest): Promise<EndpointFind
   const headers: Record<string, string> = request.apiKey
     ? { authorization: `Bearer ${request.apiKey}` }
     : {};
-  const listed = await call(`${base}/models`, { headers, signal: request.signal });
+  const doFetch = request.fetch ?? fetch;
+  const listed = await call(doFetch, `${base}/models`, { headers, signal: request.signal });
   if (listed.kind === "unreachable") return listed;
   if (listed.status === 401 || listed.status === 403) return keyRejected(listed);
   const models = listed.ok ? modelIds(listed.body) : undefined;
   if (models?.includes(request.model)) return { kind: "ok", models };
 
   // No list, or the model is not on it: one token of a real request settles it.
-  const chat = await call(`${base}/chat/completions`, {
+  const chat = await call(doFetch, `${base}/chat/completions`, {
     method: "POST",
     headers: { ...headers, "content-type": "application/json" },
     body: JSON.stringify({
@@ -80,9 +83,13 @@ type Answer =
       readonly html: boolean;
     };
 
-async function call(url: string, init: RequestInit & { signal: AbortSignal }): Promise<Answer> {
+async function call(
+  doFetch: typeof fetch,
+  url: string,
+  init: RequestInit & { signal: AbortSignal },
+): Promise<Answer> {
   try {
-    const response = await fetch(url, init);
+    const response = await doFetch(url, init);
     const body = await response.text();
     const type = response.headers.get("content-type") ?? "";
     const html = /html/i.test(type) || /^\s*<(!doctype|html)/i.test(body);

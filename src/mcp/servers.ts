@@ -13,6 +13,9 @@ import type { AnyTool, ToolRegistry } from "../tools/types.ts";
 import type { UserContent } from "../session/events.ts";
 import type { McpConnection } from "./connect.ts";
 import type { McpPrompt } from "./prompts.ts";
+import { realpathOr } from "../paths.ts";
+import { projectRootOf } from "../rules/project.ts";
+import { projectSafeCommand, serverSearchPath } from "./server-command.ts";
 import { createMcpTool } from "./tool.ts";
 import type {
   McpNotice,
@@ -85,6 +88,8 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
   const entries = new Map<string, Entry>();
   /** Which server's tool each offered name belongs to, for the session's lifetime. */
   const owners = new Map<string, string>();
+  // Where sandboxed commands can write: no server command is found there.
+  const project = [...new Set([realpathOr(deps.cwd), realpathOr(projectRootOf(deps.cwd))])];
   let current: ToolRegistry | undefined;
   const changed = () => {
     current = undefined;
@@ -112,10 +117,29 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
     try {
       if (stop.signal.aborted) return;
       const { connectMcpServer } = await loadConnector();
+      let env: Record<string, string> = {};
+      let target: McpServerSpec = spec;
+      if (spec.transport === "stdio") {
+        env = serverEnv(spec.env, deps, logger);
+        const search = serverSearchPath(env.PATH, project);
+        if (search.dropped.length > 0) {
+          logger.info("mcp server PATH entries left out: sandboxed commands can write them", {
+            server: spec.name,
+            entries: search.dropped.map(({ entry }) => entry),
+          });
+        }
+        env.PATH = search.path;
+        const found = projectSafeCommand(spec.command, deps.cwd, search, project);
+        if (!found.ok) {
+          fail(entry, `MCP server ${label(spec.name)} did not start`, found.reason);
+          return;
+        }
+        target = { ...spec, command: found.path };
+      }
       const connection = await connectMcpServer({
-        spec,
+        spec: target,
         cwd: deps.cwd,
-        env: spec.transport === "stdio" ? serverEnv(spec.env, deps, logger) : {},
+        env,
         version,
         logger,
         signal: stop.signal,

@@ -125,6 +125,28 @@ export function gitControl(repo: Repository, user: GitUserConfig): GitControl {
 }
 
 /**
+ * The excludes file git reads for `repo` (or, outside any repository, for a new one): the
+ * last `core.excludesFile` of the user's and the repository's config, `~` expanded, else
+ * `$XDG_CONFIG_HOME/git/ignore` (`~/.config/git/ignore`).
+ */
+export function gitExcludesFile(repo: Repository | undefined, user: GitUserConfig): string {
+  const files = userConfigFiles(user);
+  if (repo !== undefined) {
+    files.push(join(repo.commonDir, "config"), join(repo.gitDir, "config.worktree"));
+  }
+  const chain = readConfigChain(files, user.home);
+  const named = valuesOf(chain, "core", "excludesfile").findLast(
+    (value): value is string => typeof value === "string" && value !== "",
+  );
+  if (named !== undefined) {
+    const expanded =
+      named === "~" || named.startsWith("~/") ? join(user.home, named.slice(1)) : named;
+    return isAbsolute(expanded) ? expanded : resolve(repo?.worktree ?? user.home, expanded);
+  }
+  return join(user.xdgConfigHome || join(user.home, ".config"), "git", "ignore");
+}
+
+/**
  * Paths no model write may change in the repository containing `dir` (and in `dir` itself
  * when it is a git directory): hook directories and config files, includes followed. Empty
  * outside a repository.

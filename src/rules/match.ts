@@ -7,6 +7,7 @@
 import { dirname, sep } from "node:path";
 import type { ApprovalSubject } from "../approval/types.ts";
 import { isWithin } from "../paths.ts";
+import { coversHost, hostRuleOf, hostRuleText } from "./host-rule.ts";
 import { parseCommand } from "./shell-command.ts";
 import type { CommandPlace, Rule, RuleOffer } from "./types.ts";
 
@@ -39,6 +40,8 @@ export async function covers(rules: readonly Rule[], subject: ApprovalSubject): 
         (rule) =>
           rule.type === "mcp_tool" && rule.server === subject.server && rule.tool === subject.tool,
       );
+    case "host":
+      return coversHost(rules, subject);
     default: {
       const unhandled: never = subject;
       return unhandled;
@@ -86,6 +89,12 @@ export async function offerFor(
         rules: [{ type: "mcp_tool", server: subject.server, tool: subject.tool }],
         label: `Always allow ${mcpToolText(subject.server, subject.tool)} in ${where}`,
       };
+    case "host":
+      return {
+        project,
+        rules: [hostRuleOf(subject)],
+        label: `Always allow \`${hostRuleText(subject)}\` in ${where}`,
+      };
     default: {
       const unhandled: never = subject;
       return unhandled;
@@ -120,6 +129,8 @@ export function describeRule(rule: Rule | undefined): string {
       return rule.server === undefined
         ? `call ${rule.tool} (saved by an older dsh without its server: it covers nothing)`
         : `call ${mcpToolText(rule.server, rule.tool)}`;
+    case "host":
+      return `let sandboxed commands connect to ${hostRuleText(rule)}`;
     default: {
       const unhandled: never = rule;
       return unhandled;

@@ -31,7 +31,17 @@ export const McpToolRule = v.object({
   tool: v.string(),
 });
 
-export const Rule = v.variant("type", [CommandRule, WriteDirRule, McpToolRule]);
+/**
+ * Lets sandboxed commands connect to a host through dsh's proxy: a host name (every port), or
+ * an IP address with its port (as `[network] allow` writes them).
+ */
+export const HostRule = v.object({
+  type: v.literal("host"),
+  host: v.pipe(v.string(), v.minLength(1)),
+  port: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(65535))),
+});
+
+export const Rule = v.variant("type", [CommandRule, WriteDirRule, McpToolRule, HostRule]);
 export type Rule = v.InferOutput<typeof Rule>;
 
 /** What an "always allow" answer to one request would save, and in which project. */

@@ -7,6 +7,9 @@ import * as v from "valibot";
 import type { ApprovalKind } from "../approval/types.ts";
 import { DshError } from "../errors.ts";
 import type { CommandResult, CommandRunner, LimitHitReport } from "../exec/types.ts";
+import { hostPortText } from "../network/host.ts";
+import type { NetworkRequester } from "../network/types.ts";
+import { projectRootOf } from "../rules/project.ts";
 import type { SandboxMode } from "../permission/knobs.ts";
 import type { RenderIntent, TerminalIntent } from "../render/intent.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
@@ -73,7 +76,12 @@ export function createBashTool(deps: BashToolDeps): Tool<typeof BashInput, BashD
       "Run a shell command (bash -c) in the session's working directory and return its exit " +
       "code and combined stdout/stderr. Commands run in a sandbox: under workspace-write they " +
       "may write only inside the working directory and /tmp (private to the command); .git/hooks, " +
-      ".git/config and .dsh stay read-only; there is no network. stdin is empty. Long output " +
+      ".git/config and project configuration other programs run (.vscode/, .npmrc, .envrc, " +
+      ".cargo/config.toml, .dsh, ...) stay read-only (write those with write_file, which asks " +
+      "the user); the network is reached only through dsh's proxy (HTTP_PROXY, HTTPS_PROXY " +
+      "and ALL_PROXY are set; curl, git over https, npm, pip, cargo, go and bun use it): " +
+      "allowed hosts pass, the user is asked about others, and direct connections (ssh, UDP, " +
+      "DNS) fail. stdin is empty. Long output " +
       "keeps its beginning and end. Set escalate: true with a justification to ask the user to " +
       "run a command outside the sandbox.",
     input: BashInput,
@@ -114,6 +122,7 @@ async function executeBash(
         workspace: ctx.cwd,
         sandbox: mode.sandbox,
         timeoutMs: input.timeout_ms,
+        ...(mode.sandbox === "danger-full-access" ? {} : { network: networkRequester(input, ctx) }),
       },
       { signal: ctx.signal, onOutput: ctx.progress },
     );
@@ -135,7 +144,13 @@ async function executeBash(
     durationMs: result.durationMs,
   };
   const offerEscalation = sandboxed && ctx.knobs.approvalPolicy === "on-request";
-  const hint = offerEscalation && BLOCKED.test(result.output) ? ESCALATION_HINT : "";
+  const hint = !offerEscalation
+    ? ""
+    : NO_ROUTE.test(result.output)
+      ? NETWORK_HINT
+      : BLOCKED.test(result.output)
+        ? ESCALATION_HINT
+        : "";
   const body = result.output.length === 0 ? "(no output)" : result.output;
   return {
     isError: result.exitCode !== 0,
@@ -156,14 +171,19 @@ const NO_SANDBOX_REFUSED =
 const ESCALATION_HINT =
   "\n[this may have been blocked by the sandbox; if the command really needs it, call bash " +
   "again with escalate: true and a justification]";
-const BLOCKED = new RegExp(
+const BLOCKED = /Read-only file system|EROFS/;
+const NETWORK_HINT =
+  "\n[the sandbox has no direct network: connections go through dsh's proxy, which HTTP_PROXY, " +
+  "HTTPS_PROXY and ALL_PROXY point at (curl, git over https, npm, pip, cargo, go and bun use " +
+  "them); a tool that ignores them, ssh and UDP cannot connect: use one that honours them, " +
+  "or call bash again with escalate: true and a justification]";
+const NO_ROUTE = new RegExp(
   [
-    "Read-only file system",
     "Network is unreachable",
     "Could not resolve host",
     "Temporary failure in name resolution",
-    "EROFS",
     "ENETUNREACH",
+    "EAI_AGAIN",
   ].join("|"),
 );
 
@@ -218,6 +238,29 @@ async function ask(
     cwd: ctx.cwd,
   });
   return outcome === "allow";
+}
+
+/** Who the command's connections are for: the question names the host and the command. */
+function networkRequester(input: BashInput, ctx: ToolContext): NetworkRequester {
+  const command = oneLine(input.command);
+  return {
+    sessionId: ctx.sessionId,
+    label: command,
+    project: projectRootOf(ctx.cwd),
+    ask: (question, signal) =>
+      ctx.ask(
+        {
+          kind: "network",
+          title: `Let \`${command}\` connect to ${hostPortText(question.target)}`,
+          reason: question.note ?? "",
+          intent: terminalIntent(input.command, ctx.cwd),
+          rawInput: input,
+          subject: { type: "host", ...question.rule },
+          cwd: ctx.cwd,
+        },
+        signal,
+      ),
+  };
 }
 
 function refused(cwd: string, message: string): ToolResult<BashDetails> {

@@ -11,17 +11,18 @@ export type ToolCallFacts = Omit<ToolContext, "ask">;
 
 /** The context of one call, whose `ask()` goes through `approval` under the call's knobs. */
 export function createToolContext(facts: ToolCallFacts, approval: ApprovalSeam): ToolContext {
-  return { ...facts, ask: (request) => askUnderPolicy(facts, approval, request) };
+  return { ...facts, ask: (request, signal) => askUnderPolicy(facts, approval, request, signal) };
 }
 
 async function askUnderPolicy(
   facts: ToolCallFacts,
   approval: ApprovalSeam,
   request: ToolApprovalRequest,
+  signal: AbortSignal | undefined,
 ): Promise<AskOutcome> {
   if (facts.knobs.approvalPolicy === "never") return "refused";
   return approval.request(
     { ...request, sessionId: facts.sessionId, toolCallId: facts.toolCallId },
-    facts.signal,
+    signal === undefined ? facts.signal : AbortSignal.any([facts.signal, signal]),
   );
 }

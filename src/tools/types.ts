@@ -35,9 +35,10 @@ export interface ToolContext {
   /**
    * Asks the user to approve what this call is about to do, under the session's approval
    * policy: with `never` the outcome is `refused` and nobody is asked; otherwise the approval
-   * seam decides, and nobody answering is `deny`. Never throws.
+   * seam decides, and nobody answering is `deny`. Never throws. `signal` ends this one
+   * question early (as a deny), beside the call's own signal.
    */
-  ask(request: ToolApprovalRequest): Promise<AskOutcome>;
+  ask(request: ToolApprovalRequest, signal?: AbortSignal): Promise<AskOutcome>;
   /** Live progress (e.g. command output) for subscribers; never logged chunk by chunk. */
   readonly progress: (chunk: string) => void;
 }

@@ -1,8 +1,9 @@
 /**
  * When a file write needs the user's approval (interface.md, "Permission presets"): any write
  * in a read-only session, any write outside the session root, a write to home's dotfiles when
- * the root holds home, and a `.env*` file; under `danger-full-access` only a write that a
- * workspace symlink leads out of the root. Whether anyone is asked is the approval policy's
+ * the root holds home, a `.env*` file, and protected project configuration (`.vscode/`,
+ * `.npmrc`, ... at any depth: other programs run what they say); under `danger-full-access`
+ * only a write that a workspace symlink leads out of the root. Whether anyone is asked is the approval policy's
  * (`ctx.ask()`): under `never` such a write is turned down. Protected paths and credential
  * stores never get this far (see `checkWrite`).
  */
@@ -11,6 +12,7 @@ import type { DiffIntent } from "../render/intent.ts";
 import type { WriteTarget } from "./file-safety/paths.ts";
 import type { ToolContext, ToolResult } from "./types.ts";
 import { isWithin, relativeInside } from "../paths.ts";
+import { projectConfigMatch } from "../permission/project-config.ts";
 import { PathRefusedError } from "./errors.ts";
 
 /**
@@ -76,6 +78,12 @@ function askReason(
   }
   if (path.basename(target.real).toLowerCase().startsWith(".env")) {
     return "files named .env* usually hold secrets";
+  }
+  const config =
+    projectConfigMatch(target.root, target.path) ?? projectConfigMatch(target.root, target.real);
+  if (config !== undefined) {
+    const shown = config.entry.type === "dir" ? `${config.path}/` : config.path;
+    return `${shown} is project configuration: ${config.entry.reason}`;
   }
   return undefined;
 }

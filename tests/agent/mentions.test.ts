@@ -31,3 +31,23 @@ test("links are read in order until the prompt's budget is spent; the rest stay 
 test("a link the reader declines stays a link", async () => {
   expect(await embedMentionedFiles([link(1)], async () => undefined)).toEqual([link(1)]);
 });
+
+test("embedded text the screen refuses becomes a link naming it; other text stays", async () => {
+  const content = await embedMentionedFiles(
+    [
+      { type: "resource", uri: "file:///w/notes.md", text: "API_KEY=x", mimeType: "text/markdown" },
+      { type: "resource", uri: "file:///w/a.ts", text: "export {}" },
+    ],
+    async () => undefined,
+    (uri) => uri.endsWith("notes.md"),
+  );
+  expect(content).toEqual([
+    {
+      type: "resource_link",
+      uri: "file:///w/notes.md",
+      name: "notes.md",
+      mimeType: "text/markdown",
+    },
+    { type: "resource", uri: "file:///w/a.ts", text: "export {}" },
+  ]);
+});

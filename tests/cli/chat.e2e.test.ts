@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CliRig, startChat as spawnChat, startCliRig } from "../support/cli.ts";
+import { type CliRig, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
 import { watchOutput } from "../support/process-output.ts";
 
@@ -18,11 +18,8 @@ afterAll(async () => {
 });
 
 function startChat(name: string) {
-  const { cwd, base, env } = rig.project(
-    name,
-    '[[models]]\nid = "second-model"\nname = "Second"\n',
-  );
-  return { cwd, base, ...spawnChat(rig.binary, { cwd, env }) };
+  const project = rig.project(name, '[[models]]\nid = "second-model"\nname = "Second"\n');
+  return { ...rig.chat(project), cwd: project.cwd, base: project.base };
 }
 
 test("a conversation: two turns, a model switch, then EOF exits 0", async () => {

@@ -1,6 +1,6 @@
 /** The slash commands, the plan checklist and `dsh sessions rm` in the terminal, over the binary. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { type CliRig, startChat, startCliRig } from "../support/cli.ts";
+import { type CliRig, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
 
 let rig: CliRig;
@@ -15,8 +15,7 @@ afterAll(async () => {
 });
 
 test("dsh chat runs the shared commands beside /help and prints the plan as a checklist", async () => {
-  const { cwd, env } = rig.project("chat-commands");
-  const { proc, stdout, say } = startChat(rig.binary, { cwd, env });
+  const { proc, stdout, say } = rig.chat(rig.project("chat-commands"));
   const requests = rig.server.requests.length;
   await say("/help");
   await stdout.waitFor("/status");

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { type CliRig, startChat, startCliRig } from "../support/cli.ts";
+import { type CliRig, startCliRig } from "../support/cli.ts";
 import { messageContent, writeFile as write } from "../support/library-files.ts";
 import { textTurn } from "../support/model-server.ts";
 
@@ -32,7 +32,7 @@ test("a skill and a custom command run as turns in the chat and are listed where
     join(project.cwd, ".dsh", "commands", "fix.md"),
     "---\ndescription: Fix an issue\nargument-hint: ISSUE\n---\nFix issue #$1.\n",
   );
-  const { proc, stdout, stderr, say } = startChat(rig.binary, project);
+  const { proc, stdout, stderr, say } = rig.chat(project);
   await say("/help");
   await stdout.waitFor("/release [TEXT]");
   expect(stdout.text()).toContain("/fix [ISSUE]");

@@ -141,7 +141,29 @@ describe("slash commands", () => {
         "- context: 1,234 of 100,000 tokens (1.2%)",
         "- cost: $0.5000",
         "- MCP servers: github (ready, 12 tools), docs (failed: connection refused), slow (starting)",
+        "- network: unknown",
       ].join("\n"),
     });
+  });
+
+  test("/status lists the hosts the session's commands may reach, by where each is allowed", async () => {
+    const { session } = recordingSession();
+    const hosts = {
+      config: ["registry.npmjs.org"],
+      saved: ["pypi.org"],
+      once: ["example.com:443"],
+    };
+    const reply = await run("/status", { ...session, allowedHosts: async () => hosts });
+    expect(reply.type === "reply" ? reply.text.split("\n").at(-1) : "").toBe(
+      "- network: [network] allow: registry.npmjs.org; saved rules: pypi.org; " +
+        "allowed once in this session: example.com:443",
+    );
+    const none = await run("/status", {
+      ...session,
+      allowedHosts: async () => ({ config: [], saved: [], once: [] }),
+    });
+    expect(none.type === "reply" ? none.text.split("\n").at(-1) : "").toBe(
+      "- network: through dsh's proxy; no host is allowed yet (commands ask about each)",
+    );
   });
 });

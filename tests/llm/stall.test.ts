@@ -20,8 +20,9 @@ async function watchUntilEnd<T>(
 describe("the stall watch of one try", () => {
   test.concurrent("a silent wait gets a notice at the first mark, then the limit", async () => {
     const limit = Promise.withResolvers<void>();
-    const watch = createStallWatch("model.test", 400, limit.resolve);
+    // Taken before the watch starts its clock, so the time below can only be longer.
     const started = performance.now();
+    const watch = createStallWatch("model.test", 400, limit.resolve);
     const { notices, end } = await watchUntilEnd(
       watch.wait(new Promise<never>(() => {})),
       limit.promise,

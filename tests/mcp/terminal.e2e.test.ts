@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GONE_WITHIN_MS, until } from "../hostile/processes.ts";
-import { type CliRig, startChat, startCliRig } from "../support/cli.ts";
+import { type CliRig, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
+import { watchOutput } from "../support/process-output.ts";
 import { isRunning, offeredTools, serverLog, stdioTable, toolMessages } from "./rig.ts";
 
 let rig: CliRig;
@@ -82,7 +83,18 @@ describe("MCP servers in the terminal", () => {
     const project = rig.project("chat");
     const log = join(project.base, "t.log");
     writeFileSync(join(project.base, "config.toml"), stdioTable("t", { MCP_TEST_LOG: log }));
-    const { proc, stdout, say } = startChat(rig.binary, project);
+    const proc = Bun.spawn([rig.binary, "chat"], {
+      cwd: project.cwd,
+      env: project.env,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const stdout = watchOutput(proc.stdout);
+    const say = async (line: string) => {
+      proc.stdin.write(`${line}\n`);
+      await proc.stdin.flush();
+    };
     rig.server.script(
       toolTurn([{ id: "n1", name: "mcp__t__echo", args: { text: "refused words" } }]),
       textTurn("was refused"),

@@ -16,7 +16,11 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
-import { spawnAcp } from "../support/acp-process.ts";
+import {
+  type PermissionAnswer,
+  dshRules as rulesOf,
+  spawnAnswering,
+} from "../support/answering-acp.ts";
 import { ensureBinary } from "../support/binary.ts";
 import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
 
@@ -42,7 +46,7 @@ function project(name: string): string {
 async function escalate(
   cwd: string,
   command: string,
-  answer: acp.PermissionOptionKind | "reject_once",
+  answer: PermissionAnswer,
 ): Promise<acp.RequestPermissionRequest[]> {
   await using server = await startModelServer();
   server.script(
@@ -51,17 +55,8 @@ async function escalate(
     ]),
     textTurn("done"),
   );
-  const asked: acp.RequestPermissionRequest[] = [];
-  await using dsh = await spawnAcp({
-    baseUrl: server.url,
-    env: { DSH_HOME: state, HOME: user },
-    onPermission: (params) => {
-      asked.push(params);
-      const option = params.options.find((o) => o.kind === answer);
-      return { outcome: { outcome: "selected", optionId: option?.optionId ?? "none" } };
-    },
-  });
-  await dsh.agent.request("initialize", { protocolVersion: 1 });
+  const { dsh, asked } = await spawnAnswering({ state, user }, server.url, answer);
+  await using _dsh = dsh;
   const { sessionId } = await dsh.agent.request("session/new", { cwd, mcpServers: [] });
   const reply = await dsh.agent.request("session/prompt", {
     sessionId,
@@ -72,20 +67,7 @@ async function escalate(
   return asked;
 }
 
-async function dshRules(...args: string[]) {
-  const proc = Bun.spawn([await ensureBinary(), "rules", ...args], {
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: user,
-      DSH_HOME: state,
-      DSH_CONFIG: join(root, "none.toml"),
-    },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()]);
-  return { code, stdout };
-}
+const dshRules = (...args: string[]) => rulesOf({ state, user }, ...args);
 
 describe("always allow", () => {
   const app = project("app");

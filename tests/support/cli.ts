@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBinary } from "./binary.ts";
 import { type ModelServer, startModelServer } from "./model-server.ts";
-import { watchOutput } from "./process-output.ts";
+import { type OutputWatcher, watchOutput } from "./process-output.ts";
 import { TEST_SANDBOX } from "./sandbox-choice.ts";
 
 export interface CliProject {
@@ -46,6 +46,15 @@ export interface CliRig extends AsyncDisposable {
   ): { pid: number; done: Promise<CliRun> };
   /** Runs `dsh ARGS` in the project and resolves once it exits. */
   run(args: readonly string[], project: CliProject, options?: RunOptions): Promise<CliRun>;
+  /** Starts `dsh chat` in the project with piped stdin; `say` types one line. */
+  chat(project: CliProject): ChatProcess;
+}
+
+export interface ChatProcess {
+  readonly proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
+  readonly stdout: OutputWatcher;
+  readonly stderr: OutputWatcher;
+  say(line: string): Promise<void>;
 }
 
 /** `build`: another build of dsh to run (a release archive's), else `dist/dsh`. */
@@ -89,26 +98,28 @@ export async function startCliRig(prefix: string, build?: string): Promise<CliRi
       return { pid: proc.pid, done };
     },
     run: (args, project, options) => rig.start(args, project, options).done,
+    chat(project) {
+      const proc = Bun.spawn([binary, "chat"], {
+        cwd: project.cwd,
+        env: project.env,
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      return {
+        proc,
+        stdout: watchOutput(proc.stdout),
+        stderr: watchOutput(proc.stderr),
+        async say(line) {
+          proc.stdin.write(`${line}\n`);
+          await proc.stdin.flush();
+        },
+      };
+    },
     async [Symbol.asyncDispose]() {
       await server[Symbol.asyncDispose]();
       rmSync(root, { recursive: true, force: true });
     },
   };
   return rig;
-}
-
-/** `dsh chat` in `project` with piped stdin: its output watched, and a way to type a line. */
-export function startChat(binary: string, project: Pick<CliProject, "cwd" | "env">) {
-  const proc = Bun.spawn([binary, "chat"], {
-    cwd: project.cwd,
-    env: project.env,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const say = async (line: string) => {
-    proc.stdin.write(`${line}\n`);
-    await proc.stdin.flush();
-  };
-  return { proc, stdout: watchOutput(proc.stdout), stderr: watchOutput(proc.stderr), say };
 }

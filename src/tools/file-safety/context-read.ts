@@ -18,6 +18,13 @@ import { errorCode } from "../../error-code.ts";
 import { formatBytes, openRegularFile } from "./file-io.ts";
 import { procFdAvailable } from "./opened-path.ts";
 import { type SecretSnapshot, snapshotSecrets } from "./secret-identity.ts";
+import { holdsPrivateKey, secretFileReason } from "../../permission/secret-files.ts";
+
+/**
+ * Who asked for the file: dsh itself (`instructions`: AGENTS.md), or the user by naming it in
+ * a prompt (`mention`), which may name a `.env` on purpose but not through a disguise.
+ */
+export type ContextOrigin = "instructions" | "mention";
 
 /** One file to read into the model's context. */
 export interface ContextReadRequest {
@@ -34,6 +41,7 @@ export interface ContextReadRequest {
    * taken afresh for this read when absent.
    */
   readonly snapshot?: SecretSnapshot;
+  readonly origin: ContextOrigin;
   readonly signal: AbortSignal;
 }
 
@@ -43,8 +51,16 @@ export type ContextRead =
   | { readonly type: "text"; readonly path: string; readonly real: string; readonly text: string }
   /** Nothing at the path (or a directory on the way is missing): not a refusal. */
   | { readonly type: "missing"; readonly path: string }
-  /** The file exists and was not read; `reason` says why, for the log. */
-  | { readonly type: "refused"; readonly path: string; readonly reason: string };
+  /**
+   * The file exists and was not read; `reason` says why, for the log. `secret`: it is, or may
+   * be, a file that holds secrets under a name that hides it (worth telling the user).
+   */
+  | {
+      readonly type: "refused";
+      readonly path: string;
+      readonly reason: string;
+      readonly secret?: true;
+    };
 
 /** Directories the kernel makes up: nothing in them is a user's text. */
 const KERNEL_ROOTS = ["/proc", "/sys", "/dev"];
@@ -85,6 +101,9 @@ export async function readContextFile(request: ContextReadRequest): Promise<Cont
   if (read.bytes.includes(0)) return refused("it is binary (it holds NUL bytes)");
   const text = decodeStrict(read.bytes);
   if (text === undefined) return refused("it is not UTF-8 text");
+  if (request.origin === "instructions" && holdsPrivateKey(text)) {
+    return { type: "refused", path: read.path, reason: "it holds a private key", secret: true };
+  }
   return { type: "text", path: read.path, real: read.real, text };
 }
 
@@ -122,10 +141,20 @@ async function readChecked(request: ContextReadRequest): Promise<ContextBytesRea
   if (kernel !== undefined) return refused(`it resolves to ${real}, on the kernel's ${kernel}`);
   const within = await fsp.realpath(request.within).catch(() => path.resolve(request.within));
   if (!isWithin(within, real)) return refused(`it resolves to ${real}, outside ${within}`);
+  const hiding = (reason: string): ContextBytesRead => ({
+    type: "refused",
+    path: shown,
+    reason,
+    secret: true,
+  });
+  const disguise = disguisedSecret(shown, real, within, request.origin);
+  if (disguise !== undefined) return hiding(disguise);
   try {
     await using file = await openRegularFile(real, shown, { secrets, within });
     const fsType = kernelFileSystem(file.fd);
     if (fsType !== undefined) return refused(`it lies on a kernel file system (${fsType})`);
+    const links = fs.fstatSync(file.fd).nlink;
+    if (links > 1) return hiding(hardLinked(links));
     if (file.size > request.maxBytes) {
       return refused(
         `it is ${formatBytes(file.size)} (${file.size} bytes), over the ${formatBytes(request.maxBytes)} limit`,
@@ -139,6 +168,32 @@ async function readChecked(request: ContextReadRequest): Promise<ContextBytesRea
     request.signal.throwIfAborted();
     return refused(errorMessage(error));
   }
+}
+
+/**
+ * Why the file `shown` names, resolved to `real` inside `within`, is one that holds secrets
+ * under a name that hides it, or undefined. A prompt may name a secret file itself (the user's
+ * choice), not one behind a link with another name (`notes.md -> .env`,
+ * `.env.example -> .env`, `docs -> .git`); dsh's own reads never take one.
+ */
+export function disguisedSecret(
+  shown: string,
+  real: string,
+  within: string,
+  origin: ContextOrigin,
+): string | undefined {
+  const reason = secretFileReason(real, within);
+  if (reason === undefined) return undefined;
+  const named =
+    origin === "mention" &&
+    path.basename(shown) === path.basename(real) &&
+    secretFileReason(shown) !== undefined;
+  return named ? undefined : `it leads to ${real}, ${reason}`;
+}
+
+/** Why a file with several hard links is not read on dsh's own initiative. */
+export function hardLinked(links: number): string {
+  return `it has ${links} hard links, so it may be a file that holds secrets under another name`;
 }
 
 /** The kernel file system an open file lies on, as a hex magic, or undefined. */

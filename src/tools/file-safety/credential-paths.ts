@@ -2,13 +2,15 @@
  * The places the file tools never read, list or write (sandbox.md §3.7): the credential set
  * (`src/permission/credentials.ts`) and dsh's state directory, which holds every session's
  * transcript and the stored key. Matched here by path; `secret-identity.ts` matches them by
- * device and inode.
+ * device and inode, also under a name a store was moved to after dsh first saw it.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { realpathOr } from "../../paths.ts";
 import { credentialStores } from "../../permission/credentials.ts";
 import type { CredentialScope } from "../../permission/credentials.ts";
+import { rememberPlace } from "./known-identities.ts";
+import type { KnownIdentities } from "./known-identities.ts";
 
 /** A place the file tools refuse, at one absolute path. */
 export interface SecretPlace {
@@ -28,6 +30,11 @@ export interface SecretPlaces {
   readonly byPath: ReadonlyMap<string, SecretPlace>;
   /** Every ancestor directory of every place: below any other directory there is no place. */
   readonly ancestors: ReadonlySet<string>;
+  /**
+   * The identity of every place as dsh first saw it and at every later look: a store moved to
+   * another name (by a command, before the next one is sandboxed) is still known by it.
+   */
+  readonly known: KnownIdentities;
 }
 
 /** Where a path met a secret place. */
@@ -52,8 +59,9 @@ const PROC_ENVIRON = /^\/proc\/(?:\d+|self|thread-self)(?:\/task\/\d+)?\/environ
 
 /**
  * The places of `scope`'s credential set plus the state directory, each path lexical and
- * realpath'd (a store that is a symlink is matched at its target too). Reads the disk only to
- * resolve symlinks; a missing store keeps its lexical path.
+ * realpath'd (a store that is a symlink is matched at its target too), and the identity of
+ * each that exists now, before any command could move it. Reads the disk only to resolve
+ * symlinks and stat the places; a missing store keeps its lexical path.
  */
 export function secretPlacesOf(scope: CredentialScope): SecretPlaces {
   const byPath = new Map<string, SecretPlace>();
@@ -73,7 +81,28 @@ export function secretPlacesOf(scope: CredentialScope): SecretPlaces {
       if (path.dirname(dir) === dir) break;
     }
   }
-  return { homeDirs: homeDirsOf(scope.home), places: [...byPath.values()], byPath, ancestors };
+  const known: KnownIdentities = new Map();
+  for (const place of byPath.values()) {
+    const stats = statIdentity(place.path);
+    if (stats !== undefined) rememberPlace(known, stats, place);
+  }
+  return {
+    homeDirs: homeDirsOf(scope.home),
+    places: [...byPath.values()],
+    byPath,
+    ancestors,
+    known,
+  };
+}
+
+/** The identity of what `target` names (symlinks followed), or undefined. Never throws. */
+export function statIdentity(target: string): fs.BigIntStats | undefined {
+  try {
+    // Most stores do not exist: no exception for those keeps a look cheap.
+    return fs.statSync(target, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /** The secret place an absolute path is or lies in, compared by path segments, or undefined. */

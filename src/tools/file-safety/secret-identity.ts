@@ -1,25 +1,22 @@
 /**
  * Secret places matched by what a file is, not by what it is called: device and inode. A
  * path check misses the home directory reached through a second mount point or a bind
- * (`/mnt/alias/.aws`), and a hard link to a store's file (`backup.txt` beside the project);
- * comparing identities catches both. A snapshot is taken per tool call: stores created later
- * are seen by the next call.
+ * (`/mnt/alias/.aws`), a hard link to a store's file (`backup.txt` beside the project), and a
+ * store whose parent was renamed (`zed.moved/settings.json`); comparing identities catches
+ * them. A snapshot is taken per tool call: stores created later are seen by the next call, and
+ * every identity seen stays known (`known-identities.ts`).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { secretMatch } from "./credential-paths.ts";
+import { secretMatch, statIdentity } from "./credential-paths.ts";
 import type { SecretMatch, SecretPlace, SecretPlaces } from "./credential-paths.ts";
+import { knownPlace, rememberPlace } from "./known-identities.ts";
+import type { FileIdentity, KnownIdentities } from "./known-identities.ts";
+
+export type { FileIdentity };
 
 /** Files visited inside directory stores to know their hard-linkable inodes. */
 const MAX_LINKED_ENTRIES = 20_000;
-
-/** The identity of a file: what `stat` says, with 64-bit inodes kept exact. */
-export interface FileIdentity {
-  readonly dev: bigint;
-  readonly ino: bigint;
-  readonly nlink: bigint;
-  isFile(): boolean;
-}
 
 /** The secret places as they were on disk when the snapshot was taken. */
 export interface SecretSnapshot {
@@ -41,28 +38,31 @@ export function snapshotSecrets(
   places: SecretPlaces,
   maxLinkedEntries = MAX_LINKED_ENTRIES,
 ): SecretSnapshot {
-  const byIdentity: ByIdentity = new Map();
+  // Every place seen, now or by an earlier look; what is there now is added.
+  const byIdentity = places.known;
   // Directory stores by device: a hard link never crosses file systems. The state directory
   // is left out (its transcripts are many, and no command can see them to link them); its
   // stored key is a file store of its own.
   const dirsByDevice = new Map<bigint, SecretPlace[]>();
+  const seen: KnownIdentities = new Map();
   for (const place of places.places) {
     const stats = statIdentity(place.path);
     if (stats === undefined) continue;
     // A store is listed as given and as it really is: the same directory is compared once.
-    if (placeAt(byIdentity, stats) !== undefined) continue;
-    setPlace(byIdentity, stats, place);
+    if (knownPlace(seen, stats) !== undefined) continue;
+    rememberPlace(seen, stats, place);
+    rememberPlace(byIdentity, stats, place);
     if (place.type !== "dir" || place.kind !== "credentials") continue;
     dirsByDevice.set(stats.dev, [...(dirsByDevice.get(stats.dev) ?? []), place]);
   }
   const ancestors = new Map<string, SecretPlace | null>();
-  const linked = new Map<bigint, ByIdentity | "too many">();
+  const linked = new Map<bigint, KnownIdentities | "too many">();
 
   const placeOfDirectory = (dir: string): SecretPlace | undefined => {
     const known = ancestors.get(dir);
     if (known !== undefined) return known ?? undefined;
     const stats = statIdentity(dir);
-    const own = stats === undefined ? undefined : placeAt(byIdentity, stats);
+    const own = stats === undefined ? undefined : knownPlace(byIdentity, stats);
     const parent = path.dirname(dir);
     const found = own?.type === "dir" ? own : parent === dir ? undefined : placeOfDirectory(parent);
     ancestors.set(dir, found ?? null);
@@ -84,7 +84,7 @@ export function snapshotSecrets(
       const stats = identity === undefined ? statIdentity(realPath) : undefined;
       const own = identity ?? stats;
       if (own !== undefined) {
-        const place = placeAt(byIdentity, own);
+        const place = knownPlace(byIdentity, own);
         if (place !== undefined) return asMatch(place);
       }
       const parent = placeOfDirectory(path.dirname(realPath));
@@ -106,44 +106,18 @@ export function snapshotSecrets(
           reason: `it has ${own.nlink} hard links, and the credential stores hold too many files to tell whether one of them is this file`,
         };
       }
-      const store = placeAt(files, own);
+      const store = knownPlace(files, own);
       return store === undefined ? undefined : asMatch(store);
     },
   };
 }
 
-/** The identity of what `target` names (symlinks followed), or undefined. */
-function statIdentity(target: string): (FileIdentity & { isDirectory(): boolean }) | undefined {
-  try {
-    // Most stores do not exist: no exception for those keeps a snapshot cheap.
-    return fs.statSync(target, { bigint: true, throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Places by device, then inode: looked up for every file a search opens, so without building
- * a key for each.
- */
-type ByIdentity = Map<bigint, Map<bigint, SecretPlace>>;
-
-function placeAt(places: ByIdentity, identity: FileIdentity): SecretPlace | undefined {
-  return places.get(identity.dev)?.get(identity.ino);
-}
-
-function setPlace(places: ByIdentity, identity: FileIdentity, place: SecretPlace): void {
-  let inodes = places.get(identity.dev);
-  if (inodes === undefined) {
-    inodes = new Map();
-    places.set(identity.dev, inodes);
-  }
-  inodes.set(identity.ino, place);
-}
-
 /** The files inside directory stores `places`, by identity; "too many" past the bound. */
-function linkedFiles(places: readonly SecretPlace[], maxEntries: number): ByIdentity | "too many" {
-  const found: ByIdentity = new Map();
+function linkedFiles(
+  places: readonly SecretPlace[],
+  maxEntries: number,
+): KnownIdentities | "too many" {
+  const found: KnownIdentities = new Map();
   let visited = 0;
   for (const place of places) {
     const pending = [place.path];
@@ -160,7 +134,7 @@ function linkedFiles(places: readonly SecretPlace[], maxEntries: number): ByIden
         if (entry.isDirectory()) pending.push(entryPath);
         else if (entry.isFile()) {
           const stats = lstatIdentity(entryPath);
-          if (stats !== undefined) setPlace(found, stats, place);
+          if (stats !== undefined) rememberPlace(found, stats, place);
         }
       }
     }

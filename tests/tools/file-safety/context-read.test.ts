@@ -2,6 +2,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readContextFile } from "../../../src/tools/file-safety/context-read.ts";
+import type { ContextOrigin } from "../../../src/tools/file-safety/context-read.ts";
 import { secretPlacesOf } from "../../../src/tools/file-safety/credential-paths.ts";
 import { makeSandbox } from "../harness.ts";
 import type { Sandbox } from "../harness.ts";
@@ -12,12 +13,18 @@ beforeEach(() => {
 });
 afterEach(() => box[Symbol.dispose]());
 
-function read(file: string, within = box.root, signal = new AbortController().signal) {
+function read(
+  file: string,
+  within = box.root,
+  signal = new AbortController().signal,
+  origin: ContextOrigin = "instructions",
+) {
   return readContextFile({
     path: file,
     within,
     maxBytes: 1024,
     secrets: secretPlacesOf({ home: box.home, stateDir: path.join(box.base, "state") }),
+    origin,
     signal,
   });
 }
@@ -77,4 +84,46 @@ test("an aborted read rejects with the signal's reason", async () => {
   const controller = new AbortController();
   controller.abort(new Error("stop"));
   await expect(read(file, box.root, controller.signal)).rejects.toThrow("stop");
+});
+
+test("a link with another name that leads to a file holding secrets is refused, as such", async () => {
+  box.write(".env", "API_KEY=x\n");
+  box.write(".git/config", "[remote]\n");
+  fs.symlinkSync(".env", path.join(box.root, "AGENTS.md"));
+  fs.symlinkSync(".env", path.join(box.root, ".env.example"));
+  fs.symlinkSync(".git", path.join(box.root, "docs"));
+  for (const [file, origin] of [
+    ["AGENTS.md", "instructions"],
+    ["AGENTS.md", "mention"],
+    [".env.example", "mention"],
+    ["docs/config", "mention"],
+  ] as const) {
+    const result = await read(path.join(box.root, file), box.root, undefined, origin);
+    expect({ file, type: result.type, secret: result.type === "refused" && result.secret }).toEqual(
+      {
+        file,
+        type: "refused",
+        secret: true,
+      },
+    );
+  }
+  // Named itself in a prompt, it is the user's choice; dsh's own reads never take it.
+  expect((await read(path.join(box.root, ".env"), box.root, undefined, "mention")).type).toBe(
+    "text",
+  );
+  expect((await read(path.join(box.root, ".env"))).type).toBe("refused");
+});
+
+test("a hard-linked file, and for dsh's own reads a private key, are refused as possible secrets", async () => {
+  const env = box.write(".env", "API_KEY=x\n");
+  fs.linkSync(env, path.join(box.root, "AGENTS.md"));
+  expect(await read(path.join(box.root, "AGENTS.md"))).toEqual({
+    type: "refused",
+    path: path.join(box.root, "AGENTS.md"),
+    reason: "it has 2 hard links, so it may be a file that holds secrets under another name",
+    secret: true,
+  });
+  const key = box.write("docs/deploy.md", "-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n");
+  expect((await read(key)).type).toBe("refused");
+  expect((await read(key, box.root, undefined, "mention")).type).toBe("text");
 });

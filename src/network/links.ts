@@ -1,0 +1,174 @@
+/**
+ * How one command's connections reach the proxy, per platform and privilege:
+ *
+ * - `namespace` (Linux, where dsh may make network namespaces, i.e. as root): the command runs
+ *   in a namespace dsh made, whose only listener is dsh's own socket on `127.0.0.1:PORT`.
+ * - `bridge` (Linux otherwise): bwrap makes the namespace; a Unix socket of dsh's is bound into
+ *   it, and dsh's own binary runs there first, listening on `127.0.0.1:PORT` and passing each
+ *   connection to that socket, then runs the command as its child.
+ * - `port` (macOS): a listener on the host's loopback, the one port the Seatbelt profile lets
+ *   the command reach.
+ *
+ * Each command has its own listener, so every connection is known to be that command's.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { type Server, type Socket, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { CommandNamespace, Namespaces } from "./namespace.ts";
+import { BRIDGE_SOCKET, SANDBOX_PROXY_PORT, type SandboxAttach } from "./sandbox-link.ts";
+
+/** A command's listener: where its connections arrive, and how the sandbox reaches it. */
+export interface Listener {
+  readonly port: number;
+  readonly attach: SandboxAttach;
+  /** Stops accepting and drops the listener's files. Never throws. */
+  close(): void;
+}
+
+/** Makes listeners; `onConnection` is called for each accepted connection. */
+export interface ListenerMaker {
+  open(
+    kind: "namespace" | "bridge" | "port",
+    onConnection: (socket: Socket) => void,
+  ): Promise<Listener>;
+  /** Removes the socket directory. */
+  dispose(): void;
+}
+
+export interface ListenerDeps {
+  readonly namespaces: () => Promise<Namespaces | undefined>;
+  /** The command that runs dsh's bridge: dsh's own executable (and its entry, from source). */
+  readonly selfArgv: readonly string[];
+}
+
+export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
+  let socketDir: string | undefined;
+  let count = 0;
+  // A namespace with its listener, made ahead for the next command.
+  let spare: Promise<Prepared> | undefined;
+  const dir = () => {
+    socketDir ??= mkdtempSync(join(tmpdir(), "dsh-net-"));
+    return socketDir;
+  };
+  return {
+    async open(kind, onConnection) {
+      if (kind === "namespace") {
+        const namespaces = await deps.namespaces();
+        if (namespaces === undefined)
+          throw new Error("this process cannot make network namespaces");
+        const taken = spare ?? prepare(namespaces);
+        spare = undefined;
+        // A spare that could not be made is made again, now.
+        const { namespace, server: ready, route } = await taken.catch(() => prepare(namespaces));
+        route.to = onConnection;
+        let entered = false;
+        return {
+          port: SANDBOX_PROXY_PORT,
+          attach: {
+            type: "namespace",
+            within(start) {
+              entered = true;
+              try {
+                return namespace.within(start);
+              } finally {
+                namespace.close();
+                // The next command's namespace is made while this one runs, off its start-up.
+                setTimeout(() => {
+                  spare ??= prepare(namespaces);
+                  spare.catch(() => {
+                    spare = undefined;
+                  });
+                }, 0);
+              }
+            },
+          },
+          close() {
+            if (!entered) namespace.close();
+            entered = true;
+            closeServer(ready);
+          },
+        };
+      }
+      const server = createServer({ pauseOnConnect: true }, onConnection);
+      if (kind === "bridge") {
+        count++;
+        const socket = join(dir(), `${count}.sock`);
+        await listening(server, { path: socket });
+        return {
+          port: SANDBOX_PROXY_PORT,
+          attach: {
+            type: "bridge",
+            socket,
+            bridge: [...deps.selfArgv, "__net-bridge", BRIDGE_SOCKET, String(SANDBOX_PROXY_PORT)],
+          },
+          close: () => {
+            closeServer(server);
+            rmSync(socket, { force: true });
+          },
+        };
+      }
+      await listening(server, { host: "127.0.0.1", port: 0 });
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      return { port, attach: { type: "port", port }, close: () => closeServer(server) };
+    },
+    dispose() {
+      const left = spare;
+      spare = undefined;
+      void left?.then(
+        (prepared) => {
+          closeServer(prepared.server);
+          prepared.namespace.close();
+        },
+        () => undefined,
+      );
+      if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
+    },
+  };
+}
+
+interface Prepared {
+  readonly namespace: CommandNamespace;
+  readonly server: Server;
+  /** Where its connections go once a command has it; until then they are dropped. */
+  readonly route: { to?: (socket: Socket) => void };
+}
+
+/** A fresh namespace whose listener is served, not yet any command's. */
+async function prepare(namespaces: Namespaces): Promise<Prepared> {
+  const route: Prepared["route"] = {};
+  const server = createServer({ pauseOnConnect: true }, (socket) => {
+    if (route.to === undefined) socket.destroy();
+    else route.to(socket);
+  });
+  const namespace = namespaces.open(SANDBOX_PROXY_PORT);
+  try {
+    await listening(server, { fd: namespace.fd });
+  } catch (error) {
+    namespace.close();
+    throw error;
+  }
+  return { namespace, server, route };
+}
+
+function listening(
+  server: Server,
+  options: { fd: number } | { path: string } | { host: string; port: number },
+): Promise<void> {
+  const { promise, resolve, reject } = Promise.withResolvers<void>();
+  server.once("error", reject);
+  server.listen(options, () => {
+    server.off("error", reject);
+    resolve();
+  });
+  return promise;
+}
+
+function closeServer(server: Server): void {
+  try {
+    server.close();
+  } catch {
+    // Already closed.
+  }
+}

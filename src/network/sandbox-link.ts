@@ -1,0 +1,23 @@
+/**
+ * What a sandbox backend needs to know of a command's network: where the proxy listens as the
+ * command sees it, and what the sandbox must do so the command reaches it (`links.ts` makes
+ * the listeners). Kept apart so the backends depend on these names only.
+ */
+
+/** The port the proxy listens on inside each command's own network namespace. */
+export const SANDBOX_PROXY_PORT = 41080;
+
+/** Where the bridge finds dsh's socket inside the sandbox (its private `/tmp`). */
+export const BRIDGE_SOCKET = "/tmp/.dsh-proxy.sock";
+
+/** What the sandbox must do for the command to reach its listener. */
+export type SandboxAttach =
+  /**
+   * Spawn the command through `within` (it enters the namespace), and share that network.
+   * `within` checks the spawned process is in it; one that is not is killed and it throws.
+   */
+  | { readonly type: "namespace"; within<T extends { readonly pid: number }>(start: () => T): T }
+  /** Bind `socket` at `BRIDGE_SOCKET`; run `bridge`, then `--`, then the command. */
+  | { readonly type: "bridge"; readonly socket: string; readonly bridge: readonly string[] }
+  /** Let the command reach `127.0.0.1:port` on the host. */
+  | { readonly type: "port"; readonly port: number };

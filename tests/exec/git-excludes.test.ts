@@ -1,0 +1,55 @@
+import { expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { excludesEnv, placeholderExcludes } from "../../src/exec/git-excludes.ts";
+import { initRepo } from "./git-support.ts";
+import { tempDir } from "./helpers.ts";
+
+test("the excludes keep the user's own file first, then one anchored pattern per placeholder", () => {
+  using dir = tempDir();
+  const home = join(dir.path, "home");
+  mkdirSync(join(home, ".config", "git"), { recursive: true });
+  writeFileSync(join(home, ".config", "git", "ignore"), "*.swp\n.DS_Store");
+  const repo = join(dir.path, "repo");
+  initRepo(repo);
+  const pkg = join(repo, "pkg [x]");
+  mkdirSync(pkg);
+  const text = placeholderExcludes(
+    pkg,
+    [
+      { path: join(pkg, ".vscode"), type: "dir" },
+      { path: join(pkg, ".npmrc"), type: "file" },
+    ],
+    { home },
+  );
+  expect(text).toBe(
+    "*.swp\n.DS_Store\n# dsh: placeholders of protected project configuration\n" +
+      "/pkg \\[x\\]/.vscode/\n/pkg \\[x\\]/.npmrc\n",
+  );
+});
+
+test("core.excludesFile from the user's config wins over the default, ~ expanded", () => {
+  using dir = tempDir();
+  const home = join(dir.path, "home");
+  mkdirSync(home);
+  writeFileSync(join(home, ".gitconfig"), "[core]\n\texcludesFile = ~/my-ignores\n");
+  writeFileSync(join(home, "my-ignores"), "build/\n");
+  const ws = join(dir.path, "ws");
+  mkdirSync(ws);
+  expect(placeholderExcludes(ws, [{ path: join(ws, ".envrc"), type: "file" }], { home })).toBe(
+    "build/\n# dsh: placeholders of protected project configuration\n/.envrc\n",
+  );
+});
+
+test("the variables come after any GIT_CONFIG_* pairs the command already has", () => {
+  expect(excludesEnv({}, "/tmp/x")).toEqual({
+    GIT_CONFIG_COUNT: "1",
+    GIT_CONFIG_KEY_0: "core.excludesFile",
+    GIT_CONFIG_VALUE_0: "/tmp/x",
+  });
+  expect(excludesEnv({ GIT_CONFIG_COUNT: "2" }, "/tmp/x")).toEqual({
+    GIT_CONFIG_COUNT: "3",
+    GIT_CONFIG_KEY_2: "core.excludesFile",
+    GIT_CONFIG_VALUE_2: "/tmp/x",
+  });
+});
