@@ -14,6 +14,8 @@ export interface SystemPromptInput {
   readonly date: string;
   /** Contents of AGENTS.md files, outermost first, each with the path it came from. */
   readonly instructions: readonly { path: string; text: string }[];
+  /** The skills block (see `skillsBlock`); empty or absent without skills. */
+  readonly skills?: string;
   /** The web tools offered; the prompt mentions only those. */
   readonly web?: { readonly fetch: boolean; readonly search: boolean };
 }
@@ -32,6 +34,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     `Platform: ${input.platform}`,
     `Date: ${input.date}`,
   ];
+  if (input.skills !== undefined && input.skills !== "") parts.push("", input.skills);
   for (const { path, text } of input.instructions) {
     parts.push("", `Instructions from ${path}:`, text.trim());
   }

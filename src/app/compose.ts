@@ -4,6 +4,7 @@
  */
 import { homedir, totalmem } from "node:os";
 import { createAgentService } from "../agent/service.ts";
+import { reservedCommandNames } from "../commands/index.ts";
 import type { AgentService, SessionSettings } from "../agent/types.ts";
 import { createApprovalSeam } from "../approval/seam.ts";
 import { type RuleBook, createRuleBook } from "../rules/store.ts";
@@ -145,6 +146,8 @@ export function compose(options: ComposeOptions): Composition {
     maxRequestsPerTurn: config.maxTurnRequests,
     compactAt: config.compactAt,
     configDir: config.configDir,
+    home,
+    reservedCommands: reservedCommandNames(),
     secrets,
     platform: `${process.platform} ${process.arch}`,
     now: () => new Date(),

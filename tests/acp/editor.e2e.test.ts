@@ -62,6 +62,8 @@ describe("slash commands", () => {
         { name: "effort", input: { hint: "off | low | high | max" } },
         { name: "permission", input: { hint: expect.stringContaining("workspace-write") } },
         { name: "status" },
+        { name: "skills" },
+        { name: "commands" },
       ],
     });
     await dsh.agent.request(m.close, { sessionId });
