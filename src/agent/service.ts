@@ -72,11 +72,19 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
     });
     const date = deps.now().toISOString().slice(0, 10);
     // Made once, from the first scan of the skills: the same bytes for every request.
-    const systemPrompt = library
-      .skillsBlock()
-      .then((skills) =>
-        buildSystemPrompt({ cwd: root, platform: deps.platform, date, instructions, skills }),
-      );
+    const systemPrompt = library.skillsBlock().then((skills) =>
+      buildSystemPrompt({
+        cwd: root,
+        platform: deps.platform,
+        date,
+        instructions,
+        skills,
+        web: {
+          fetch: deps.tools.names.includes("web_fetch"),
+          search: deps.tools.names.includes("web_search"),
+        },
+      }),
+    );
     const specs = mergeServers(deps.mcp.servers, options.mcpServers ?? []);
     mcp =
       specs.length === 0

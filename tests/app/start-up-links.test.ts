@@ -106,6 +106,17 @@ test("the YAML parser (for front matter) is a chunk of its own, loaded only by i
   });
 });
 
+test("the HTML converter (mdream) is a chunk of its own, loaded only by import(), never by dsh acp's start-up", async () => {
+  const code = await chunks();
+  // The name of a class only mdream's glue code defines.
+  const engine = soleChunk(code, (text) => text.includes("MarkdownStreamFinalization"));
+  expect({ ...engine, loaders: engine.loaders.length }).toEqual({
+    importers: [],
+    loaders: 1,
+    linkedByAcp: false,
+  });
+});
+
 test("the check sees every form of static import, so a new heavy builtin cannot slip past it", () => {
   const code = [
     'import { readFileSync } from "fs";',
