@@ -10,6 +10,7 @@ import type { NewSessionEvent, SessionEvent } from "../session/events.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
 import { type SettingsEventType, foldSettings, hasLoggedSetting } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
+import type { SessionLibrary } from "../library/types.ts";
 import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
@@ -61,7 +62,10 @@ export interface AgentHandleDeps extends AgentCollaborators {
   /** The session root, realpath'd. */
   readonly root: string;
   readonly maxRequests: number;
-  readonly systemPrompt: string;
+  /** Made once per session, before its first model request; the same bytes after. */
+  readonly systemPrompt: Promise<string>;
+  /** The session's skills, custom commands and MCP prompts. */
+  readonly library: SessionLibrary;
   /** What is never read into a prompt from a link: credential stores, dsh's state. */
   readonly secrets: SecretPlaces;
   readonly onDispose: () => void;
@@ -170,7 +174,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       {
         log,
         client: deps.client,
-        systemPrompt: deps.systemPrompt,
+        systemPrompt: await deps.systemPrompt,
         definitions: definitions(),
         model: deps.catalog.get(settings().model),
         publish,
@@ -244,7 +248,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
         get definitions() {
           return definitions();
         },
-        systemPrompt: deps.systemPrompt,
+        systemPrompt: await deps.systemPrompt,
         cwd: deps.root,
         maxRequests: deps.maxRequests,
         settings,
@@ -327,6 +331,8 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     },
 
     mcpServers: () => deps.mcp?.statuses() ?? [],
+
+    library: deps.library,
 
     [Symbol.asyncDispose]() {
       disposing ??= (async () => {

@@ -322,6 +322,7 @@ async function runToolCall(
     isError: result.isError,
     output: result.output,
     intent,
+    ...(result.costUsd === undefined ? {} : { costUsd: result.costUsd }),
   });
   deps.publish({
     type: "tool_result",
