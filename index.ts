@@ -21,6 +21,10 @@ async function main(io: ProcessIo, argv: readonly string[]): Promise<number> {
   if (argv[0] === "__net-bridge") {
     return await (await import("./src/network/bridge.ts")).runBridge(argv.slice(1));
   }
+  // Not a user command either: the process that ends what dsh started when dsh ends (macOS).
+  if (argv[0] === "__watchdog") {
+    return await (await import("./src/exec/watchdog-main.ts")).runWatchdog();
+  }
   try {
     const args = parseArgs(argv);
     switch (args.command) {

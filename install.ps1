@@ -5,6 +5,11 @@
 #
 # $env:DSH_VERSION picks a release (default: the latest); $env:DSH_DOWNLOAD_BASE overrides
 # where archives come from.
+#
+# dsh has no sandbox on Windows. Its chat, editor (ACP) and file tools work as elsewhere;
+# shell commands run only in Git for Windows' bash, outside any sandbox, each one asked about
+# first unless the danger-full-access preset is chosen. For sandboxed commands, install dsh's
+# Linux build inside WSL2 instead.
 $ErrorActionPreference = "Stop"
 
 $repository = "https://github.com/dsh-agent/dsh" # from package.json "repository"; rewritten at release
@@ -31,6 +36,7 @@ try {
   New-Item -ItemType Directory -Path $dir -Force | Out-Null
   Move-Item -Force (Join-Path $work "dsh.exe") (Join-Path $dir "dsh.exe")
   Write-Host "installed dsh to $dir\dsh.exe"
+  Write-Host "dsh has no sandbox on Windows: shell commands run only in Git for Windows' bash, unsandboxed, each asked about first (unless you choose danger-full-access). For sandboxed commands, run dsh's Linux build inside WSL2 (install.sh there, and apt install bubblewrap)."
   if (-not ($env:PATH -split ";" | Where-Object { $_ -eq $dir })) {
     Write-Host "add $dir to your PATH: [Environment]::SetEnvironmentVariable('Path', `"$dir;`" + [Environment]::GetEnvironmentVariable('Path', 'User'), 'User')"
   }

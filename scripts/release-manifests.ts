@@ -49,7 +49,7 @@ export function registryEntry(assets: ReleaseAssets): Record<string, unknown> {
     name: "dsh",
     version: assets.version,
     description:
-      "A coding agent in one executable: DeepSeek or any OpenAI-compatible model, commands sandboxed, secrets scrubbed",
+      "A coding agent in one executable: DeepSeek or any OpenAI-compatible model, secrets scrubbed, commands sandboxed on Linux and macOS (on Windows, in WSL2; natively they run unsandboxed in Git Bash, each asked about unless you choose danger-full-access)",
     repository: REPOSITORY,
     authors: ["dsh contributors"],
     license: "MIT",

@@ -59,5 +59,7 @@ export function credentialScopeOf(
     configHome: env.XDG_CONFIG_HOME || undefined,
     dataHome: env.XDG_DATA_HOME || undefined,
     stateDir: config.home,
+    appData: env.APPDATA || undefined,
+    localAppData: env.LOCALAPPDATA || undefined,
   };
 }

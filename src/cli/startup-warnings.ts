@@ -25,8 +25,13 @@ export async function startupWarnings(
     const status = await session.sandbox();
     if (!status.ok) {
       const fix = status.fix === undefined ? "" : ` (fix: ${status.fix})`;
+      // Where no shell exists either (Windows without Git Bash), no command runs at all.
+      const then =
+        status.unsandboxedOnly !== undefined && status.unsandboxedOnly.shell === undefined
+          ? "no command can run"
+          : "every command asks before it runs unsandboxed";
       warnings.push(
-        `no sandbox: ${status.reason ?? `the ${status.backend} backend does not work`}${fix}; every command asks before it runs unsandboxed`,
+        `no sandbox: ${status.reason ?? `the ${status.backend} backend does not work`}${fix}; ${then}`,
       );
     }
   }

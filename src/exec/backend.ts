@@ -2,34 +2,34 @@
  * Picks the sandbox backend for `DSH_SANDBOX` and the platform, probes it, and wraps argv
  * for it. `none` is no backend at all: sandboxed modes then fail closed.
  */
-import { lstatSync } from "node:fs";
-import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { gitControlPaths } from "../permission/git-repository.ts";
 import type { GitUserConfig } from "../permission/git-repository.ts";
-import { checkAfterCommand } from "./after-command.ts";
-import type { DirCalls } from "./dir-calls.ts";
-import { findGitEntries } from "./git-entries.ts";
-import type { GitEntryCache, WalkLimits, WalkOptions } from "./git-entries.ts";
-import { loadDirCalls } from "./load-dir-calls.ts";
+import type { WalkLimits } from "./git-entries.ts";
+import {
+  callsOrFailure,
+  checkWorkspaceAfter,
+  refuseUnsafe,
+  unavailableBackend,
+  walksByWorkspace,
+} from "./backend-parts.ts";
 import { bwrapArgs, locateBwrap } from "./bwrap.ts";
-import { SandboxUnavailableError } from "./errors.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
-import { isWithin, realpathOr } from "../paths.ts";
-import { createCredentialMasker, credentialPaths, stateDirMasks, storePins } from "./guards.ts";
+import { isWithin } from "../paths.ts";
+import { createCredentialMasker, stateDirMasks, storePins } from "./guards.ts";
 import { loadFileLocks } from "./file-lock.ts";
 import { SANDBOX_EXCLUDES, excludesEnv, placeholderExcludes } from "./git-excludes.ts";
 import { hostServiceMasks } from "./host-services.ts";
 import { createPlaceholders } from "./placeholders.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
-import { probeBwrap, probeSeatbelt } from "./probe.ts";
+import { probeBwrap } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
-import { namesToKeep, seatbeltArgs } from "./seatbelt.ts";
+import { openSeatbelt } from "./seatbelt-backend.ts";
 import type { SandboxAttach } from "../network/service.ts";
 import type { SandboxPreference } from "../settings/table.ts";
 import type { SandboxStatus } from "./types.ts";
-import { projectConfigMasks } from "./project-config-guards.ts";
 import { protectWorkspace, refuseRedirectedGit } from "./workspace-guards.ts";
+
+export { unavailableBackend } from "./backend-parts.ts";
 
 export interface WrapInput {
   readonly mode: "read-only" | "workspace-write";
@@ -92,7 +92,7 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
   const kind = chooseKind(options.preference, options.platform);
   if (kind === "bwrap") return openBwrap(options);
   if (kind === "seatbelt") return openSeatbelt(options);
-  return unavailable({ backend: "none", ok: false, ...noBackendReason(options) });
+  return unavailableBackend({ backend: "none", ok: false, ...noBackendReason(options) });
 }
 
 function chooseKind(preference: SandboxPreference, platform: NodeJS.Platform) {
@@ -129,7 +129,7 @@ function noBackendReason(options: BackendOptions): { reason: string; fix: string
 async function openBwrap(options: BackendOptions): Promise<Backend> {
   const calls = await callsOrFailure();
   if (typeof calls === "string") {
-    return unavailable({
+    return unavailableBackend({
       backend: "bwrap",
       ok: false,
       reason: `dsh cannot check what commands leave in the project: ${calls}`,
@@ -151,7 +151,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   });
   const { features, program } = probe;
   if (bwrap === undefined || features === undefined || !probe.status.ok) {
-    return unavailable(probe.status);
+    return unavailableBackend(probe.status);
   }
   const privateRoots = ["/tmp", "/dev", "/proc"];
   // What commands created and dsh could not undo: later commands there are refused.
@@ -214,14 +214,13 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           filter?.close();
           if (protection === undefined) return [];
           try {
-            const after = checkAfterCommand(
+            return checkWorkspaceAfter(
               input.workspace,
               protection,
               options.logger,
               walks(input.workspace),
+              unsafe,
             );
-            for (const path of after.unsafe) unsafe.add(path);
-            return after.notes;
           } finally {
             hold?.release();
           }
@@ -261,123 +260,4 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     },
     close: () => placeholders.flush(),
   };
-}
-
-async function openSeatbelt(options: BackendOptions): Promise<Backend> {
-  const status = await probeSeatbelt(options.probeTimeoutMs, options.logger);
-  if (!status.ok) return unavailable(status);
-  const secrets = credentialPaths(options.credentials ?? { home: options.home });
-  const walks = walksByWorkspace(await loadDirCalls(), options.walkLimits);
-  return {
-    status,
-    wrap(input, argv) {
-      refuseRedirectedGit(input.workspace);
-      const tempDirs = [realpathOr("/tmp"), realpathOr("/var/tmp")];
-      const stateDir = realpathOr(options.stateDir);
-      const hideState = !isWithin(stateDir, input.workspace);
-      const writable = input.mode === "workspace-write";
-      const git = options.git ?? { home: options.home };
-      // Seatbelt cannot tell a new `.git` from any other write: they are found and removed after.
-      const protection = writable
-        ? {
-            guards: [],
-            gitEntries: findGitEntries(input.workspace, walks(input.workspace)).map(
-              (entry) => entry.path,
-            ),
-          }
-        : undefined;
-      // Rules are path patterns: missing paths are covered as well as existing ones.
-      const gitControl = writable ? gitControlPaths(input.workspace, git).map(realpathOr) : [];
-      const projectConfig = writable
-        ? projectConfigMasks(input.workspace, protection?.gitEntries ?? [])
-        : [];
-      const roots = writable ? [input.workspace, ...tempDirs] : tempDirs;
-      const plan = {
-        ...input,
-        tempDirs,
-        stateDir,
-        protectedDirs: (options.protectedDirs ?? []).map(realpathOr),
-        gitControl,
-        secrets: hideState ? [...secrets, { type: "dir" as const, path: stateDir }] : secrets,
-        projectConfig,
-        keepNames: namesToKeep(roots, [
-          ...secrets.map((mask) => realpathOr(mask.path)),
-          ...gitControl,
-          ...projectConfig.map((mask) => mask.path),
-        ]),
-        network: false,
-        proxyPort: input.network?.type === "port" ? input.network.port : undefined,
-      };
-      const close = () =>
-        protection === undefined
-          ? []
-          : checkAfterCommand(input.workspace, protection, options.logger, walks(input.workspace))
-              .notes;
-      return { argv: seatbeltArgs(plan, argv), fds: [], close };
-    },
-    hidden(path) {
-      return secrets.some((mask) => isWithin(mask.path, path))
-        ? "it lies in a credential store the sandbox hides"
-        : undefined;
-    },
-    close() {},
-  };
-}
-
-function unavailable(status: SandboxStatus): Backend {
-  return {
-    status,
-    wrap() {
-      throw new SandboxUnavailableError(status);
-    },
-    hidden: () => undefined,
-    close() {},
-  };
-}
-
-/** How each workspace is walked: the same calls and limits, one listing cache per workspace. */
-function walksByWorkspace(
-  calls: DirCalls,
-  limits: WalkLimits | undefined,
-): (workspace: string) => WalkOptions {
-  const caches = new Map<string, GitEntryCache>();
-  return (workspace) => {
-    let cache = caches.get(workspace);
-    if (cache === undefined) {
-      cache = new Map();
-      caches.set(workspace, cache);
-    }
-    return { calls, limits, cache };
-  };
-}
-
-/** The directory calls, or why there are none. */
-async function callsOrFailure(): Promise<DirCalls | string> {
-  try {
-    return await loadDirCalls();
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
-/** Refuses a workspace that holds, or is, something a command left that dsh could not undo. */
-function refuseUnsafe(unsafe: ReadonlySet<string>, workspace: string): void {
-  for (const path of unsafe) {
-    if (path === workspace) {
-      throw new InvalidInputError(
-        `dsh could not check all of ${workspace} for git repositories after an earlier command, ` +
-          "or could not remove one it found (the error then says which); it runs no more " +
-          `sandboxed commands there: look for .git entries you did not make (find ${workspace} ` +
-          "-name .git), remove them, then start dsh again",
-        { workspace },
-      );
-    }
-    if (isWithin(workspace, path) && lstatSync(path, { throwIfNoEntry: false }) !== undefined) {
-      throw new InvalidInputError(
-        `${path} was created by a sandboxed command and dsh could not remove it; git may run ` +
-          "commands from it: remove it, then run the command again",
-        { path },
-      );
-    }
-  }
 }

@@ -31,6 +31,11 @@ export interface ScrubOptions {
    * (whatever the parent had), with `NO_PROXY` for the command's own loopback.
    */
   readonly proxyPort?: number;
+  /**
+   * Windows: names are matched without regard to case (Windows keeps `Path`, not `PATH`), and
+   * what Windows programs cannot start without (`SystemRoot`, `ComSpec`, ...) is kept too.
+   */
+  readonly windows?: boolean;
 }
 
 export interface ScrubbedEnv {
@@ -82,6 +87,38 @@ const ALLOWED = [
   "https_proxy",
   "no_proxy",
   "all_proxy",
+];
+
+/** What Windows programs need to start and find their files, kept on Windows only. */
+const WINDOWS_ALLOWED = [
+  "PATHEXT",
+  "SystemRoot",
+  "SystemDrive",
+  "windir",
+  "ComSpec",
+  "TEMP",
+  "TMP",
+  "USERPROFILE",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "APPDATA",
+  "LOCALAPPDATA",
+  "ProgramData",
+  "ProgramFiles",
+  "ProgramFiles(x86)",
+  "ProgramW6432",
+  "CommonProgramFiles",
+  "CommonProgramFiles(x86)",
+  "CommonProgramW6432",
+  "ALLUSERSPROFILE",
+  "PUBLIC",
+  "USERNAME",
+  "USERDOMAIN",
+  "COMPUTERNAME",
+  "OS",
+  "PROCESSOR_ARCHITECTURE",
+  "PROCESSOR_IDENTIFIER",
+  "NUMBER_OF_PROCESSORS",
 ];
 
 const DENIED = [
@@ -139,11 +176,18 @@ const URL_USERINFO = /[a-z][a-z0-9+.-]*:\/\/[^/?#\s@]+@/i;
 /** `user:pass@host` without a scheme, as proxies accept (`https_proxy=user:pw@proxy:3128`). */
 const BARE_USERINFO = /^[^/\s@:]+:[^@\s]*@/;
 
-let namePatterns: { readonly allowed: RegExp[]; readonly denied: RegExp[] } | undefined;
+interface NamePatterns {
+  readonly allowed: RegExp[];
+  readonly windowsAllowed: RegExp[];
+  readonly denied: RegExp[];
+}
+
+let namePatterns: NamePatterns | undefined;
 /** Compiled at first use: `dsh acp` loads this module for the config, long before any command. */
-function patterns(): { readonly allowed: RegExp[]; readonly denied: RegExp[] } {
+function patterns(): NamePatterns {
   namePatterns ??= {
     allowed: ALLOWED.map((glob) => globToRegExp(glob, false)),
+    windowsAllowed: [...ALLOWED, ...WINDOWS_ALLOWED].map((glob) => globToRegExp(glob, true)),
     denied: DENIED.map((glob) => globToRegExp(glob, true)),
   };
   return namePatterns;
@@ -167,7 +211,9 @@ export function scrubEnv(
   parent: Readonly<Record<string, string | undefined>>,
   options: ScrubOptions,
 ): ScrubbedEnv {
-  const included = (options.include ?? []).map((glob) => globToRegExp(glob, false));
+  const windows = options.windows === true;
+  const included = (options.include ?? []).map((glob) => globToRegExp(glob, windows));
+  const allowed = windows ? patterns().windowsAllowed : patterns().allowed;
   const allowSecret = new Set(options.allowSecret ?? []);
   const sandboxed = options.backend !== "none";
   const env: Record<string, string> = {};
@@ -176,7 +222,7 @@ export function scrubEnv(
     if (value === undefined) continue;
     const listed =
       allowSecret.has(name) ||
-      patterns().allowed.some((re) => re.test(name)) ||
+      allowed.some((re) => re.test(name)) ||
       included.some((re) => re.test(name));
     const secret =
       NEVER.has(name.toUpperCase()) || (!allowSecret.has(name) && looksSecret(name, value));

@@ -8,6 +8,12 @@
  * link (`dir-calls.ts`): names are bytes, whatever their encoding, and no depth is too deep.
  * It is bounded (entries, time). What it could not check is part of its result, beside what it
  * found; before a command that refuses the command, after one the caller fails closed.
+ *
+ * Where a directory looks names up without regard to case (APFS and HFS+ by default, NTFS, an
+ * ext4 directory with casefold), `.GIT` or `.Git` is what git opens as `.git`, and on HFS+ so
+ * is `.git` with code points HFS+ ignores in it. Such a name is a `.git` entry when looking up
+ * `.git` in its directory finds that very entry: the directory's own behaviour decides, never
+ * the platform.
  */
 import { InvalidInputError } from "../errors.ts";
 import { bytePath } from "./byte-paths.ts";
@@ -71,7 +77,8 @@ interface CachedListing {
   readonly ctimeNs: bigint;
   /** Names of the entries that are (or may be) directories, `.git` aside, sorted. */
   readonly subdirs: readonly Uint8Array[];
-  readonly git: boolean;
+  /** The name (NUL-ended) of the entry that git opens as `.git` here, if any. */
+  readonly git: Uint8Array | undefined;
   readonly size: number;
 }
 
@@ -113,7 +120,7 @@ export function walkGitEntries(workspace: string, options: WalkOptions): GitWalk
   /** Takes one listing in: false once a limit is passed. */
   const account = (listing: CachedListing, ...at: Uint8Array[]): boolean => {
     visited += listing.size;
-    if (listing.git) found.push(pathOf(...at, GIT));
+    if (listing.git !== undefined) found.push(pathOf(...at, listing.git));
     if (visited <= limits.entries && performance.now() <= deadline) return true;
     unchecked.push({
       kind: "limits",
@@ -259,16 +266,21 @@ function openRoot(calls: DirCalls, workspace: string): { fd: number; stat: Entry
 
 function listDirectory(calls: DirCalls, fd: number, stat: EntryStat): CachedListing | string {
   const subdirs: Uint8Array[] = [];
-  let git = false;
+  const variants: Uint8Array[] = [];
+  let git: Uint8Array | undefined;
   let size = 0;
   const failed = calls.list(fd, (bytes, start, end, type) => {
     size++;
-    if (end - start === 4 && isGit(bytes, start)) git = true;
+    if (end - start === 4 && isGit(bytes, start)) git = GIT;
+    else if (foldsToGit(bytes, start, end)) variants.push(bytes.slice(start, end + 1));
     else if (type === EntryType.dir || type === EntryType.unknown) {
       subdirs.push(bytes.slice(start, end + 1));
     }
   });
   if (failed !== undefined) return failed;
+  git ??= variants.find((name) => sameEntry(calls, fd, name, GIT));
+  // A variant git does not open as `.git` is an ordinary entry, to be walked like any other.
+  for (const name of variants) if (name !== git) subdirs.push(name);
   // Sorted, so that a walk's order, and where its limits stop it, are the same every time.
   subdirs.sort(Buffer.compare);
   return { ctimeNs: stat.ctimeNs, subdirs, git, size };
@@ -277,6 +289,45 @@ function listDirectory(calls: DirCalls, fd: number, stat: EntryStat): CachedList
 function isGit(bytes: Uint8Array, start: number): boolean {
   for (let i = 0; i < 4; i++) if (bytes[start + i] !== GIT[i]) return false;
   return true;
+}
+
+/**
+ * Whether `bytes[start, end)` is `.git` under case folding, HFS+'s ignorable code points
+ * (U+200C-U+200F, U+202A-U+202E, U+206A-U+206F, U+FEFF) left out, as git's own `.git` checks
+ * for HFS+ and NTFS do.
+ */
+export function foldsToGit(bytes: Uint8Array, start: number, end: number): boolean {
+  let matched = 0;
+  for (let i = start; i < end; ) {
+    const skip = ignorableLength(bytes, i);
+    if (skip > 0) {
+      i += skip;
+      continue;
+    }
+    const byte = bytes[i] ?? 0;
+    const lower = byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte;
+    if (matched >= 4 || lower !== GIT[matched]) return false;
+    matched++;
+    i++;
+  }
+  return matched === 4;
+}
+
+/** The length of the ignorable code point at `i` in UTF-8, or 0. */
+function ignorableLength(bytes: Uint8Array, i: number): number {
+  const [a, b, c] = [bytes[i], bytes[i + 1], bytes[i + 2]];
+  if (a === 0xef && b === 0xbb && c === 0xbf) return 3;
+  if (a !== 0xe2 || c === undefined) return 0;
+  if (b === 0x80 && ((c >= 0x8c && c <= 0x8f) || (c >= 0xaa && c <= 0xae))) return 3;
+  if (b === 0x81 && c >= 0xaa && c <= 0xaf) return 3;
+  return 0;
+}
+
+/** Whether `name` and `other` in the directory `fd` are the same entry (device and inode). */
+function sameEntry(calls: DirCalls, fd: number, name: Uint8Array, other: Uint8Array): boolean {
+  const a = calls.stat(fd, name);
+  const b = calls.stat(fd, other);
+  return typeof a !== "string" && typeof b !== "string" && a.dev === b.dev && a.ino === b.ino;
 }
 
 /**

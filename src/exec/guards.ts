@@ -5,7 +5,7 @@
  */
 import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { isWithin, realpathOrUndefined } from "../paths.ts";
+import { isWithin, realpathOfAncestor, realpathOrUndefined } from "../paths.ts";
 import { credentialStores } from "../permission/credentials.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 import { mountAliases, readMountTable } from "./mount-aliases.ts";
@@ -120,9 +120,20 @@ function existingStat(path: string) {
   }
 }
 
-/** The stores of the credential set, existing or not (for rule-based sandboxes). */
-export function credentialPaths(scope: CredentialScope): Mask[] {
-  return credentialStores(scope).map((store) => ({ type: store.type, path: store.path }));
+/**
+ * The stores of the credential set, existing or not, each as it is spelled and as it really is
+ * (the realpath of its deepest existing part plus the rest): for rule-based sandboxes, whose
+ * rules are matched against real paths, so a store reached through a symlink (`~/.aws` linked
+ * to a dotfiles checkout) is covered where it really lies.
+ */
+export function credentialSpellings(scope: CredentialScope): Mask[] {
+  const spelled = new Map<string, Mask>();
+  for (const store of credentialStores(scope)) {
+    for (const path of [store.path, realpathOfAncestor(store.path)]) {
+      if (!spelled.has(path)) spelled.set(path, { type: store.type, path });
+    }
+  }
+  return [...spelled.values()];
 }
 
 function statOrUndefined(path: string) {

@@ -86,6 +86,21 @@ export function limitArgv(
   return [prlimit, `--nproc=${limits.processes}`, `--data=${limits.memoryBytes}`, "--", ...argv];
 }
 
+/**
+ * The shell running `command` with at most `processes` processes of the user (soft and hard
+ * RLIMIT_NPROC, lowered to the hard limit dsh has), stderr joined to stdout: for sandboxes
+ * without prlimit (macOS). There the kernel counts every process of the user, not only the
+ * command's, and bounds no memory.
+ */
+export function ulimitArgv(shell: string, processes: number, command: string): string[] {
+  // `hard` is bash's name for the hard limit in force: no subshell, which could not fork there.
+  const script = [
+    'ulimit -u "$2" 2>/dev/null || ulimit -u hard || exit 125',
+    'exec "$0" -c -- "$1" 2>&1',
+  ].join("; ");
+  return [shell, "-c", script, shell, command, String(processes)];
+}
+
 /** Which bound a command ran into. */
 export type LimitHit = "processes" | "memory";
 

@@ -13,10 +13,9 @@ import { bwrapArgs } from "./bwrap.ts";
 import { credentialMasks, stateDirMasks } from "./guards.ts";
 import { hostServiceMasks } from "./host-services.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
-import { tiedArgv } from "./lifetime.ts";
+import { tieToDsh } from "./lifetime.ts";
 import { findExecutable, isExecutableFile, untrustedReason } from "./locate.ts";
 import { seccompFd, seccompProgram } from "./seccomp.ts";
-import { SANDBOX_EXEC } from "./seatbelt.ts";
 import type { SandboxStatus } from "./types.ts";
 import { protectWorkspace } from "./workspace-guards.ts";
 
@@ -126,33 +125,7 @@ function vanished(run: QuietRun): boolean {
   return run.code !== 0 && /Can't (create file at|find source path|mkdir)/.test(run.stderr);
 }
 
-/** Runs a trivial command under `sandbox-exec`. Never throws. */
-export async function probeSeatbelt(timeoutMs: number, logger: Logger): Promise<SandboxStatus> {
-  if (findExecutable("sandbox-exec", [SANDBOX_EXEC], undefined) === undefined) {
-    return {
-      backend: "seatbelt",
-      ok: false,
-      reason: `${SANDBOX_EXEC} is missing`,
-      fix: "dsh needs macOS's sandbox-exec",
-    };
-  }
-  const run = await runQuiet(
-    [SANDBOX_EXEC, "-p", "(version 1)(allow default)", "/usr/bin/true"],
-    timeoutMs,
-    logger,
-  );
-  if (run.code === 0) return { backend: "seatbelt", ok: true };
-  return {
-    backend: "seatbelt",
-    ok: false,
-    reason: `sandbox-exec failed: ${firstLine(run.stderr) || `exit ${run.code}`}`,
-    fix:
-      "dsh is probably running inside another sandbox (nested sandboxes are denied): run it " +
-      "outside that sandbox, or choose the danger-full-access preset",
-  };
-}
-
-interface QuietRun {
+export interface QuietRun {
   readonly code: number | null;
   readonly stdout: string;
   readonly stderr: string;
@@ -212,27 +185,39 @@ const PROBE_ENV = {
   LANG: "C",
 };
 
-/** Runs `argv` tied to dsh's lifetime: a probe that hangs must not outlive a killed dsh. */
-async function runQuiet(
+/**
+ * Runs `argv` tied to dsh's lifetime: a probe that hangs must not outlive a killed dsh.
+ * `started` sees the process as soon as it runs. Never throws.
+ */
+export async function runQuiet(
   argv: readonly string[],
   timeoutMs: number,
   logger: Logger,
   fd3?: number,
+  started?: (pid: number) => void,
 ): Promise<QuietRun> {
   try {
-    const proc = Bun.spawn(tiedArgv(argv, { logger, mergeStderr: false }), {
+    const extra = fd3 === undefined ? [] : [fd3];
+    const tie = await tieToDsh(argv, { logger, mergeStderr: false, gateFd: 3 + extra.length });
+    const proc = Bun.spawn(tie.argv, {
       // The probe's children get no inherited environment: nothing of dsh's (its API key
       // included) may reach a child process.
       env: PROBE_ENV,
-      stdio: ["ignore", "pipe", "pipe", ...(fd3 === undefined ? [] : [fd3])],
+      stdio: ["ignore", "pipe", "pipe", ...extra, ...tie.stdio],
       timeout: timeoutMs,
       killSignal: "SIGKILL",
+      // Its own group where the watchdog holds groups; elsewhere as before.
+      detached: process.platform === "darwin",
+      windowsHide: true,
     });
+    const untie = tie.started(proc);
+    started?.(proc.pid);
     const [stdout, stderr, code] = await Promise.all([
       new Response(proc.stdout).text(),
       new Response(proc.stderr).text(),
       proc.exited,
     ]);
+    untie();
     return { code, stdout, stderr, timedOut: proc.signalCode === "SIGKILL" };
   } catch (error) {
     return { code: null, stdout: "", stderr: String(error), timedOut: false };
@@ -246,6 +231,7 @@ function atLeast(versionText: string, wanted: readonly [number, number]): boolea
   return major > wanted[0] || (major === wanted[0] && minor >= wanted[1]);
 }
 
-function firstLine(text: string): string {
+/** The first line of `text`, trimmed. */
+export function firstLine(text: string): string {
   return text.trim().split("\n")[0]?.trim() ?? "";
 }

@@ -1,15 +1,25 @@
 /**
  * Killing a whole process group. Commands are spawned with `detached: true`, so the shell's
  * pid is also its group id and `kill(-pid)` reaches every descendant that stayed in the group
- * (Bun's own timeout kills only the direct child).
+ * (Bun's own timeout kills only the direct child). On Windows the "group" of a pid is the job
+ * object it was put in when it started (`windows-job.ts`): any signal but 0 terminates it.
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { errorCode } from "../error-code.ts";
+import type { JobTable } from "./windows-job.ts";
 
 const POLL_MS = 20;
 
+let jobs: JobTable | undefined;
+
+/** The job table Windows spawns adopt their processes into (set once, at the first spawn). */
+export function useJobTable(table: JobTable): void {
+  jobs = table;
+}
+
 /** Sends `signal` to the group; false when the group no longer exists. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  if (process.platform === "win32") return signalJob(pgid, signal);
   try {
     process.kill(-pgid, signal);
     return true;
@@ -70,6 +80,7 @@ export function killGroupsSync(pgids: Iterable<number>, withinMs: number): boole
  */
 function groupAlive(pgid: number): boolean {
   if (!signalGroup(pgid, 0)) return false;
+  if (process.platform === "win32") return true;
   let entries: string[];
   try {
     entries = readdirSync("/proc");
@@ -89,4 +100,19 @@ function runsInGroup(pid: string, pgid: number): boolean {
   // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so split after it.
   const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return Number(pgrp) === pgid && state !== "Z" && state !== "X";
+}
+
+/** `signalGroup` on Windows: by the pid's job, or the process alone when it has none. */
+function signalJob(pid: number, signal: NodeJS.Signals | 0): boolean {
+  if (jobs?.holds(pid) === true) {
+    const alive = jobs.active(pid) > 0;
+    if (alive && signal !== 0) jobs.terminate(pid);
+    return alive;
+  }
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch (error) {
+    return errorCode(error) === "EPERM";
+  }
 }

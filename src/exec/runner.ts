@@ -12,7 +12,7 @@ import { isWithin, realpathOr } from "../paths.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 import type { CommandNetwork, NetworkService } from "../network/service.ts";
 import type { SandboxBackend, SandboxPreference } from "../settings/table.ts";
-import { openBackend } from "./backend.ts";
+import { openBackend, unavailableBackend } from "./backend.ts";
 import type { Backend } from "./backend.ts";
 import { scrubEnv } from "./env.ts";
 import { RunnerDisposedError, SandboxUnavailableError } from "./errors.ts";
@@ -23,12 +23,13 @@ import {
   guessLimitHit,
   limitArgv,
   locatePrlimit,
+  ulimitArgv,
   withinHardLimits,
 } from "./limits.ts";
 import type { CommandLimits } from "./limits.ts";
 import type { WalkLimits } from "./git-entries.ts";
-import { resolveShell } from "./locate.ts";
-import { sharedSupervisor, tiedArgv } from "./lifetime.ts";
+import { isExecutableFile, resolveShell } from "./locate.ts";
+import { sharedSupervisor, tieToDsh } from "./lifetime.ts";
 import { killGroupsSync } from "./process-group.ts";
 import { spawnCommand } from "./spawn.ts";
 import type { SpawnLimits } from "./spawn.ts";
@@ -40,6 +41,7 @@ import type {
   RunOptions,
   SandboxStatus,
 } from "./types.ts";
+import { findGitBash, noShellMessage, windowsStatus } from "./windows-shell.ts";
 import { gitUserConfig, realDirectory } from "./workspace.ts";
 
 export interface RunnerLimits extends SpawnLimits {
@@ -106,7 +108,9 @@ export interface CommandRunnerDeps {
  */
 export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   const limits: RunnerLimits = { ...DEFAULT_LIMITS, ...deps.limits };
-  const shell = resolveShell(deps.env.PATH);
+  const windows = process.platform === "win32";
+  // Windows has no sandbox: Git Bash, when installed, runs commands outside one.
+  const shell = windows ? findGitBash(deps.env, isExecutableFile) : resolveShell(deps.env.PATH);
   const live = new Map<symbol, { abort: AbortController; done: Promise<unknown> }>();
   // Process group ids of the commands running now.
   const groups = new Set<number>();
@@ -132,6 +136,10 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   let reportedScrub = false;
 
   const openOnce = (): Promise<Backend> => {
+    if (windows) {
+      backend ??= Promise.resolve(unavailableBackend(windowsStatus(shell)));
+      return backend;
+    }
     backend ??= openBackend({
       preference: deps.sandbox,
       platform: process.platform,
@@ -164,6 +172,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   };
 
   const execute = async (request: CommandRequest, options: RunOptions, signal: AbortSignal) => {
+    if (shell === undefined) throw new InvalidInputError(noShellMessage());
     const cwd = realDirectory(request.cwd, "cwd");
     const workspace = realDirectory(request.workspace, "workspace");
     // stderr goes into stdout inside the child, so the two arrive in their true order: the
@@ -191,10 +200,16 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         throw new InvalidInputError(`cwd ${cwd} is outside the sandbox's view: ${hidden}`, { cwd });
       }
       backendName = opened.status.backend === "seatbelt" ? "seatbelt" : "bwrap";
-      // Inside bwrap, so RLIMIT_NPROC counts in the command's own user namespace.
-      rlimited = backendName === "bwrap" && prlimit !== undefined;
+      // Inside bwrap, so RLIMIT_NPROC counts in the command's own user namespace; on macOS the
+      // shell's ulimit, which counts all of the user's processes.
+      rlimited = backendName === "seatbelt" || (backendName === "bwrap" && prlimit !== undefined);
       bounds = boundsOnce();
-      const bounded = rlimited && prlimit !== undefined ? limitArgv(prlimit, bounds, argv) : argv;
+      const bounded =
+        backendName === "seatbelt"
+          ? ulimitArgv(shell, bounds.processes, request.command)
+          : rlimited && prlimit !== undefined
+            ? limitArgv(prlimit, bounds, argv)
+            : argv;
       // Without its network the command still runs, with none (as bwrap gives it).
       network = await deps.network?.open(request.network, backendName).catch((error: unknown) => {
         deps.logger.warn("the command runs without network: its proxy could not be opened", {
@@ -232,6 +247,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       home: deps.home,
       cwd,
       proxyPort: network?.port,
+      windows,
     });
     Object.assign(scrubbed.env, sandboxEnv?.(scrubbed.env));
     if (!reportedScrub && scrubbed.removed.length > 0) {
@@ -240,13 +256,13 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         names: scrubbed.removed,
       });
     }
-    if (chain !== undefined) {
-      argv = tiedArgv(argv, {
-        logger: deps.logger,
-        mergeStderr: true,
-        cgroupProcs: cgroup?.procsFiles,
-      });
-    }
+    const tie = await tieToDsh(argv, {
+      logger: deps.logger,
+      mergeStderr: true,
+      cgroupProcs: cgroup?.procsFiles,
+      gateFd: 3 + extraFds.length,
+    });
+    argv = tie.argv;
     try {
       const result = await spawnCommand({
         argv,
@@ -261,8 +277,9 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         graceful: backendName !== "bwrap",
         groups,
         within: network?.attach.type === "namespace" ? network.attach.within : undefined,
+        tie,
       });
-      const limitHit = limitReport(result, cgroup, rlimited, bounds);
+      const limitHit = limitReport(result, cgroup, rlimited, bounds, backendName === "bwrap");
       removeLater(cgroup);
       const notes = release();
       const withHit = limitHit === undefined ? result : { ...result, limitHit };
@@ -315,11 +332,13 @@ function limitReport(
   cgroup: CommandCgroup | undefined,
   rlimited: boolean,
   bounds: CommandLimits,
+  memoryBounded: boolean,
 ): LimitHitReport | undefined {
   const counted = cgroup?.hit();
   // A timeout counts: a command whose forks fail may retry until it runs out of time.
   const failed = result.exitCode !== 0 && !result.cancelled;
-  const limit = counted ?? (rlimited && failed ? guessLimitHit(result.output) : undefined);
+  const guessed = rlimited && failed ? guessLimitHit(result.output) : undefined;
+  const limit = counted ?? (guessed === "memory" && !memoryBounded ? undefined : guessed);
   if (limit === undefined) return undefined;
   const value = limit === "processes" ? bounds.processes : bounds.memoryBytes / (1024 * 1024);
   return { limit, value, certain: counted !== undefined };

@@ -1,11 +1,21 @@
 /**
  * The macOS backend: `/usr/bin/sandbox-exec -p PROFILE -D NAME=PATH ... -- argv`. Paths never
  * enter the profile text; they travel as `-D` parameters, so no path can inject a rule.
- * Seatbelt rules are path patterns, so protected paths are covered whether or not they exist.
+ * Seatbelt rules are path patterns matched against real paths, so protected paths are covered
+ * whether or not they exist, and every path given here must be a realpath.
+ *
+ * What the workspace keeps is what `protectWorkspace()` finds for the Linux backend, rule by
+ * rule: a `readonly` guard cannot be written, a `forbid`den path cannot be created, a `pin`
+ * cannot be renamed or removed. No `.git` can be created anywhere in the workspace (nor, on a
+ * volume that folds case, `.GIT` or `.Git`), and no file flag can be set (`chflags uchg` would
+ * keep dsh from removing what a command left). No hard link can be made at all: rules match the
+ * path a file is opened by, so a link in the workspace to `~/.zshrc` or to `.git/config` would
+ * let the command write either through its own name (bwrap's mounts refuse such links, EXDEV).
  */
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { isWithin } from "../paths.ts";
-import type { Mask } from "./guards.ts";
+import type { Guard, Mask } from "./guards.ts";
+import { seatbeltBase } from "./seatbelt-base.ts";
 
 export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
 
@@ -13,21 +23,17 @@ export interface SeatbeltPlan {
   readonly mode: "read-only" | "workspace-write";
   /** Realpath of the session root (`/private/...` rather than `/tmp` or `/var`). */
   readonly workspace: string;
-  /** Realpath'd temp directories a command may write (e.g. `/private/tmp`, `$TMPDIR`). */
-  readonly tempDirs: readonly string[];
-  /** dsh's state directory, kept read-only (hidden through `secrets` unless it holds the workspace). */
-  readonly stateDir: string;
-  /** dsh's config directories, kept read-only. */
-  readonly protectedDirs: readonly string[];
-  /** What git reads to decide what to run (config files and includes, hooks, ...), kept read-only. */
-  readonly gitControl: readonly string[];
-  /** Credential stores hidden from reads. */
+  /** Realpath of the command's own temp directory (its `TMPDIR`): the one place it may write outside the workspace. */
+  readonly tempDir: string;
+  /** What `protectWorkspace()` found to keep (realpaths inside the workspace); none when read-only. */
+  readonly guards: readonly Guard[];
+  /** Whether the workspace's volume folds case: then every case variant of `.git` is a `.git`. */
+  readonly caseInsensitive: boolean;
+  /** Credential stores hidden from reads and writes, each spelling of each (lexical and real). */
   readonly secrets: readonly Mask[];
-  /** Protected project configuration (`.vscode/`, `.npmrc`, ...), kept unwritable. */
-  readonly projectConfig?: readonly Mask[];
   /**
-   * Directories inside writable places whose names must stay (ancestors of stores and of
-   * protected paths): renaming one would carry what lies below to a name no rule covers.
+   * Directories inside writable places whose names must stay (the ancestors of credential
+   * stores there): renaming one would carry what lies below to a name no rule covers.
    */
   readonly keepNames?: readonly string[];
   readonly network: boolean;
@@ -41,24 +47,13 @@ export interface SeatbeltProfile {
   readonly params: readonly string[];
 }
 
-const BASE = `(version 1)
-(deny default)
-(allow process-exec process-fork)
-(allow signal (target same-sandbox))
-(allow process-info* (target same-sandbox))
-(allow sysctl-read)
-(allow file-read*)
-(allow file-ioctl (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/ttys[0-9]+$"))
-(allow file-write-data (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty")
-  (literal "/dev/stdout") (literal "/dev/stderr") (regex #"^/dev/fd/[0-9]+$"))
-(allow pseudo-tty)
-(allow ipc-posix-sem ipc-posix-shm-read-data ipc-posix-shm-write-data)
-(allow mach-lookup
-  (global-name "com.apple.system.opendirectoryd.libinfo")
-  (global-name "com.apple.system.notification_center")
-  (global-name "com.apple.system.logger")
-  (global-name "com.apple.trustd.agent")
-  (global-name "com.apple.SecurityServer"))`;
+/**
+ * A path ending in a `.git` component. The profile text holds no path, only this fixed pattern,
+ * applied within the workspace's `subpath`.
+ */
+export function gitNamePattern(caseInsensitive: boolean): string {
+  return caseInsensitive ? '#"/\\.[Gg][Ii][Tt]$"' : '#"/\\.git$"';
+}
 
 /** The profile text and its parameters for `plan`. Pure. */
 export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
@@ -67,34 +62,32 @@ export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
     params.push(`${name}=${value}`);
     return `(param "${name}")`;
   };
-  const lines = [BASE];
-  const writable = plan.tempDirs.map((dir, i) => `(subpath ${param(`TEMP_${i}`, dir)})`);
-  if (plan.mode === "workspace-write")
-    writable.push(`(subpath ${param("WORKSPACE", plan.workspace)})`);
-  lines.push(`(allow file-write* ${writable.join(" ")})`);
-  if (plan.mode === "workspace-write") {
+  const hasProxy = plan.proxyPort !== undefined && Number.isInteger(plan.proxyPort);
+  const lines = [seatbeltBase(hasProxy && !plan.network)];
+  const temp = `(subpath ${param("TEMP", plan.tempDir)})`;
+  const writable = plan.mode === "workspace-write";
+  const workspace = writable ? `(subpath ${param("WORKSPACE", plan.workspace)})` : undefined;
+  lines.push(`(allow file-write* ${[temp, workspace].filter(Boolean).join(" ")})`);
+  if (workspace !== undefined) {
     // Later rules win: carve the protected paths back out of the writable workspace.
-    const git = join(plan.workspace, ".git");
-    const denied = [
-      `(literal ${param("GIT", git)})`,
-      `(subpath ${param("GIT_HOOKS", join(git, "hooks"))})`,
-      `(literal ${param("GIT_CONFIG", join(git, "config"))})`,
-      `(literal ${param("GIT_COMMONDIR", join(git, "commondir"))})`,
-      `(subpath ${param("DSH_PROJECT", join(plan.workspace, ".dsh"))})`,
-      `(subpath ${param("DSH_STATE", plan.stateDir)})`,
-      ...plan.protectedDirs.map((dir, i) => `(subpath ${param(`PROTECTED_${i}`, dir)})`),
-      ...plan.gitControl.map((path, i) => `(subpath ${param(`GIT_CONTROL_${i}`, path)})`),
-      ...(plan.projectConfig ?? []).map((entry, i) => {
-        const kind = entry.type === "dir" ? "subpath" : "literal";
-        return `(${kind} ${param(`CONFIG_${i}`, entry.path)})`;
-      }),
-    ];
-    lines.push(`(deny file-write* ${denied.join(" ")})`);
+    const kept = plan.guards.filter((guard) => guard.type !== "pin");
+    if (kept.length > 0) {
+      const denied = kept.map((guard, i) => `(subpath ${param(`GUARD_${i}`, guard.path)})`);
+      lines.push(`(deny file-write* ${denied.join(" ")})`);
+    }
+    lines.push(
+      `(deny file-write-create (require-all ${workspace} (regex ${gitNamePattern(plan.caseInsensitive)})))`,
+    );
   }
-  const keep = plan.keepNames ?? [];
-  if (keep.length > 0) {
-    // Renaming a directory is an unlink of its path: denied, it cannot be moved.
-    const kept = keep.map((dir, i) => `(literal ${param(`KEEP_${i}`, dir)})`);
+  lines.push(`(deny file-write-flags ${[temp, workspace].filter(Boolean).join(" ")})`);
+  lines.push("(deny file-link)");
+  // Renaming a directory is an unlink of its path: denied, it cannot be moved.
+  const pins = [
+    ...plan.guards.filter((guard) => guard.type === "pin").map((guard) => guard.path),
+    ...(plan.keepNames ?? []),
+  ];
+  if (workspace !== undefined && pins.length > 0) {
+    const kept = [...new Set(pins)].map((dir, i) => `(literal ${param(`KEEP_${i}`, dir)})`);
     lines.push(`(deny file-write-unlink ${kept.join(" ")})`);
   }
   if (plan.secrets.length > 0) {
@@ -105,7 +98,7 @@ export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
     lines.push(`(deny file-read* file-write* ${hidden.join(" ")})`);
   }
   if (plan.network) lines.push("(allow network* system-socket)");
-  else if (plan.proxyPort !== undefined && Number.isInteger(plan.proxyPort)) {
+  else if (hasProxy) {
     // A number, so it cannot inject a rule; Seatbelt names loopback as "localhost".
     lines.push(`(allow network-outbound (remote ip "localhost:${plan.proxyPort}"))`);
   }

@@ -4,6 +4,7 @@
  * SIGTERM then SIGKILL. When the shell exits, whatever it left running in its group goes too.
  */
 import type { Logger } from "../log.ts";
+import type { Tie } from "./lifetime.ts";
 import { createOutputCollector } from "./output.ts";
 import type { OutputLimits } from "./output.ts";
 import { terminateGroup } from "./process-group.ts";
@@ -37,6 +38,8 @@ export interface SpawnSpec {
   readonly groups?: Set<number>;
   /** Runs the spawn itself, e.g. inside the command's network namespace. */
   readonly within?: <T extends { readonly pid: number }>(start: () => T) => T;
+  /** How the command is tied to dsh's lifetime (`lifetime.ts`): `argv` is already its own. */
+  readonly tie?: Tie;
 }
 
 type StopReason = "timeout" | "cancel" | "output-limit";
@@ -50,15 +53,19 @@ export async function spawnCommand(spec: SpawnSpec): Promise<CommandResult> {
     Bun.spawn([...spec.argv], {
       cwd: spec.cwd,
       env: spec.env,
-      stdio: ["ignore", "pipe", "pipe", ...(spec.extraFds ?? [])],
-      detached: true,
+      stdio: ["ignore", "pipe", "pipe", ...(spec.extraFds ?? []), ...(spec.tie?.stdio ?? [])],
+      // A group of its own; on Windows its job is that (a detached process there gets a console).
+      detached: process.platform !== "win32",
+      windowsHide: true,
     });
   const proc = spec.within === undefined ? start() : spec.within(start);
   spec.groups?.add(proc.pid);
+  const untie = spec.tie?.started(proc);
   try {
     return await followCommand(spec, proc, collector, started);
   } finally {
     spec.groups?.delete(proc.pid);
+    untie?.();
   }
 }
 

@@ -57,6 +57,11 @@ export interface SandboxStatus {
   /** Why it does not work, and how an admin fixes it. */
   readonly reason?: string;
   readonly fix?: string;
+  /**
+   * Where dsh has no sandbox at all (Windows): commands run unsandboxed in `shell`, each asked
+   * about and never covered by a rule; with no `shell`, no command can run.
+   */
+  readonly unsandboxedOnly?: { readonly shell: string | undefined };
 }
 
 export interface CommandRunner extends AsyncDisposable {

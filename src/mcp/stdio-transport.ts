@@ -9,7 +9,7 @@
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { holdUntilExit, tiedArgv } from "../exec/lifetime.ts";
+import { holdUntilExit, tieToDsh } from "../exec/lifetime.ts";
 import { signalGroup, waitGroupGone } from "../exec/process-group.ts";
 import { errorCode } from "../error-code.ts";
 import type { Logger } from "../log.ts";
@@ -54,6 +54,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   let lastStderr = "";
   let exit: string | undefined;
   let release = () => {};
+  let untie = () => {};
 
   const transport: StdioTransport = {
     get pid() {
@@ -64,22 +65,21 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
       if (proc !== undefined) throw new Error("the transport is already started");
       const command = resolveServerCommand(options.command, options.cwd, options.env.PATH);
       if (!command.ok) throw new Error(command.reason);
+      const tie = await tieToDsh([command.path, ...options.args], { logger, mergeStderr: false });
       try {
-        proc = Bun.spawn(
-          tiedArgv([command.path, ...options.args], { logger, mergeStderr: false }),
-          {
-            cwd: options.cwd,
-            env: { ...options.env },
-            stdin: "pipe",
-            stdout: "pipe",
-            stderr: "pipe",
-            detached: true,
-          },
-        );
+        proc = Bun.spawn(tie.argv, {
+          cwd: options.cwd,
+          env: { ...options.env },
+          stdio: ["pipe", "pipe", "pipe", ...tie.stdio],
+          // A group of its own; on Windows its job is that (a detached process gets a console).
+          detached: process.platform !== "win32",
+          windowsHide: true,
+        });
       } catch (error) {
         throw new Error(spawnFailure(options.command, error));
       }
       const child = proc;
+      untie = tie.started(child);
       release = holdUntilExit(child.pid);
       void readMessages(child.stdout);
       const stderrDone = logStderr(child.stderr, (line) => {
@@ -115,6 +115,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
         }
         await stopGroup(child);
         release();
+        untie();
       })();
       return stopping;
     },

@@ -4,10 +4,13 @@
  * (which refuse to read, list or write them) use. Best effort: it covers the common stores,
  * not every secret a user may keep.
  */
-import { isAbsolute, join, resolve } from "node:path";
+import * as nodePath from "node:path";
 
-/** Where a store's relative path starts. */
-export type CredentialBase = "home" | "config" | "data" | "state";
+/**
+ * Where a store's relative path starts: home, the XDG config and data directories, dsh's state
+ * directory, or Windows' roaming and local application data (`%APPDATA%`, `%LOCALAPPDATA%`).
+ */
+export type CredentialBase = "home" | "config" | "data" | "state" | "appData" | "localAppData";
 
 /** One entry of the credential set. */
 export interface CredentialEntry {
@@ -39,8 +42,22 @@ const data = (type: CredentialEntry["type"], path: string, reason: string): Cred
   reason,
 });
 
+const appData = (type: CredentialEntry["type"], path: string, reason: string): CredentialEntry => ({
+  type,
+  base: "appData",
+  path,
+  reason,
+});
+const localAppData = (
+  type: CredentialEntry["type"],
+  path: string,
+  reason: string,
+): CredentialEntry => ({ type, base: "localAppData", path, reason });
+
 const HISTORY = "a shell or REPL history, which holds pasted keys and passwords";
 const EDITOR_SETTINGS = "editor settings, where agent servers' env (DSH_API_KEY) is kept";
+/** VS Code and its forks, which keep `User/settings.json` under the config directory. */
+const CODE_EDITORS = ["Code", "Code - Insiders", "VSCodium", "Cursor"];
 
 /**
  * The credential set. Directories come first, then files; `config` and `data` entries are
@@ -55,10 +72,16 @@ export const CREDENTIAL_ENTRIES: readonly CredentialEntry[] = [
   home("dir", ".docker", "container registry logins (config.json)"),
   home("dir", ".gnupg", "GnuPG private keys"),
   home("dir", ".password-store", "pass, the password store"),
+  home("dir", "Library/Keychains", "macOS keychains (their items, encrypted with your password)"),
   config("dir", "gcloud", "Google Cloud credentials"),
   config("dir", "gh", "GitHub CLI tokens (hosts.yml)"),
   config("dir", "github-copilot", "GitHub Copilot tokens"),
   data("dir", "keyrings", "the desktop keyring"),
+  // Windows keeps these under %APPDATA% and %LOCALAPPDATA% instead.
+  appData("dir", "GitHub CLI", "GitHub CLI tokens (hosts.yml)"),
+  appData("dir", "gcloud", "Google Cloud credentials"),
+  appData("dir", "gnupg", "GnuPG private keys"),
+  localAppData("dir", "github-copilot", "GitHub Copilot tokens"),
   home("file", ".netrc", "logins for HTTP, FTP and git hosts"),
   home("file", ".npmrc", "npm registry tokens"),
   home("file", ".pypirc", "PyPI upload tokens"),
@@ -79,10 +102,7 @@ export const CREDENTIAL_ENTRIES: readonly CredentialEntry[] = [
   config("file", "containers/auth.json", "Podman and Buildah registry logins"),
   config("file", "rclone/rclone.conf", "rclone's cloud storage keys"),
   config("file", "zed/settings.json", EDITOR_SETTINGS),
-  config("file", "Code/User/settings.json", EDITOR_SETTINGS),
-  config("file", "Code - Insiders/User/settings.json", EDITOR_SETTINGS),
-  config("file", "VSCodium/User/settings.json", EDITOR_SETTINGS),
-  config("file", "Cursor/User/settings.json", EDITOR_SETTINGS),
+  ...CODE_EDITORS.map((name) => config("file", `${name}/User/settings.json`, EDITOR_SETTINGS)),
   home("file", "Library/Application Support/Code/User/settings.json", EDITOR_SETTINGS),
   home("file", "Library/Application Support/Cursor/User/settings.json", EDITOR_SETTINGS),
   home("file", ".bash_history", HISTORY),
@@ -100,6 +120,16 @@ export const CREDENTIAL_ENTRIES: readonly CredentialEntry[] = [
   home("file", ".dbshell", HISTORY),
   home("file", ".irb_history", HISTORY),
   data("file", "fish/fish_history", HISTORY),
+  // Windows keeps these under %APPDATA% and %LOCALAPPDATA% instead.
+  appData("file", "rclone/rclone.conf", "rclone's cloud storage keys"),
+  appData("file", "Zed/settings.json", EDITOR_SETTINGS),
+  ...CODE_EDITORS.map((name) => appData("file", `${name}/User/settings.json`, EDITOR_SETTINGS)),
+  appData(
+    "file",
+    "Microsoft/Windows/PowerShell/PSReadLine/ConsoleHost_history.txt",
+    "PowerShell's history, which holds pasted keys and passwords",
+  ),
+  appData("file", "pip/pip.ini", "pip's index URLs, which can carry tokens"),
   { type: "file", base: "state", path: "auth.json", reason: "dsh's own stored API key" },
 ];
 
@@ -113,6 +143,10 @@ export interface CredentialScope {
   readonly dataHome?: string;
   /** dsh's state directory (`DSH_HOME`), which will hold the stored key. */
   readonly stateDir?: string;
+  /** Windows' `%APPDATA%` (roaming application data), where it is set. */
+  readonly appData?: string;
+  /** Windows' `%LOCALAPPDATA%`, where it is set. */
+  readonly localAppData?: string;
 }
 
 /** One store at an absolute path. */
@@ -122,17 +156,27 @@ export interface CredentialStore {
   readonly reason: string;
 }
 
+/** The path functions of one platform: `node:path`'s own, or `win32`/`posix` explicitly. */
+export type PathFlavor = Pick<typeof nodePath, "isAbsolute" | "join" | "resolve">;
+
 /**
  * Every store of the credential set as absolute paths under `scope`, directories first,
  * without duplicates (a `$XDG_CONFIG_HOME` equal to `~/.config` adds nothing). Paths are
- * lexical: nothing is looked up on disk.
+ * lexical: nothing is looked up on disk. `paths` spells them (this platform's by default).
  */
-export function credentialStores(scope: CredentialScope): readonly CredentialStore[] {
+export function credentialStores(
+  scope: CredentialScope,
+  paths: PathFlavor = nodePath,
+): readonly CredentialStore[] {
+  const { join } = paths;
+  const unique = (list: readonly (string | undefined)[]) => uniqueAbsolute(list, paths);
   const bases: Record<CredentialBase, readonly string[]> = {
     home: [scope.home],
     config: unique([join(scope.home, ".config"), scope.configHome]),
     data: unique([join(scope.home, ".local", "share"), scope.dataHome]),
     state: unique([scope.stateDir]),
+    appData: unique([scope.appData]),
+    localAppData: unique([scope.localAppData]),
   };
   const stores: CredentialStore[] = [];
   const seen = new Set<string>();
@@ -147,8 +191,8 @@ export function credentialStores(scope: CredentialScope): readonly CredentialSto
   return stores;
 }
 
-/** The absolute paths among `paths`, normalised, once each (XDG ignores relative values). */
-function unique(paths: readonly (string | undefined)[]): readonly string[] {
-  const absolute = paths.filter((p): p is string => p !== undefined && isAbsolute(p));
-  return [...new Set(absolute.map((p) => resolve(p)))];
+/** The absolute paths among `list`, normalised, once each (XDG ignores relative values). */
+function uniqueAbsolute(list: readonly (string | undefined)[], paths: PathFlavor): string[] {
+  const absolute = list.filter((p): p is string => p !== undefined && paths.isAbsolute(p));
+  return [...new Set(absolute.map((p) => paths.resolve(p)))];
 }

@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import type { ApprovalKind } from "../approval/types.ts";
 import { DshError } from "../errors.ts";
+import { WINDOWS_FIX, noShellMessage } from "../exec/windows-shell.ts";
 import type { CommandResult, CommandRunner, LimitHitReport } from "../exec/types.ts";
 import { hostPortText } from "../network/host.ts";
 import type { NetworkRequester } from "../network/types.ts";
@@ -171,7 +172,8 @@ const NO_SANDBOX_REFUSED =
 const ESCALATION_HINT =
   "\n[this may have been blocked by the sandbox; if the command really needs it, call bash " +
   "again with escalate: true and a justification]";
-const BLOCKED = /Read-only file system|EROFS/;
+// bwrap says EROFS, Seatbelt EPERM.
+const BLOCKED = /Read-only file system|EROFS|Operation not permitted/;
 const NETWORK_HINT =
   "\n[the sandbox has no direct network: connections go through dsh's proxy, which HTTP_PROXY, " +
   "HTTPS_PROXY and ALL_PROXY point at (curl, git over https, npm, pip, cargo, go and bun use " +
@@ -208,6 +210,17 @@ async function chooseMode(
   }
   const status = await runner.sandbox();
   if (status.ok) return { type: "run", sandbox: preset };
+  const only = status.unsandboxedOnly;
+  if (only !== undefined) {
+    // No sandbox can exist here (Windows): each command is asked about, never covered by a rule.
+    if (only.shell === undefined) return { type: "refused", message: noShellMessage() };
+    const why =
+      `Commands need WSL2 on Windows to run sandboxed (${WINDOWS_FIX}). This one would run ` +
+      `outside any sandbox, in Git Bash (${only.shell}), with your full permissions; dsh asks ` +
+      "about every such command.";
+    const allowed = await ask(ctx, input, "unsandboxed", "without a sandbox", why, false);
+    return allowed ? UNSANDBOXED : { type: "refused", message: `${why} ${NO_SANDBOX_REFUSED}` };
+  }
   const fix = status.fix === undefined ? "" : ` (fix: ${status.fix})`;
   const why = `No sandbox is available on this machine: ${status.reason ?? "unknown reason"}${fix}.`;
   const allowed = await ask(
@@ -226,6 +239,7 @@ async function ask(
   kind: ApprovalKind,
   where: string,
   reason: string,
+  rule = true,
 ): Promise<boolean> {
   const outcome = await ctx.ask({
     kind,
@@ -233,8 +247,11 @@ async function ask(
     reason,
     intent: terminalIntent(input.command, ctx.cwd),
     rawInput: input,
-    // Both kinds that ask run the command outside the sandbox.
-    subject: { type: "command", command: input.command, where: "outside_sandbox" },
+    // Both kinds that ask run the command outside the sandbox; without a subject no rule is
+    // offered, and none covers it.
+    ...(rule
+      ? { subject: { type: "command", command: input.command, where: "outside_sandbox" } }
+      : {}),
     cwd: ctx.cwd,
   });
   return outcome === "allow";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { git, initRepo, userRunsGit } from "../exec/git-support.ts";
 import { type CliRig, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
-import { sandboxSerialTest } from "../support/sandbox-gate.ts";
+import { DENIED, expectRefusedOrRemoved, sandboxSerialTest } from "../support/sandbox-gate.ts";
 
 let rig: CliRig;
 
@@ -41,7 +41,9 @@ describe("dsh exec against a prompt-injected model", () => {
       chmodSync(join(cwd, ".husky/_/pre-commit"), 0o755);
       writeFileSync(join(cwd, ".husky/pre-commit"), "true\n");
       git(cwd, ["config", "core.hooksPath", ".husky/_"]);
-      const corePattern = readFileSync("/proc/sys/kernel/core_pattern", "utf8");
+      // The kernel's global settings are Linux's /proc/sys; macOS's sysctls are not writable.
+      const proc = existsSync("/proc/sys/kernel/core_pattern");
+      const corePattern = proc ? readFileSync("/proc/sys/kernel/core_pattern", "utf8") : "";
       const attack = [
         `echo 'touch ${marker}' > .husky/pre-commit`,
         `git config core.fsmonitor 'touch ${marker}'`,
@@ -61,9 +63,9 @@ describe("dsh exec against a prompt-injected model", () => {
       // The command ran in the sandbox and was told what it could not do.
       const id = /session ([0-9a-f-]{36})/.exec(run.stderr)?.[1] ?? "";
       const log = readFileSync(join(project.home, "sessions", `${id}.jsonl`), "utf8");
-      expect(log).toContain("Read-only file system");
-      expect(log).toContain(`[dsh removed ${join(cwd, "sub", ".git")}: `);
-      expect(readFileSync("/proc/sys/kernel/core_pattern", "utf8")).toBe(corePattern);
+      expect(log).toMatch(DENIED);
+      expectRefusedOrRemoved(log, join(cwd, "sub", ".git"));
+      if (proc) expect(readFileSync("/proc/sys/kernel/core_pattern", "utf8")).toBe(corePattern);
       expect([existsSync(join(cwd, "sub/.git")), existsSync(join(cwd, "h2"))]).toEqual([
         false,
         false,

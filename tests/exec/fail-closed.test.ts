@@ -7,7 +7,12 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SandboxUnavailableError } from "../../src/exec/errors.ts";
 import { makeRunner, run, tempDir } from "./helpers.ts";
-import { sandboxTest } from "./sandbox-support.ts";
+import { runIf } from "../support/gate.ts";
+import { bwrapOnly } from "./sandbox-support.ts";
+
+/** A bwrap of the test's own stands in for the real one: on Linux only, where bwrap is used. */
+const linuxTest = runIf(process.platform === "linux", test.concurrent, "bwrap is Linux's backend");
+const sandboxTest = bwrapOnly("these cases run the real bubblewrap");
 
 /** An executable script in `dir`, owned by the test's user, mode 0755 unless told. */
 function script(dir: string, name: string, body: string, mode = 0o755): string {
@@ -41,7 +46,7 @@ describe("no working backend", () => {
     expect([full.exitCode, readFileSync(join(dir.path, "ran"), "utf8")]).toEqual([0, "none\n"]);
   });
 
-  test.concurrent("a missing bwrap says so and how to install it", async () => {
+  linuxTest("a missing bwrap says so and how to install it", async () => {
     using dir = tempDir();
     const status = await refused(
       makeRunner({ sandbox: "auto", bwrapPath: join(dir.path, "no-bwrap") }),
@@ -51,7 +56,7 @@ describe("no working backend", () => {
     expect(status?.fix).toContain("apt-get install bubblewrap");
   });
 
-  test.concurrent("a bwrap that others may write is not trusted", async () => {
+  linuxTest("a bwrap that others may write is not trusted", async () => {
     using dir = tempDir();
     const bwrap = script(dir.path, "bwrap", 'exec /usr/bin/bwrap "$@"', 0o777);
     const status = await refused(makeRunner({ sandbox: "auto", bwrapPath: bwrap }), dir.path);
@@ -60,7 +65,7 @@ describe("no working backend", () => {
     );
   });
 
-  test.concurrent("a probe that hangs is cut off and reported", async () => {
+  linuxTest("a probe that hangs is cut off and reported", async () => {
     using dir = tempDir();
     const bwrap = script(dir.path, "bwrap", "exec sleep 30");
     const status = await refused(

@@ -6,14 +6,17 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { DirCalls } from "../../src/exec/dir-calls.ts";
 import {
   WorkspaceTooLargeError,
   WorkspaceUncheckableError,
   findGitEntries,
+  foldsToGit,
   walkGitEntries,
 } from "../../src/exec/git-entries.ts";
 import type { GitEntryCache } from "../../src/exec/git-entries.ts";
 import { loadDirCalls } from "../../src/exec/load-dir-calls.ts";
+import { pathDirCalls } from "../../src/exec/path-calls.ts";
 import { runIf } from "../support/gate.ts";
 import { LONG_NAME, deepChain, nonUtf8Dir } from "./byte-trees.ts";
 import { tempDir } from "./helpers.ts";
@@ -192,6 +195,73 @@ describe("listings kept between walks", () => {
     mkdirSync(join(dir.path, "a", "b", ".git"));
     expect(walk(dir.path, { cache, clock: later }).entries).toEqual([
       join(dir.path, "a", "b", ".git"),
+    ]);
+  });
+});
+
+/**
+ * A volume that looks names up without regard to case, and without HFS+'s ignorable code
+ * points, as APFS and HFS+ do: the directory calls at their seam, each name looked up by its
+ * folded form among the directory's entries. Listings keep the names as they were made.
+ */
+function foldingCalls(inner: DirCalls): DirCalls {
+  const fold = (name: string) =>
+    name.replace(/[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, "").toLowerCase();
+  const decoder = new TextDecoder();
+  const onDisk = (at: number, name: Uint8Array): Uint8Array => {
+    const wanted = fold(decoder.decode(name.subarray(0, -1)));
+    let found: Uint8Array | undefined;
+    inner.list(at, (bytes, start, end) => {
+      if (found === undefined && fold(decoder.decode(bytes.subarray(start, end))) === wanted) {
+        found = bytes.slice(start, end + 1);
+      }
+    });
+    return found ?? name;
+  };
+  return {
+    ...inner,
+    openDir: (at, name) => inner.openDir(at, onDisk(at, name)),
+    stat: (at, name) => inner.stat(at, name === undefined ? undefined : onDisk(at, name)),
+  };
+}
+
+describe("a volume that folds case", () => {
+  const folding = foldingCalls(pathDirCalls());
+
+  test(".GIT, .Git and a .git with code points HFS+ ignores are git entries where lookups fold", () => {
+    using dir = tempDir();
+    for (const name of ["a/.GIT", "b/.Git", "c/.g\u200cit", "d/.gitx", "e/.GIT/.git"]) {
+      mkdirSync(join(dir.path, name), { recursive: true });
+    }
+    const folded = walkGitEntries(dir.path, { calls: folding });
+    expect(folded.entries.map((entry) => entry.path)).toEqual([
+      join(dir.path, "a/.GIT"),
+      join(dir.path, "b/.Git"),
+      join(dir.path, "c/.g\u200cit"),
+      join(dir.path, "e/.GIT"),
+    ]);
+    // Where lookups do not fold, .GIT is an ordinary directory, walked like any other.
+    expect(walk(dir.path).entries).toEqual([join(dir.path, "e/.GIT/.git")]);
+  });
+
+  test("which names can be .git under folding", () => {
+    const folds = (name: string) => {
+      const bytes = new TextEncoder().encode(name);
+      return foldsToGit(bytes, 0, bytes.length);
+    };
+    expect([".GIT", ".gIt", ".g\u200dit\ufeff", ".git", "\u200b.git"].map(folds)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect([".gi", ".gitt", "git", "..git", ".gıt"].map(folds)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
     ]);
   });
 });

@@ -1,6 +1,6 @@
 /** Shared setup for the command runner suites: temp dirs, runners, process lookups. */
 import { afterAll } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "../../src/log.ts";
@@ -87,17 +87,41 @@ export function sleepScript(token: string): { setup: string; ready(count: number
 
 /** Pids of `sleep <token>` processes (not the shells whose command text mentions it). */
 export function pidsWith(token: string): number[] {
-  const pids: number[] = [];
+  return processArgvs()
+    .filter(({ argv }) => argv[0]?.endsWith("sleep") === true && argv[1] === token)
+    .map(({ pid }) => pid);
+}
+
+/**
+ * Every process's pid and argv: from /proc where there is one, else from `ps` (macOS), whose
+ * argv is split at spaces (the tokens tests look for hold none).
+ */
+export function processArgvs(): { pid: number; argv: string[] }[] {
+  if (!existsSync("/proc/self")) {
+    const listed = Bun.spawnSync(["/bin/ps", "-axww", "-o", "pid=,args="]).stdout.toString();
+    const found: { pid: number; argv: string[] }[] = [];
+    for (const line of listed.split("\n")) {
+      const match = /^\s*(\d+)\s+(.*)$/.exec(line);
+      const last = found.at(-1);
+      // An argument holding a newline (a sandbox profile) goes on over the next lines.
+      if (match === null) last?.argv.push(...line.split(" "));
+      else found.push({ pid: Number(match[1]), argv: (match[2] ?? "").split(" ") });
+    }
+    return found;
+  }
+  const found: { pid: number; argv: string[] }[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (argv[0]?.endsWith("sleep") === true && argv[1] === token) pids.push(Number(entry));
+      found.push({
+        pid: Number(entry),
+        argv: readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0"),
+      });
     } catch {
       // The process ended while we looked.
     }
   }
-  return pids;
+  return found;
 }
 
 /** Kills stragglers after a failed assertion, so one failure does not leak processes. */

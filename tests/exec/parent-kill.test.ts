@@ -8,7 +8,12 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { cleanUp } from "../hostile/processes.ts";
 import { killAll, pidsWith, sleepScript, sleepToken, tempDir } from "./helpers.ts";
-import { sandboxTest } from "./sandbox-support.ts";
+import { bwrapOnly } from "./sandbox-support.ts";
+
+// macOS's counterpart, through the watchdog and the sweep, is in tests/macos.
+const sandboxTest = bwrapOnly(
+  "bubblewrap's --die-with-parent and PID namespace; /proc and setsid(1)",
+);
 
 const t = sleepToken();
 afterAll(async () => {

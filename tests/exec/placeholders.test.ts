@@ -20,7 +20,10 @@ import { createPlaceholders } from "../../src/exec/placeholders.ts";
 import { silentLogger } from "../../src/log.ts";
 import { runIf } from "../support/gate.ts";
 import { tempDir } from "./helpers.ts";
-import { sandboxTest } from "./sandbox-support.ts";
+import { bwrapOnlySerial } from "./sandbox-support.ts";
+
+/** Placeholders are bwrap's: Seatbelt's rules cover missing paths without one. */
+const bwrapTest = bwrapOnlySerial("placeholders exist for bubblewrap only");
 import { cleanUp, sleepers, trackedToken, until } from "../hostile/processes.ts";
 
 let locks: FileLocks | undefined;
@@ -165,7 +168,7 @@ describe("placeholders of missing protected paths", () => {
 });
 
 describe("a dsh killed mid-command", () => {
-  sandboxTest("leaves its placeholders until the next dsh starts, which removes them", async () => {
+  bwrapTest("leaves its placeholders until the next dsh starts, which removes them", async () => {
     using dir = tempDir();
     const { ws, state, open } = setup(dir.path);
     const fixture = join(import.meta.dir, "fixtures", "run-with-state.ts");

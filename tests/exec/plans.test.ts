@@ -7,7 +7,6 @@ import type { Guard } from "../../src/exec/guards.ts";
 import { protectWorkspace } from "../../src/exec/workspace-guards.ts";
 import { loadDirCalls } from "../../src/exec/load-dir-calls.ts";
 import { explainBwrapFailure } from "../../src/exec/probe.ts";
-import { seatbeltArgs, seatbeltProfile } from "../../src/exec/seatbelt.ts";
 import { seccompProgram } from "../../src/exec/seccomp.ts";
 import { InvalidInputError } from "../../src/errors.ts";
 import { tempDir } from "./helpers.ts";
@@ -303,71 +302,6 @@ describe("protected paths of a workspace", () => {
       { type: "dir", path: join(dir.path, ".ssh") },
       { type: "dir", path: join(dir.path, ".aws") },
       { type: "file", path: join(dir.path, ".netrc") },
-    ]);
-  });
-});
-
-describe("the macOS sandbox-exec profile", () => {
-  const plan = {
-    mode: "workspace-write" as const,
-    workspace: "/Users/u/p",
-    tempDirs: ["/private/tmp"],
-    stateDir: "/Users/u/.local/share/dsh",
-    protectedDirs: ["/Users/u/.config/dsh"],
-    gitControl: ["/Users/u/p/.husky", "/Users/u/p/.gitconfig.shared"],
-    secrets: [
-      { type: "dir" as const, path: "/Users/u/.ssh" },
-      { type: "file" as const, path: "/Users/u/.netrc" },
-    ],
-    network: false,
-  };
-
-  test("denies by default, writes only temp and workspace, carves out protected paths and secrets", () => {
-    const { profile, params } = seatbeltProfile(plan);
-    expect(profile.startsWith("(version 1)\n(deny default)\n")).toBe(true);
-    expect(profile).toContain(
-      '(allow file-write* (subpath (param "TEMP_0")) (subpath (param "WORKSPACE")))',
-    );
-    expect(profile).toContain(
-      '(deny file-write* (literal (param "GIT")) (subpath (param "GIT_HOOKS")) (literal (param "GIT_CONFIG")) ' +
-        '(literal (param "GIT_COMMONDIR")) (subpath (param "DSH_PROJECT")) (subpath (param "DSH_STATE")) (subpath (param "PROTECTED_0")) ' +
-        '(subpath (param "GIT_CONTROL_0")) (subpath (param "GIT_CONTROL_1")))',
-    );
-    expect(profile).toContain(
-      '(deny file-read* file-write* (subpath (param "SECRET_0")) (literal (param "SECRET_1")))',
-    );
-    expect(profile).not.toContain("network");
-    expect(profile).not.toContain("/Users");
-    expect(params).toEqual([
-      "TEMP_0=/private/tmp",
-      "WORKSPACE=/Users/u/p",
-      "GIT=/Users/u/p/.git",
-      "GIT_HOOKS=/Users/u/p/.git/hooks",
-      "GIT_CONFIG=/Users/u/p/.git/config",
-      "GIT_COMMONDIR=/Users/u/p/.git/commondir",
-      "DSH_PROJECT=/Users/u/p/.dsh",
-      "DSH_STATE=/Users/u/.local/share/dsh",
-      "PROTECTED_0=/Users/u/.config/dsh",
-      "GIT_CONTROL_0=/Users/u/p/.husky",
-      "GIT_CONTROL_1=/Users/u/p/.gitconfig.shared",
-      "SECRET_0=/Users/u/.ssh",
-      "SECRET_1=/Users/u/.netrc",
-    ]);
-  });
-
-  test("read-only writes nothing but temp; argv runs sandbox-exec by absolute path after --", () => {
-    const args = seatbeltArgs({ ...plan, mode: "read-only", secrets: [] }, argv);
-    const profile = args[2] ?? "";
-    expect(profile).toContain('(allow file-write* (subpath (param "TEMP_0")))');
-    expect(profile).not.toContain("WORKSPACE");
-    expect(args).toEqual([
-      "/usr/bin/sandbox-exec",
-      "-p",
-      profile,
-      "-D",
-      "TEMP_0=/private/tmp",
-      "--",
-      ...argv,
     ]);
   });
 });

@@ -1,10 +1,13 @@
 /** The sandbox probe's children inherit nothing of dsh's environment, its API key above all. */
 import { expect, test } from "bun:test";
+import { runIf } from "../support/gate.ts";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./helpers.ts";
 
-test("a bwrap probed at start-up never sees DSH_API_KEY", async () => {
+const linuxTest = runIf(process.platform === "linux", test, "bwrap is Linux's backend");
+
+linuxTest("a bwrap probed at start-up never sees DSH_API_KEY", async () => {
   using dir = tempDir();
   const dump = join(dir.path, "env.txt");
   const bwrap = join(dir.path, "bwrap");

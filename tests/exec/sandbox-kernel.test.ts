@@ -7,7 +7,10 @@
 import { describe, expect } from "bun:test";
 import { readFileSync } from "node:fs";
 import { makeRunner, run, tempDir } from "./helpers.ts";
-import { sandboxTest } from "./sandbox-support.ts";
+import { bwrapOnly } from "./sandbox-support.ts";
+
+/** /proc and /sys are Linux's: macOS has neither (its sysctls are allowed by name, tests/macos). */
+const sandboxTest = bwrapOnly("/proc and /sys exist on Linux only");
 
 const runner = makeRunner();
 const hostValue = (path: string) => readFileSync(path, "utf8");

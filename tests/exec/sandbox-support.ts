@@ -4,7 +4,17 @@
  */
 import { existsSync, rmSync } from "node:fs";
 
-export { sandboxStatus, sandboxTest } from "../support/sandbox-gate.ts";
+export {
+  DENIED,
+  bwrapOnly,
+  bwrapOnlySerial,
+  denials,
+  expectRefusedOrRemoved,
+  sandboxStatus,
+  sandboxTest,
+  seatbeltOnly,
+  underSeatbelt,
+} from "../support/sandbox-gate.ts";
 
 /** A host path a failed sandbox would create; `leftovers()` removes any and reports them. */
 export function hostMarkers(): { path(dir: string): string; leftovers(): string[] } {

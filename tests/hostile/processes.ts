@@ -2,8 +2,8 @@
  * Finding a command's processes from outside: a unique token in the command text appears in
  * the argv of every process of the chain (supervisor, bwrap, shells) and of the sleepers.
  */
-import { readFileSync, readdirSync } from "node:fs";
 import { removeStaleCgroups } from "../../src/exec/cgroup.ts";
+import { processArgvs } from "../exec/helpers.ts";
 
 /** Room for a loaded machine; only a killed dsh leaves its command a moment to go at all. */
 export const GONE_WITHIN_MS = 10_000;
@@ -29,19 +29,9 @@ export async function cleanUp(): Promise<void> {
   await removeStaleCgroups();
 }
 
-/** Processes whose argv mentions `token`. */
+/** Processes whose argv mentions `token` (from /proc, or `ps` where there is none). */
 export function processesWith(token: string): { pid: number; argv: string[] }[] {
-  const found: { pid: number; argv: string[] }[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (argv.some((arg) => arg.includes(token))) found.push({ pid: Number(entry), argv });
-    } catch {
-      // It ended while we looked.
-    }
-  }
-  return found;
+  return processArgvs().filter(({ argv }) => argv.some((arg) => arg.includes(token)));
 }
 
 /** How many `sleep <token>` processes run (exec'd, not only forked). */

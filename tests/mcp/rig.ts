@@ -2,10 +2,11 @@
  * Helpers of the MCP suites: the test stdio server as an ACP `mcpServers` entry or a config
  * table, what its log file says, and whether a process still runs.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import * as v from "valibot";
+import { processArgvs } from "../exec/helpers.ts";
 import type { RecordedRequest } from "../support/model-server.ts";
 
 export const STDIO_SERVER = join(import.meta.dir, "..", "support", "mcp-stdio-server.ts");
@@ -75,6 +76,11 @@ export function serverLog(path: string) {
 
 /** True while `pid` is a process that has not exited (a zombie has exited). */
 export function isRunning(pid: number): boolean {
+  if (!existsSync("/proc/self")) {
+    // No /proc (macOS): ps tells the state, Z for a zombie; nothing for a reaped process.
+    const state = Bun.spawnSync(["/bin/ps", "-o", "stat=", "-p", String(pid)]).stdout.toString();
+    return state.trim() !== "" && !state.trim().startsWith("Z");
+  }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // The state follows the parenthesised command name, which may itself hold spaces.
@@ -86,17 +92,9 @@ export function isRunning(pid: number): boolean {
 
 /** Pids of running processes whose command line has `word` as one of its arguments. */
 export function processesWithArgument(word: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (args.includes(word) && isRunning(Number(entry))) pids.push(Number(entry));
-    } catch {
-      // The process ended while the table was read.
-    }
-  }
-  return pids;
+  return processArgvs()
+    .filter(({ pid, argv }) => argv.includes(word) && isRunning(pid))
+    .map(({ pid }) => pid);
 }
 
 /** The tool names a model request offered. */

@@ -45,10 +45,9 @@ describe("Seatbelt", () => {
   const seatbelt = {
     mode: "read-only" as const,
     workspace: "/Users/u/p",
-    tempDirs: ["/private/tmp"],
-    stateDir: "/Users/u/.local/share/dsh",
-    protectedDirs: [],
-    gitControl: [],
+    tempDir: "/private/var/folders/x/T/dsh-cmd-1",
+    guards: [],
+    caseInsensitive: true,
     secrets: [],
     network: false,
   };

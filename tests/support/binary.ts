@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { compile } from "../../scripts/build.ts";
 
 const root = join(import.meta.dir, "..", "..");
-export const binaryPath = join(root, "dist", "dsh");
+/** `dist/dsh`, or `dist/dsh.exe` on Windows, where Bun names the executable so. */
+export const binaryPath = join(root, "dist", process.platform === "win32" ? "dsh.exe" : "dsh");
 
 let built: Promise<string> | undefined;
 
@@ -20,7 +21,8 @@ export function ensureBinary(): Promise<string> {
 
 async function build(): Promise<string> {
   if (isFresh()) return binaryPath;
-  const temp = `${binaryPath}.${process.pid}.tmp`;
+  // Ends in .exe on Windows, so that Bun adds no second one.
+  const temp = binaryPath.replace(/(\.exe)?$/, `.${process.pid}.tmp$1`);
   await compile(join(root, "index.ts"), temp);
   renameSync(temp, binaryPath);
   return binaryPath;

@@ -4,7 +4,7 @@
  * one (.ci/run installs bubblewrap and sets DSH_TEST_REQUIRE_SANDBOX=1, which turns the skip
  * into a failure).
  */
-import { test } from "bun:test";
+import { expect, test } from "bun:test";
 import { createCommandRunner } from "../../src/exec/runner.ts";
 import { silentLogger } from "../../src/log.ts";
 import { TEST_SANDBOX } from "./sandbox-choice.ts";
@@ -42,3 +42,46 @@ const noBackend = `no working sandbox backend (${sandboxStatus.backend})`;
 export const sandboxTest = runIf(sandboxStatus.ok, test.concurrent, noBackend);
 /** As `sandboxTest`, for cases that must not run alongside others. */
 export const sandboxSerialTest = runIf(sandboxStatus.ok, test, noBackend);
+
+/** Where the case needs bubblewrap itself (mounts, namespaces, /proc): skipped elsewhere. */
+export function bwrapOnly(why: string) {
+  return runIf(sandboxStatus.ok && sandboxStatus.backend === "bwrap", test.concurrent, why);
+}
+
+/** As `bwrapOnly`, for cases that must not run alongside others. */
+export function bwrapOnlySerial(why: string) {
+  return runIf(sandboxStatus.ok && sandboxStatus.backend === "bwrap", test, why);
+}
+
+/** Where the case needs macOS's Seatbelt: skipped elsewhere. */
+export function seatbeltOnly(why: string) {
+  return runIf(sandboxStatus.ok && sandboxStatus.backend === "seatbelt", test.concurrent, why);
+}
+
+/** Whether the sandbox in use is macOS's. */
+export const underSeatbelt = sandboxStatus.backend === "seatbelt";
+
+/**
+ * What a write the sandbox refuses prints, whichever backend refused it: bwrap's read-only
+ * binds say EROFS, its pinned mount points EBUSY, Seatbelt says EPERM.
+ */
+export const DENIED = /Read-only file system|Operation not permitted|Device or resource busy/;
+
+/** How many refusals `output` reports. */
+export function denials(output: string): number {
+  return output.match(new RegExp(DENIED.source, "g"))?.length ?? 0;
+}
+
+/**
+ * A protected path the command tried to create: bwrap lets it be made and removes it after,
+ * saying so in the output; Seatbelt refuses the creation itself, and nothing is removed.
+ * Whether it is gone from the host is the caller's own assertion.
+ */
+export function expectRefusedOrRemoved(output: string, path: string): void {
+  if (underSeatbelt) {
+    expect(output).toMatch(/Operation not permitted/);
+    expect(output).not.toContain(`[dsh removed ${path}`);
+  } else {
+    expect(output).toContain(`[dsh removed ${path}`);
+  }
+}

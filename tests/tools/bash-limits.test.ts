@@ -7,7 +7,10 @@ import { createCommandRunner } from "../../src/exec/runner.ts";
 import { silentLogger } from "../../src/log.ts";
 import { createBashTool } from "../../src/tools/bash.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
-import { sandboxTest } from "../exec/sandbox-support.ts";
+import { bwrapOnly } from "../exec/sandbox-support.ts";
+
+// macOS bounds no memory (README); its process bound is checked in tests/macos.
+const sandboxTest = bwrapOnly("memory is bounded on Linux only");
 import { toolContext } from "./harness.ts";
 
 sandboxTest("a command that ran into the memory limit says so in its status line", async () => {

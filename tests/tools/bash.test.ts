@@ -13,6 +13,7 @@ import type {
   ApprovalRequest,
 } from "../../src/approval/types.ts";
 import { createCommandRunner } from "../../src/exec/runner.ts";
+import { noShellMessage, windowsStatus } from "../../src/exec/windows-shell.ts";
 import type { CommandRunner } from "../../src/exec/types.ts";
 import { silentLogger } from "../../src/log.ts";
 import { PRESETS } from "../../src/permission/knobs.ts";
@@ -20,7 +21,7 @@ import type { Knobs } from "../../src/permission/knobs.ts";
 import { createBashTool } from "../../src/tools/bash.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
 import type { ExecutedCall } from "../../src/tools/types.ts";
-import { sandboxTest } from "../exec/sandbox-support.ts";
+import { DENIED, sandboxStatus, sandboxTest } from "../exec/sandbox-support.ts";
 import { toolContext } from "./harness.ts";
 
 function runnerWith(sandbox: "auto" | "none"): CommandRunner {
@@ -80,17 +81,20 @@ describe("running commands", () => {
       progress: (chunk) => chunks.push(chunk),
     });
     expect(result.isError).toBe(true);
+    const backend = sandboxStatus.backend;
     expect(result.output).toMatch(
-      /^\[exit code 2; sandbox: workspace-write; \d+\.\d s\]\nbwrap\nscrubbed\n$/,
+      new RegExp(
+        `^\\[exit code 2; sandbox: workspace-write; \\d+\\.\\d s\\]\\n${backend}\\nscrubbed\\n$`,
+      ),
     );
-    expect(chunks.join("")).toBe("bwrap\nscrubbed\n");
+    expect(chunks.join("")).toBe(`${backend}\nscrubbed\n`);
     expect(readFileSync(join(dir.path, "a"), "utf8")).toBe("hi\n");
     expect(intent).toEqual({
       type: "terminal",
       title: "echo hi > a; echo $DSH_SANDBOX; echo ${OPENAI_API_KEY-scrubbed}; exit 2",
       command: "echo hi > a; echo $DSH_SANDBOX; echo ${OPENAI_API_KEY-scrubbed}; exit 2",
       cwd: dir.path,
-      output: "bwrap\nscrubbed\n",
+      output: `${backend}\nscrubbed\n`,
       exit: { code: 2, signal: null },
     });
   });
@@ -101,7 +105,7 @@ describe("running commands", () => {
       args: { command: "touch a" },
       knobs: PRESETS["read-only"],
     });
-    expect(result.output).toContain("Read-only file system");
+    expect(result.output).toMatch(DENIED);
     expect(result.output).toEndWith("call bash again with escalate: true and a justification]");
     expect(existsSync(join(dir.path, "a"))).toBe(false);
   });
@@ -279,5 +283,55 @@ describe("presenting", () => {
       cwd: "/w",
       output: "",
     });
+  });
+});
+
+/**
+ * A runner where dsh has no sandbox at all (Windows), at the runner's seam: its status is the
+ * one Windows gets, and it runs what it is given with this machine's real runner.
+ */
+function windowsLike(shell: string | undefined): CommandRunner {
+  return {
+    sandbox: async () => windowsStatus(shell),
+    run: (request, options) => noSandbox.run(request, options),
+    [Symbol.asyncDispose]: async () => {},
+  };
+}
+
+describe("where dsh has no sandbox at all (Windows)", () => {
+  test.concurrent("without Git Bash: says commands need WSL2, asks nothing, runs nothing", async () => {
+    using dir = workspace();
+    const asked = answering("allow");
+    const { result } = await call(dir.path, {
+      args: { command: "touch ran" },
+      runner: windowsLike(undefined),
+      answerers: [asked],
+    });
+    expect(result).toMatchObject({ isError: true, output: noShellMessage() });
+    expect(result.output).toStartWith("Commands need WSL2 on Windows");
+    expect([asked.requests.length, existsSync(join(dir.path, "ran"))]).toEqual([0, false]);
+  });
+
+  test.concurrent("with Git Bash: each command is asked about, unsandboxed, and no rule is offered", async () => {
+    using dir = workspace();
+    const asked = answering("allow");
+    const runner = windowsLike("C:\\Program Files\\Git\\bin\\bash.exe");
+    const first = await call(dir.path, {
+      args: { command: "echo ok" },
+      runner,
+      answerers: [asked],
+    });
+    await call(dir.path, { args: { command: "echo ok" }, runner, answerers: [asked] });
+    expect(first.result.output).toMatch(/^\[exit code 0; unsandboxed; \d+\.\d s\]\nok\n$/);
+    expect(asked.requests.map((request) => [request.kind, request.subject])).toEqual([
+      ["unsandboxed", undefined],
+      ["unsandboxed", undefined],
+    ]);
+    expect(asked.requests[0]?.reason).toStartWith(
+      "Commands need WSL2 on Windows to run sandboxed (install WSL2",
+    );
+    expect(asked.requests[0]?.reason).toContain(
+      "in Git Bash (C:\\Program Files\\Git\\bin\\bash.exe)",
+    );
   });
 });

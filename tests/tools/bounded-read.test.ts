@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { runIf } from "../support/gate.ts";
 import { useFileTools } from "./harness.ts";
+
+const procTest = runIf(process.platform === "linux", test, "procfs is Linux's");
 
 const fx = useFileTools();
 
@@ -15,18 +18,21 @@ function sparse(relative: string, bytes: number): string {
 // procfs reports size 0 for files that hold any amount; `/proc/self/pagemap` holds 8 bytes per
 // page of the address space (terabytes). A read bounded by fstat's size never stops there.
 describe("reads are bounded by the bytes actually read", () => {
-  test("read_file refuses /proc/self/pagemap after 2 MiB, and reads a small procfs file whole", async () => {
-    const pagemap = await fx.run("read_file", { path: "/proc/self/pagemap" });
-    expect(pagemap.result).toEqual({
-      isError: true,
-      output:
-        "/proc/self/pagemap holds more than 2 MiB (its size is not known before reading), over the limit; " +
-        "use grep to find the part you need, or bash with head/sed",
-    });
-    const status = await fx.run("read_file", { path: "/proc/self/status" });
-    expect(status.result.isError).toBe(false);
-    expect(status.result.output).toMatch(/^ {5}1\tName:\t/);
-  });
+  procTest(
+    "read_file refuses /proc/self/pagemap after 2 MiB, and reads a small procfs file whole",
+    async () => {
+      const pagemap = await fx.run("read_file", { path: "/proc/self/pagemap" });
+      expect(pagemap.result).toEqual({
+        isError: true,
+        output:
+          "/proc/self/pagemap holds more than 2 MiB (its size is not known before reading), over the limit; " +
+          "use grep to find the part you need, or bash with head/sed",
+      });
+      const status = await fx.run("read_file", { path: "/proc/self/status" });
+      expect(status.result.isError).toBe(false);
+      expect(status.result.output).toMatch(/^ {5}1\tName:\t/);
+    },
+  );
 
   test("read_file refuses a process's environment, which holds dsh's API key", async () => {
     for (const file of ["/proc/self/environ", `/proc/${process.pid}/environ`]) {
@@ -38,14 +44,17 @@ describe("reads are bounded by the bytes actually read", () => {
     }
   });
 
-  test("grep skips /proc/self/pagemap as too large instead of reading it to the end", async () => {
-    const call = await fx.run("grep", { pattern: "x", path: "/proc/self/pagemap" });
-    expect(call.result).toEqual({
-      isError: false,
-      output: `No matches for /x/ in /proc/${process.pid}/pagemap (0 files searched)\n[skipped 1 file over 2 MiB]`,
-      details: { hits: [] },
-    });
-  });
+  procTest(
+    "grep skips /proc/self/pagemap as too large instead of reading it to the end",
+    async () => {
+      const call = await fx.run("grep", { pattern: "x", path: "/proc/self/pagemap" });
+      expect(call.result).toEqual({
+        isError: false,
+        output: `No matches for /x/ in /proc/${process.pid}/pagemap (0 files searched)\n[skipped 1 file over 2 MiB]`,
+        details: { hits: [] },
+      });
+    },
+  );
 
   test("a huge sparse file is refused by read_file, edit_file and grep without reading it", async () => {
     const file = sparse("huge.bin", 64 * 1024 ** 3);

@@ -3,10 +3,15 @@
  * (`src/permission/credentials.ts`) and dsh's state directory, which holds every session's
  * transcript and the stored key. Matched here by path; `secret-identity.ts` matches them by
  * device and inode, also under a name a store was moved to after dsh first saw it.
+ *
+ * Paths are compared as the file system compares names: on Windows without regard to case and
+ * with either separator (`C:/Users/u/.SSH` is `c:\users\u\.ssh`), and elsewhere without
+ * regard to case when the home directory's volume folds case (APFS by default), so a store
+ * that does not exist yet is refused under any spelling too.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { realpathOr } from "../../paths.ts";
+import { foldsCase, realpathOr, realpathOfAncestor } from "../../paths.ts";
 import { credentialStores } from "../../permission/credentials.ts";
 import type { CredentialScope } from "../../permission/credentials.ts";
 import { rememberPlace } from "./known-identities.ts";
@@ -35,6 +40,28 @@ export interface SecretPlaces {
    * another name (by a command, before the next one is sandboxed) is still known by it.
    */
   readonly known: KnownIdentities;
+  /** How paths are spelled and compared (`byPath` and `ancestors` hold `keyOf` forms). */
+  readonly style: PathStyle;
+}
+
+/** How a file system spells and compares paths. */
+export interface PathStyle {
+  readonly paths: typeof path.posix;
+  /** Names differ only in case are the same name. */
+  readonly folds: boolean;
+}
+
+/** This machine's style for paths under `home`. */
+export function pathStyleOf(home: string): PathStyle {
+  if (process.platform === "win32") return { paths: path.win32, folds: true };
+  return { paths: path.posix, folds: foldsCase(home) };
+}
+
+/** The form of an absolute path that `byPath` and `ancestors` are keyed by. */
+function keyOf(target: string, style: PathStyle): string {
+  const normal =
+    style.paths === path.posix && isNormalAbsolute(target) ? target : style.paths.resolve(target);
+  return style.folds ? normal.toLowerCase() : normal;
 }
 
 /** Where a path met a secret place. */
@@ -63,22 +90,28 @@ const PROC_ENVIRON = /^\/proc\/(?:\d+|self|thread-self)(?:\/task\/\d+)?\/environ
  * each that exists now, before any command could move it. Reads the disk only to resolve
  * symlinks and stat the places; a missing store keeps its lexical path.
  */
-export function secretPlacesOf(scope: CredentialScope): SecretPlaces {
+export function secretPlacesOf(
+  scope: CredentialScope,
+  style: PathStyle = pathStyleOf(scope.home),
+): SecretPlaces {
   const byPath = new Map<string, SecretPlace>();
   const add = (place: SecretPlace) => {
-    for (const where of [place.path, realOfAncestor(place.path)]) {
-      if (!byPath.has(where)) byPath.set(where, { ...place, path: where });
+    for (const where of [place.path, realpathOfAncestor(place.path)]) {
+      const key = keyOf(where, style);
+      if (!byPath.has(key)) byPath.set(key, { ...place, path: where });
     }
   };
-  for (const store of credentialStores(scope)) add({ ...store, kind: "credentials" });
+  for (const store of credentialStores(scope, style.paths)) add({ ...store, kind: "credentials" });
   if (scope.stateDir !== undefined) {
-    add({ type: "dir", path: path.resolve(scope.stateDir), kind: "state", reason: STATE_REASON });
+    const stateDir = style.paths.resolve(scope.stateDir);
+    add({ type: "dir", path: stateDir, kind: "state", reason: STATE_REASON });
   }
+  const { dirname } = style.paths;
   const ancestors = new Set<string>();
   for (const where of byPath.keys()) {
-    for (let dir = path.dirname(where); !ancestors.has(dir); dir = path.dirname(dir)) {
+    for (let dir = dirname(where); !ancestors.has(dir); dir = dirname(dir)) {
       ancestors.add(dir);
-      if (path.dirname(dir) === dir) break;
+      if (dirname(dir) === dir) break;
     }
   }
   const known: KnownIdentities = new Map();
@@ -92,6 +125,7 @@ export function secretPlacesOf(scope: CredentialScope): SecretPlaces {
     byPath,
     ancestors,
     known,
+    style,
   };
 }
 
@@ -112,8 +146,13 @@ export function secretMatch(absolutePath: string, secrets: SecretPlaces): Secret
   }
   // Down from the root, one lookup per component, only while the path follows the places'
   // tree: this runs for every file a search opens, and most paths leave the tree at once.
-  const target = isNormalAbsolute(absolutePath) ? absolutePath : path.resolve(absolutePath);
-  for (let end = target.indexOf(path.sep, 1); ; end = target.indexOf(path.sep, end + 1)) {
+  const { paths } = secrets.style;
+  const target = keyOf(absolutePath, secrets.style);
+  const root = paths.parse(target).root;
+  const first = target.indexOf(paths.sep, root.length);
+  if (root.length > 1 && !secrets.ancestors.has(root) && !secrets.byPath.has(root))
+    return undefined;
+  for (let end = first; ; end = target.indexOf(paths.sep, end + 1)) {
     const prefix = end === -1 ? target : target.slice(0, end);
     const place = secrets.byPath.get(prefix);
     if (place !== undefined && (place.type === "dir" || end === -1)) {
@@ -130,7 +169,6 @@ export function secretMatch(absolutePath: string, secrets: SecretPlaces): Secret
  */
 function isNormalAbsolute(target: string): boolean {
   return (
-    path.sep === "/" &&
     target.startsWith("/") &&
     !target.includes("/.") &&
     !target.includes("//") &&
@@ -157,29 +195,4 @@ export function secretRefusal(shown: string, match: SecretMatch, action: string)
 function homeDirsOf(homeDir: string): readonly string[] {
   const real = realpathOr(homeDir);
   return real === homeDir ? [homeDir] : [homeDir, real];
-}
-
-/**
- * The realpath of `target`, or of its deepest existing ancestor plus the rest: a store not
- * created yet under a symlinked `~/.config` is matched where it would appear. Most stores do
- * not exist, so ancestors are probed with `lstat`, which does not throw for them.
- */
-function realOfAncestor(target: string): string {
-  const missing: string[] = [];
-  let current = target;
-  while (!exists(current)) {
-    const parent = path.dirname(current);
-    if (parent === current) return target;
-    missing.unshift(path.basename(current));
-    current = parent;
-  }
-  return path.join(realpathOr(current), ...missing);
-}
-
-function exists(target: string): boolean {
-  try {
-    return fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
-  }
 }

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { readContextFile } from "../../../src/tools/file-safety/context-read.ts";
 import type { ContextOrigin } from "../../../src/tools/file-safety/context-read.ts";
 import { secretPlacesOf } from "../../../src/tools/file-safety/credential-paths.ts";
+import { runIf } from "../../support/gate.ts";
 import { makeSandbox } from "../harness.ts";
 import type { Sandbox } from "../harness.ts";
 
@@ -60,7 +61,11 @@ test("a missing file is missing; a dangling symlink, a directory or a relative p
   ]);
 });
 
-test("kernel files are refused even when the directory allows them", async () => {
+runIf(
+  process.platform === "linux",
+  test,
+  "/proc and /sys are Linux's",
+)("kernel files are refused even when the directory allows them", async () => {
   for (const file of ["/proc/self/status", "/sys/kernel/uevent_seqnum"]) {
     const result = await read(file, "/");
     expect(result.type).toBe("refused");

@@ -1,10 +1,14 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { credentialMasks, credentialPaths } from "../../../src/exec/guards.ts";
+import { credentialMasks, credentialSpellings } from "../../../src/exec/guards.ts";
 import { CREDENTIAL_ENTRIES, credentialStores } from "../../../src/permission/credentials.ts";
 import { PRESETS } from "../../../src/permission/knobs.ts";
-import { secretPlacesOf, secretRefusal } from "../../../src/tools/file-safety/credential-paths.ts";
+import {
+  secretMatch,
+  secretPlacesOf,
+  secretRefusal,
+} from "../../../src/tools/file-safety/credential-paths.ts";
 import { snapshotSecrets } from "../../../src/tools/file-safety/secret-identity.ts";
 import { createToolRegistry } from "../../../src/tools/registry.ts";
 import type { ToolRegistry } from "../../../src/tools/types.ts";
@@ -109,7 +113,7 @@ describe("the credential set", () => {
     const masked = (file: string) =>
       masks.some((mask) => file === mask.path || file.startsWith(`${mask.path}/`));
     expect(planted.filter((file) => !masked(file))).toEqual([]);
-    const ruled = credentialPaths(scope);
+    const ruled = credentialSpellings(scope);
     const listed = (file: string) =>
       ruled.some((rule) => file === rule.path || file.startsWith(`${rule.path}/`));
     expect(planted.filter((file) => !listed(file))).toEqual([]);
@@ -224,4 +228,15 @@ test("a hard-linked file is refused when the stores hold more files than the com
   expect(
     secretRefusal(b, { place: b, type: "file", kind: "unverified", reason: "why" }, "read"),
   ).toBe(`${b}: why; dsh does not read it`);
+});
+
+describe("where names fold case", () => {
+  test("a store is refused under any case, existing or not; elsewhere only as spelled", () => {
+    const scope = { home: "/Users/u" };
+    const folded = secretPlacesOf(scope, { paths: path.posix, folds: true });
+    const exact = secretPlacesOf(scope, { paths: path.posix, folds: false });
+    const paths = ["/Users/u/.SSH/id_ed25519", "/users/U/.Aws/credentials", "/Users/u/.ssh/x"];
+    expect(paths.map((p) => secretMatch(p, folded) !== undefined)).toEqual([true, true, true]);
+    expect(paths.map((p) => secretMatch(p, exact) !== undefined)).toEqual([false, false, true]);
+  });
 });

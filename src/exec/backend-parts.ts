@@ -1,0 +1,91 @@
+/**
+ * What the backends share: a backend that refuses every command, one walk per workspace, and
+ * the refusal of a workspace where a command left what dsh could not undo.
+ */
+import { lstatSync } from "node:fs";
+import { InvalidInputError } from "../errors.ts";
+import { isWithin } from "../paths.ts";
+import type { Logger } from "../log.ts";
+import { checkAfterCommand } from "./after-command.ts";
+import type { Backend } from "./backend.ts";
+import type { DirCalls } from "./dir-calls.ts";
+import { SandboxUnavailableError } from "./errors.ts";
+import type { GitEntryCache, WalkLimits, WalkOptions } from "./git-entries.ts";
+import { loadDirCalls } from "./load-dir-calls.ts";
+import type { SandboxStatus } from "./types.ts";
+import type { WorkspaceProtection } from "./workspace-guards.ts";
+
+/** A backend whose every wrap throws `SandboxUnavailableError` with `status`. */
+export function unavailableBackend(status: SandboxStatus): Backend {
+  return {
+    status,
+    wrap() {
+      throw new SandboxUnavailableError(status);
+    },
+    hidden: () => undefined,
+    close() {},
+  };
+}
+
+/** How each workspace is walked: the same calls and limits, one listing cache per workspace. */
+export function walksByWorkspace(
+  calls: DirCalls,
+  limits: WalkLimits | undefined,
+): (workspace: string) => WalkOptions {
+  const caches = new Map<string, GitEntryCache>();
+  return (workspace) => {
+    let cache = caches.get(workspace);
+    if (cache === undefined) {
+      cache = new Map();
+      caches.set(workspace, cache);
+    }
+    return { calls, limits, cache };
+  };
+}
+
+/** The directory calls, or why there are none. */
+export async function callsOrFailure(): Promise<DirCalls | string> {
+  try {
+    return await loadDirCalls();
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** Refuses a workspace that holds, or is, something a command left that dsh could not undo. */
+export function refuseUnsafe(unsafe: ReadonlySet<string>, workspace: string): void {
+  for (const path of unsafe) {
+    if (path === workspace) {
+      throw new InvalidInputError(
+        `dsh could not check all of ${workspace} for git repositories after an earlier command, ` +
+          "or could not remove one it found (the error then says which); it runs no more " +
+          `sandboxed commands there: look for .git entries you did not make (find ${workspace} ` +
+          "-name .git), remove them, then start dsh again",
+        { workspace },
+      );
+    }
+    if (isWithin(workspace, path) && lstatSync(path, { throwIfNoEntry: false }) !== undefined) {
+      throw new InvalidInputError(
+        `${path} was created by a sandboxed command and dsh could not remove it; git may run ` +
+          "commands from it: remove it, then run the command again",
+        { path },
+      );
+    }
+  }
+}
+
+/**
+ * The check after a `workspace-write` command (`after-command.ts`), with what it could not
+ * undo added to `unsafe`. Returns the notes for the model; never throws.
+ */
+export function checkWorkspaceAfter(
+  workspace: string,
+  protection: WorkspaceProtection,
+  logger: Logger,
+  walk: WalkOptions,
+  unsafe: Set<string>,
+): string[] {
+  const after = checkAfterCommand(workspace, protection, logger, walk);
+  for (const path of after.unsafe) unsafe.add(path);
+  return after.notes;
+}
