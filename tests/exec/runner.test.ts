@@ -199,7 +199,9 @@ describe("ending commands", () => {
   test.concurrent("unsandboxed, a child that calls setsid leaves the group: documented, and no hang", async () => {
     using dir = tempDir();
     const t = token();
-    const result = await run(runner, dir.path, `setsid sleep ${t} & echo started`, full);
+    // Started once its sleep runs: setsid has left the group before it execs sleep.
+    const started = `until pgrep -f "^sleep ${t}$" >/dev/null; do sleep 0.01; done; echo started`;
+    const result = await run(runner, dir.path, `setsid sleep ${t} & ${started}`, full);
     expect(result.output).toBe("started\n");
     expect(pidsWith(t).length).toBe(1);
     killAll(t);
