@@ -7,6 +7,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../session/events.ts";
 import type { UserContent } from "../session/events.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
+import { isSettingEvent } from "../session/settings.ts";
 import { parseRawInput } from "../tools/raw-arguments.ts";
 import { compactionUpdates } from "./compaction-updates.ts";
 import { createUpdateMapper, type UpdateMapperOptions } from "./update-mapper.ts";
@@ -36,6 +37,7 @@ export function* replayStream(
     (event) => event.type === "tool_call" && event.intent.type === "plan",
   );
   for (const [index, event] of events.entries()) {
+    if (isSettingEvent(event)) continue;
     switch (event.type) {
       case "user_message":
         for (const content of event.content) {
@@ -93,10 +95,6 @@ export function* replayStream(
       case "turn_start":
       case "prompt_submit":
       case "usage":
-      case "sandbox_mode":
-      case "approval_policy":
-      case "model":
-      case "effort":
         break;
       default: {
         const exhaustive: never = event;

@@ -29,8 +29,11 @@ export interface TurnDeps {
   readonly log: SessionLog;
   readonly client: ModelClient;
   readonly tools: ToolRegistry;
-  /** The tool definitions offered in this session. */
-  readonly definitions: readonly ToolDefinition[];
+  /**
+   * The tool definitions offered in this session right now: read at every request, so a change
+   * to an MCP server's tool list reaches the next request of the same turn.
+   */
+  readonly definitions: () => readonly ToolDefinition[];
   readonly systemPrompt: string;
   /** The session root (realpath'd), for presenters. */
   readonly cwd: string;
@@ -103,7 +106,7 @@ export async function runTurnLoop(
       step,
       model,
       messages,
-      definitions: deps.definitions,
+      definitions: deps.definitions(),
       effort: settings.effort,
     };
     const output = await streamStep(deps, request, signal);
@@ -147,7 +150,7 @@ function systemMessage(content: string): ChatMessage {
 function wouldPassThreshold(deps: TurnDeps, model: ModelInfo): boolean {
   const estimate = estimateContextTokens(
     deps.log.events,
-    fixedTokens(deps.systemPrompt, deps.definitions),
+    fixedTokens(deps.systemPrompt, deps.definitions()),
   );
   return estimate > model.contextWindow * deps.compactAt;
 }
@@ -169,7 +172,7 @@ function compact(
       log: deps.log,
       client: deps.client,
       systemPrompt: deps.systemPrompt,
-      definitions: deps.definitions,
+      definitions: deps.definitions(),
       model,
       publish: deps.publish,
       now: deps.now,

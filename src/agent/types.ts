@@ -4,6 +4,7 @@
  */
 import type { Knobs } from "../permission/knobs.ts";
 import type { LoggedError, SessionEvent, StopReason, UserContent } from "../session/events.ts";
+import type { SessionSettings } from "../session/settings.ts";
 import type { SessionSummary } from "../session/types.ts";
 import type { RenderIntent } from "../render/intent.ts";
 import type { Effort, Usage } from "../llm/types.ts";
@@ -16,6 +17,7 @@ export type {
   McpServerSpec,
   McpServerStatus,
   SessionEvent,
+  SessionSettings,
   SessionSummary,
   StopReason,
   UserContent,
@@ -109,13 +111,6 @@ export interface SessionStatus {
   readonly contextWindow: number;
   /** Cumulative cost of the session in USD (across restarts), 0 when the model has no prices. */
   readonly costUsd: number;
-}
-
-/** The per-session settings a surface can show and change. */
-export interface SessionSettings {
-  readonly model: string;
-  readonly effort: Effort;
-  readonly knobs: Knobs;
 }
 
 export interface AgentHandle extends AsyncDisposable {
