@@ -8,6 +8,7 @@ import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ModelClient, ModelInfo } from "../llm/types.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
+import type { NewSessionEvent } from "../session/events.ts";
 import type { SessionLog } from "../session/types.ts";
 import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
@@ -23,13 +24,14 @@ import type { NoticeBox } from "./notices.ts";
 import { createSettingsOverlay } from "./settings-overlay.ts";
 import { runTurnLoop } from "./turn.ts";
 import { createTurnEnvelope } from "./turn-envelope.ts";
-import type {
-  AgentHandle,
-  LiveEvent,
-  SessionSettings,
-  SessionStatus,
-  TurnOutcome,
-  UserContent,
+import {
+  type AgentHandle,
+  type LiveEvent,
+  type SessionSettings,
+  type SessionStatus,
+  type TurnOutcome,
+  type UserContent,
+  liveEventOf,
 } from "./types.ts";
 
 export interface ModelCatalogView {
@@ -89,6 +91,11 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   const compactAt = deps.compactAt ?? DEFAULT_COMPACT_AT;
   // Read at every request: a change to an MCP server's tool list reaches the next request.
   const definitions = () => deps.tools.definitions({ sessionId: log.header.id });
+  /** Logs an event and publishes what it is live (`liveEventOf`), built once for both. */
+  const record = (event: NewSessionEvent): void => {
+    const live = liveEventOf(log.append(event));
+    if (live !== undefined) publish(live);
+  };
 
   /** A compaction on request: its own turn, with no user message. */
   async function compactTurn(
@@ -172,6 +179,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
             },
             deps.approval,
           ),
+        record,
         publish,
         compactAt,
         now,

@@ -15,10 +15,9 @@ import type {
   ToolDefinition,
 } from "../llm/types.ts";
 import { estimateContextTokens, foldContext, foldCost } from "../session/context.ts";
-import type { LoggedError } from "../session/events.ts";
+import type { LoggedError, NewSessionEvent } from "../session/events.ts";
 import { firstSeqOfTurn } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
-import { parseRawInput } from "../tools/raw-arguments.ts";
 import type { ToolContext, ToolRegistry } from "../tools/types.ts";
 import { type CompactionResult, canCompact, compactContext, fixedTokens } from "./compaction.ts";
 import { budgetToolOutput } from "./output-budget.ts";
@@ -47,6 +46,9 @@ export interface TurnDeps {
     signal: AbortSignal,
     progress: (chunk: string) => void,
   ) => ToolContext;
+  /** Logs an event and publishes what it is live; for what goes out when it is logged. */
+  readonly record: (event: NewSessionEvent) => void;
+  /** Publishes what is live only (deltas, progress, usage with the session's totals). */
   readonly publish: (event: LiveEvent) => void;
   /** The share of the model's window a request may fill before the context is compacted. */
   readonly compactAt: number;
@@ -279,28 +281,20 @@ function errorEnd(error: LlmError, signal: AbortSignal): StepOutput["end"] {
 }
 
 function logStep(deps: TurnDeps, turnId: string, step: number, output: StepOutput): void {
+  // Reasoning and text went out as deltas while they streamed: they are only logged.
   if (output.reasoning !== "")
     deps.log.append({ type: "reasoning", turnId, step, text: output.reasoning });
   if (output.text !== "")
     deps.log.append({ type: "assistant_text", turnId, step, text: output.text });
   for (const call of output.toolCalls) {
-    const intent = deps.tools.presentCall(call.name, call.arguments, { cwd: deps.cwd });
-    deps.log.append({
+    deps.record({
       type: "tool_call",
       turnId,
       step,
       callId: call.id,
       name: call.name,
       arguments: call.arguments,
-      intent,
-    });
-    deps.publish({
-      type: "tool_call",
-      turnId,
-      callId: call.id,
-      name: call.name,
-      rawInput: parseRawInput(call.arguments),
-      intent,
+      intent: deps.tools.presentCall(call.name, call.arguments, { cwd: deps.cwd }),
     });
   }
 }
@@ -318,15 +312,7 @@ async function runToolCall(
   const executed = await deps.tools.execute(call.name, call.arguments, context);
   const { intent } = executed;
   const result = budgetToolOutput(executed.result);
-  deps.log.append({
-    type: "tool_result",
-    turnId,
-    callId: call.id,
-    isError: result.isError,
-    output: result.output,
-    intent,
-  });
-  deps.publish({
+  deps.record({
     type: "tool_result",
     turnId,
     callId: call.id,
