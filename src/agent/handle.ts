@@ -87,6 +87,9 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   });
   let disposing: Promise<void> | undefined;
 
+  // The session's own: its requests never take the place of another session's.
+  const client = deps.client.conversation();
+  const system = { role: "system", content: deps.systemPrompt } as const;
   const now = deps.now ?? (() => new Date());
   const compactAt = deps.compactAt ?? DEFAULT_COMPACT_AT;
   // Read at every request: a change to an MCP server's tool list reaches the next request.
@@ -108,7 +111,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     const result = await compactContext(
       {
         log,
-        client: deps.client,
+        client,
         systemPrompt: deps.systemPrompt,
         definitions: definitions(),
         model: deps.catalog.get(settings.current().model),
@@ -159,10 +162,10 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     return await runTurnLoop(
       {
         log,
-        client: deps.client,
+        client,
         tools: deps.tools,
         definitions,
-        systemPrompt: deps.systemPrompt,
+        system,
         cwd: deps.root,
         maxRequests: deps.maxRequests,
         settings: settings.current,

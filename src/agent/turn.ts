@@ -33,7 +33,11 @@ export interface TurnDeps {
    * to an MCP server's tool list reaches the next request of the same turn.
    */
   readonly definitions: () => readonly ToolDefinition[];
-  readonly systemPrompt: string;
+  /**
+   * The session's system message: one object for all its requests, so each request repeats the
+   * previous one's messages as they were and the session's request writer reuses their bytes.
+   */
+  readonly system: Extract<ChatMessage, { role: "system" }>;
   /** The session root (realpath'd), for presenters. */
   readonly cwd: string;
   readonly maxRequests: number;
@@ -100,9 +104,8 @@ export async function runTurnLoop(
       if (result.status === "cancelled") return { turnId, reason: "cancelled" };
       autoCompactionSpent = result.status === "failed" || wouldPassThreshold(deps, model);
     }
-    const messages: ChatMessage[] = [systemMessage(deps.systemPrompt)].concat(
-      foldContext(deps.log.events),
-    );
+    const head: ChatMessage[] = [deps.system];
+    const messages = head.concat(foldContext(deps.log.events));
     const request = {
       turnId,
       step,
@@ -138,21 +141,10 @@ export async function runTurnLoop(
   }
 }
 
-let lastSystemMessage: ChatMessage | undefined;
-
-/**
- * The system message, the same object while the prompt is the same: a request then repeats the
- * previous one's messages as they were, which lets the request writer reuse them.
- */
-function systemMessage(content: string): ChatMessage {
-  if (lastSystemMessage?.content !== content) lastSystemMessage = { role: "system", content };
-  return lastSystemMessage;
-}
-
 function wouldPassThreshold(deps: TurnDeps, model: ModelInfo): boolean {
   const estimate = estimateContextTokens(
     deps.log.events,
-    fixedTokens(deps.systemPrompt, deps.definitions()),
+    fixedTokens(deps.system.content, deps.definitions()),
   );
   return estimate > model.contextWindow * deps.compactAt;
 }
@@ -173,7 +165,7 @@ function compact(
     {
       log: deps.log,
       client: deps.client,
-      systemPrompt: deps.systemPrompt,
+      systemPrompt: deps.system.content,
       definitions: deps.definitions(),
       model,
       publish: deps.publish,
