@@ -7,6 +7,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
+import { sandboxSerialTest } from "../support/sandbox-gate.ts";
 import { createProject } from "./project.ts";
 import {
   GONE_WITHIN_MS,
@@ -24,9 +25,10 @@ type Ending = "SIGTERM" | "SIGHUP" | "SIGINT" | "EOF" | "SIGKILL";
 type Moment = "spawned" | "running";
 
 const ENDINGS: readonly Ending[] = ["SIGTERM", "SIGHUP", "SIGINT", "EOF", "SIGKILL"];
+/** Each mode, with how its cases are registered: the sandboxed ones need a working sandbox. */
 const MODES = [
-  { name: "sandboxed", config: "" },
-  { name: "unsandboxed", config: 'permission = "danger-full-access"\n' },
+  { name: "sandboxed", config: "", test: sandboxSerialTest },
+  { name: "unsandboxed", config: 'permission = "danger-full-access"\n', test },
 ] as const;
 /**
  * Every ending at the instant the command's process exists (the race); once it runs, the
@@ -92,13 +94,14 @@ describe("no command outlives dsh acp", () => {
   for (const mode of MODES) {
     for (const { moment, endings } of CASES) {
       for (const ending of endings) {
-        test(`${mode.name}, ${ending} once the command is ${moment}`, () =>
+        mode.test(`${mode.name}, ${ending} once the command is ${moment}`, () =>
           endDuringCommand({
             config: mode.config,
             command: "sleep % & sleep %; wait",
             moment,
             ending,
-          }));
+          }),
+        );
       }
     }
   }
