@@ -15,11 +15,11 @@ import {
 import type { GitEntryCache } from "../../src/exec/git-entries.ts";
 import { loadDirCalls } from "../../src/exec/load-dir-calls.ts";
 import { runIf } from "../support/gate.ts";
+import { unprivilegedFixture } from "../support/unprivileged.ts";
 import { LONG_NAME, deepChain, nonUtf8Dir } from "./byte-trees.ts";
 import { tempDir } from "./helpers.ts";
 
 const calls = await loadDirCalls();
-const walker = join(import.meta.dir, "fixtures", "find-git-entries.ts");
 
 /** The walk's entries as text, and what it could not check. */
 function walk(workspace: string, more: Parameters<typeof walkGitEntries>[1] | object = {}) {
@@ -108,7 +108,10 @@ describe("a walk that cannot finish says what it did not check", () => {
     "it needs root, to switch to an ordinary user",
   )(
     "a directory a command could change but dsh cannot list is unchecked, another's skipped",
-    () => {
+    async () => {
+      using walker = await unprivilegedFixture(
+        join(import.meta.dir, "fixtures", "find-git-entries.ts"),
+      );
       using dir = tempDir("dsh-walk-", "/var/tmp");
       const hidden = join(dir.path, "hidden");
       const closed = join(dir.path, "closed");
@@ -123,18 +126,10 @@ describe("a walk that cannot finish says what it did not check", () => {
       chmodSync(foreign, 0o711);
       const walkAs = () =>
         JSON.parse(
-          Bun.spawnSync(
-            [
-              "setpriv",
-              "--reuid=65534",
-              "--regid=65534",
-              "--clear-groups",
-              "bun",
-              walker,
-              dir.path,
-            ],
-            { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path } },
-          ).stdout.toString(),
+          Bun.spawnSync(walker.argv(dir.path), {
+            cwd: walker.cwd,
+            env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path },
+          }).stdout.toString(),
         );
       expect(walkAs()).toEqual({ error: "WorkspaceUncheckableError" });
       chmodSync(hidden, 0o700);

@@ -13,6 +13,7 @@ import { cleanUp, processesWith, trackedToken } from "../hostile/processes.ts";
 import { makeRunner, run, tempDir } from "./helpers.ts";
 import { sandboxTest } from "./sandbox-support.ts";
 import { runIf } from "../support/gate.ts";
+import { unprivilegedFixture } from "../support/unprivileged.ts";
 
 afterAll(cleanUp);
 
@@ -124,15 +125,12 @@ asRootTest("as an unprivileged user, RLIMIT_NPROC alone holds a burst of forks",
   const token = trackedToken();
   // A bounded burst, so a failed bound leaves 200 sleepers for a second, not a dead machine.
   const command = `: ${token}; for i in $(seq 200); do sleep 1 & done; wait`;
-  const fixture = join(import.meta.dir, "fixtures/run-limited.ts");
-  const user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"];
-  const proc = Bun.spawn(
-    [...user, process.execPath, fixture, dir.path, "32", "256", "3000", command],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path },
-    },
-  );
+  using fixture = await unprivilegedFixture(join(import.meta.dir, "fixtures/run-limited.ts"));
+  const proc = Bun.spawn(fixture.argv(dir.path, "32", "256", "3000", command), {
+    cwd: fixture.cwd,
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path },
+  });
   const peak = samplePeak(token, proc.exited);
   const result = JSON.parse(await new Response(proc.stdout).text());
   expect({ limit: result.limitHit?.limit, bounded: (await peak) <= 32 + CHAIN }).toEqual({
