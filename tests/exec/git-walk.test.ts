@@ -15,7 +15,7 @@ import {
 import type { GitEntryCache } from "../../src/exec/git-entries.ts";
 import { loadDirCalls } from "../../src/exec/load-dir-calls.ts";
 import { runIf } from "../support/gate.ts";
-import { unprivilegedFixture } from "../support/unprivileged.ts";
+import { UNPRIVILEGED_ID, unprivilegedFixture } from "../support/unprivileged.ts";
 import { LONG_NAME, deepChain, nonUtf8Dir } from "./byte-trees.ts";
 import { tempDir } from "./helpers.ts";
 
@@ -118,7 +118,7 @@ describe("a walk that cannot finish says what it did not check", () => {
       const foreign = join(dir.path, "foreign");
       for (const path of [hidden, closed, foreign])
         mkdirSync(join(path, "repo", ".git"), { recursive: true });
-      Bun.spawnSync(["chown", "-R", "65534:65534", dir.path]);
+      Bun.spawnSync(["chown", "-R", `${UNPRIVILEGED_ID}:${UNPRIVILEGED_ID}`, dir.path]);
       Bun.spawnSync(["chown", "-R", "0:0", foreign]);
       chmodSync(hidden, 0o300);
       // Not writable, but its owner (and so a command) can make it so again at any time.
