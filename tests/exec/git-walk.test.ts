@@ -103,9 +103,9 @@ describe("a walk that cannot finish says what it did not check", () => {
 
   // Root reads every directory, so the case runs as an ordinary user, and only root can switch.
   runIf(
-    process.getuid?.() === 0,
+    process.getuid?.() === 0 && Bun.which("setpriv") !== null,
     test,
-    "it needs root, to switch to an ordinary user",
+    "it needs root and setpriv (util-linux), to switch to an ordinary user",
   )(
     "a directory a command could change but dsh cannot list is unchecked, another's skipped",
     async () => {

@@ -9,17 +9,13 @@ import { join } from "node:path";
 import { locateSupervisor, superviseArgv } from "../../src/exec/supervisor.ts";
 import { cleanUp, processesWith, sleepers, trackedToken, until } from "../hostile/processes.ts";
 import { tempDir } from "./helpers.ts";
-import { runIf } from "../support/gate.ts";
+import { needsSupervisor } from "../support/supervisor-gate.ts";
 
 afterAll(cleanUp);
 
 const supervisor = locateSupervisor(process.platform);
 // Elsewhere the runner spawns commands directly, and the README says what holds.
-const chainTest = runIf(
-  supervisor !== undefined,
-  test.concurrent,
-  "the supervisor chain needs Linux with setpriv (util-linux) and timeout (coreutils)",
-);
+const chainTest = needsSupervisor(test.concurrent);
 
 describe("the supervisor chain", () => {
   chainTest("starts nothing when its parent is not the process it was made for", async () => {

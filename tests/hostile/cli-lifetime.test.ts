@@ -9,6 +9,7 @@ import { type CliRig, startCliRig } from "../support/cli.ts";
 import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
 import { sandboxSerialTest } from "../support/sandbox-gate.ts";
 import { GONE_WITHIN_MS, cleanUp, processesWith, trackedToken, until } from "./processes.ts";
+import { needsSupervisor } from "../support/supervisor-gate.ts";
 
 afterAll(cleanUp);
 
@@ -37,7 +38,9 @@ describe("no command outlives dsh exec or dsh chat", () => {
   for (const surface of SURFACES) {
     for (const mode of MODES) {
       for (const ending of surface.endings) {
-        mode.test(
+        // Only the supervisor chain ends a command whose dsh was SIGKILLed.
+        const register = ending === "SIGKILL" ? needsSupervisor(mode.test) : mode.test;
+        register(
           `${surface.name}, ${mode.name}, ${ending} once the command's process exists`,
           async () => {
             const token = trackedToken();

@@ -18,6 +18,7 @@ import {
   until,
 } from "./processes.ts";
 import { spawnRawAcp } from "./raw-acp.ts";
+import { needsSupervisor } from "../support/supervisor-gate.ts";
 
 afterAll(cleanUp);
 
@@ -94,7 +95,9 @@ describe("no command outlives dsh acp", () => {
   for (const mode of MODES) {
     for (const { moment, endings } of CASES) {
       for (const ending of endings) {
-        mode.test(`${mode.name}, ${ending} once the command is ${moment}`, () =>
+        // Only the supervisor chain ends a command whose dsh was SIGKILLed.
+        const register = ending === "SIGKILL" ? needsSupervisor(mode.test) : mode.test;
+        register(`${mode.name}, ${ending} once the command is ${moment}`, () =>
           endDuringCommand({
             config: mode.config,
             command: "sleep % & sleep %; wait",
@@ -112,7 +115,9 @@ describe("no command outlives dsh acp, even one that ignores SIGTERM, SIGHUP and
   const config = MODES[1].config;
   // Unsandboxed, a graceful end gives the group its SIGTERM grace (2 s), then SIGKILL.
   for (const ending of ["SIGTERM", "SIGKILL"] as const) {
-    test(`unsandboxed, ${ending} once the command runs`, () =>
-      endDuringCommand({ config, command, moment: "running", ending }));
+    const register = ending === "SIGKILL" ? needsSupervisor(test) : test;
+    register(`unsandboxed, ${ending} once the command runs`, () =>
+      endDuringCommand({ config, command, moment: "running", ending }),
+    );
   }
 });
