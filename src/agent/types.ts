@@ -113,7 +113,6 @@ export type CompactionStatus = "in_progress" | "completed" | "failed" | "cancell
  * and settings.
  */
 export function liveEventOf(event: SessionEvent): LiveEvent | undefined {
-  if (isSettingEvent(event)) return undefined;
   switch (event.type) {
     case "reasoning":
       return { type: "reasoning_delta", turnId: event.turnId, text: event.text };
@@ -158,6 +157,8 @@ export function liveEventOf(event: SessionEvent): LiveEvent | undefined {
     case "usage":
       return undefined;
     default: {
+      // Asked last: most of a log is not settings.
+      if (isSettingEvent(event)) return undefined;
       const exhaustive: never = event;
       return exhaustive;
     }

@@ -87,8 +87,6 @@ export function createHistoryFold(): HistoryFold {
   };
 
   const add = (event: SessionEvent): undefined => {
-    // Settings are no part of the conversation.
-    if (isSettingEvent(event)) return;
     switch (event.type) {
       case "turn_start":
         endTurn("interrupted");
@@ -128,6 +126,8 @@ export function createHistoryFold(): HistoryFold {
       case "compaction":
         break;
       default: {
+        // Settings are no part of the conversation.
+        if (isSettingEvent(event)) break;
         const exhaustive: never = event;
         return exhaustive;
       }
