@@ -1,35 +1,28 @@
 /**
- * A live session: owns its log writer, runs one turn at a time (`turn-envelope.ts`), fans live
- * events out, and holds config changes made while idle until the next prompt anchors them in
- * the log (`settings-overlay.ts`).
+ * A live session: owns its log writer, runs one turn at a time (`turn-envelope.ts`) of the two
+ * kinds a session has (`session-turns.ts`), fans live events out, and holds config changes made
+ * while idle until the next prompt anchors them in the log (`settings-overlay.ts`).
  */
 import type { ApprovalSeam } from "../approval/types.ts";
 import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ModelClient, ModelInfo } from "../llm/types.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
-import type { NewSessionEvent } from "../session/events.ts";
 import type { SessionLog } from "../session/types.ts";
 import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
-import { embeddedSecret, readMentionedFile } from "../tools/file-safety/mentioned-file.ts";
-import type { SecretRefusal } from "../tools/file-safety/mentioned-file.ts";
-import { createToolContext } from "../tools/tool-context.ts";
-import { type CompactionResult, compactContext } from "./compaction.ts";
 import { checkContentForModel } from "./content-check.ts";
 import { createEventHub } from "./event-hub.ts";
-import { embedMentionedFiles } from "./mentions.ts";
 import type { NoticeBox } from "./notices.ts";
+import { type SessionTurnParts, compactTurn, promptTurn } from "./session-turns.ts";
 import { createSettingsOverlay } from "./settings-overlay.ts";
-import { runTurnLoop } from "./turn.ts";
 import { createTurnEnvelope } from "./turn-envelope.ts";
 import {
   type AgentHandle,
   type LiveEvent,
   type SessionSettings,
   type SessionStatus,
-  type TurnOutcome,
   type UserContent,
   liveEventOf,
 } from "./types.ts";
@@ -87,110 +80,32 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   });
   let disposing: Promise<void> | undefined;
 
-  // The session's own: its requests never take the place of another session's.
-  const client = deps.client.conversation();
-  const system = { role: "system", content: deps.systemPrompt } as const;
-  const now = deps.now ?? (() => new Date());
-  const compactAt = deps.compactAt ?? DEFAULT_COMPACT_AT;
-  // Read at every request: a change to an MCP server's tool list reaches the next request.
-  const definitions = () => deps.tools.definitions({ sessionId: log.header.id });
-  /** Logs an event and publishes what it is live (`liveEventOf`), built once for both. */
-  const record = (event: NewSessionEvent): void => {
-    const live = liveEventOf(log.append(event));
-    if (live !== undefined) publish(live);
+  const parts: SessionTurnParts = {
+    log,
+    // The session's own: its requests never take the place of another session's.
+    client: deps.client.conversation(),
+    system: { role: "system", content: deps.systemPrompt },
+    catalog: deps.catalog,
+    tools: deps.tools,
+    // Read at every request: a change to an MCP server's tool list reaches the next request.
+    definitions: () => deps.tools.definitions({ sessionId: log.header.id }),
+    settings,
+    approval: deps.approval,
+    mcp: deps.mcp,
+    notices: deps.notices,
+    logger: deps.logger,
+    root: deps.root,
+    secrets: deps.secrets,
+    maxRequests: deps.maxRequests,
+    compactAt: deps.compactAt ?? DEFAULT_COMPACT_AT,
+    now: deps.now ?? (() => new Date()),
+    // Built once for the log and for subscribers (`liveEventOf`).
+    record: (event) => {
+      const live = liveEventOf(log.append(event));
+      if (live !== undefined) publish(live);
+    },
+    publish,
   };
-
-  /** A compaction on request: its own turn, with no user message. */
-  async function compactTurn(
-    turnId: string,
-    signal: AbortSignal,
-    focus: string | undefined,
-  ): Promise<TurnOutcome> {
-    log.append({ type: "turn_start", turnId });
-    publish({ type: "turn_start", turnId, content: [] });
-    const result = await compactContext(
-      {
-        log,
-        client,
-        systemPrompt: deps.systemPrompt,
-        definitions: definitions(),
-        model: deps.catalog.get(settings.current().model),
-        publish,
-        now,
-      },
-      {
-        turnId,
-        ...(focus === undefined ? {} : { focus }),
-        keepTokens: 0,
-        signal,
-      },
-    );
-    return compactionOutcome(turnId, result);
-  }
-
-  async function promptTurn(
-    turnId: string,
-    signal: AbortSignal,
-    prompt: readonly UserContent[],
-  ): Promise<TurnOutcome> {
-    // A named file that leads to secrets stays out; the user is told which and why.
-    const leftOut = ({ path, reason }: SecretRefusal) => {
-      deps.logger.warn("a file named in the prompt was left out", { path, reason });
-      deps.notices.post({
-        severity: "warning",
-        title: `dsh left out the text of ${path}`,
-        description: `${reason}; the model can read it with read_file, which you see`,
-      });
-    };
-    const content = await embedMentionedFiles(
-      prompt,
-      (uri) => readMentionedFile(deps.root, uri, deps.secrets, signal, leftOut),
-      (uri) => {
-        const refusal = embeddedSecret(deps.root, uri);
-        if (refusal !== undefined) leftOut(refusal);
-        return refusal !== undefined;
-      },
-    );
-    log.append({ type: "turn_start", turnId });
-    log.append({ type: "user_message", turnId, content: [...content] });
-    log.append({ type: "prompt_submit", turnId });
-    settings.anchor();
-    publish({ type: "turn_start", turnId, content });
-    // Servers still starting get their bounded start-up time before the first request.
-    await deps.mcp?.started(signal);
-    deps.notices.listen((notice) => publish({ type: "notice", turnId, ...notice }));
-    return await runTurnLoop(
-      {
-        log,
-        client,
-        tools: deps.tools,
-        definitions,
-        system,
-        cwd: deps.root,
-        maxRequests: deps.maxRequests,
-        settings: settings.current,
-        model: (id) => deps.catalog.get(id),
-        toolContext: (toolCallId, signal, progress) =>
-          createToolContext(
-            {
-              signal,
-              sessionId: log.header.id,
-              toolCallId,
-              cwd: deps.root,
-              knobs: settings.current().knobs,
-              progress,
-            },
-            deps.approval,
-          ),
-        record,
-        publish,
-        compactAt,
-        now,
-      },
-      turnId,
-      signal,
-    );
-  }
 
   return {
     sessionId: log.header.id,
@@ -202,11 +117,15 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
         const model = deps.catalog.get(settings.current().model);
         checkContentForModel(content, model, deps.catalog.models());
       }
-      return turns.run(signal, (turnId, turnSignal) => promptTurn(turnId, turnSignal, content));
+      return turns.run(signal, (turnId, turnSignal) =>
+        promptTurn(parts, turnId, turnSignal, content),
+      );
     },
 
     compact({ focus, signal }) {
-      return turns.run(signal, (turnId, turnSignal) => compactTurn(turnId, turnSignal, focus));
+      return turns.run(signal, (turnId, turnSignal) =>
+        compactTurn(parts, turnId, turnSignal, focus),
+      );
     },
 
     status(): SessionStatus {
@@ -246,26 +165,6 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
 }
 
 const DEFAULT_COMPACT_AT = 0.8;
-
-/** How a compaction on request ends its turn. */
-function compactionOutcome(turnId: string, result: CompactionResult): TurnOutcome {
-  switch (result.status) {
-    case "completed":
-      return { turnId, reason: "end_turn" };
-    case "cancelled":
-      return { turnId, reason: "cancelled" };
-    case "failed":
-      return {
-        turnId,
-        reason: "error",
-        error: { code: "compaction_failed", message: result.error },
-      };
-    default: {
-      const exhaustive: never = result;
-      return exhaustive;
-    }
-  }
-}
 
 function hasContent(content: readonly UserContent[]): boolean {
   return content.some((block) => block.type !== "text" || block.text.trim() !== "");
