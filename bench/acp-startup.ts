@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { compile } from "../scripts/build.ts";
 import { binaryPath, ensureBinary } from "../tests/support/binary.ts";
 import { emit, size } from "./lib/figures.ts";
+import { startLineAgent } from "./lib/line-agent.ts";
 import { median, report } from "./stats.ts";
 
 const RUNS = size(30, 3);
@@ -31,36 +32,7 @@ const env = {
 
 /** One agent process, spoken to line by line. */
 function start(command: string[]) {
-  const proc = Bun.spawn(command, {
-    cwd: root,
-    env,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  const reader = proc.stdout.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let id = 0;
-  const nextLine = async (): Promise<string> => {
-    for (;;) {
-      const nl = buffer.indexOf("\n");
-      if (nl >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        return line;
-      }
-      const { value, done } = await reader.read();
-      if (done) throw new Error("agent closed stdout");
-      buffer += decoder.decode(value, { stream: true });
-    }
-  };
-  const request = async (method: string, params: unknown): Promise<string> => {
-    proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: id++, method, params })}\n`);
-    await proc.stdin.flush();
-    return nextLine();
-  };
-  return { proc, request };
+  return startLineAgent(command, { cwd: root, env });
 }
 
 const initialize = { protocolVersion: 1, clientCapabilities: { _meta: { terminal_output: true } } };

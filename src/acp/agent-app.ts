@@ -85,7 +85,7 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
     .onRequest(m.session.prompt, ({ params, signal }) =>
       guard(async (): Promise<acp.PromptResponse> => {
         const session = table.require(params.sessionId);
-        const command = commandOf(params.prompt);
+        const command = await commandOf(params.prompt, session.handle);
         const settlement =
           command === undefined
             ? settlementOf(await session.prompt(userContentOf(params.prompt), signal))

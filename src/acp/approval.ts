@@ -60,7 +60,7 @@ export function permissionParams(
     options: [
       {
         optionId: ALLOW,
-        name: request.kind === "network" ? "Allow once for this command" : "Allow once",
+        name: request.kind === "network" ? allowOnceForNetwork(intent) : "Allow once",
         kind: "allow_once",
       },
       // The label states the rule and its scope (``Always allow `npm test` in ~/src/app``).
@@ -70,6 +70,13 @@ export function permissionParams(
       { optionId: REJECT, name: "Reject", kind: "reject_once" },
     ],
   };
+}
+
+/** "Allow once" names what it covers: the one command, or the one fetch. */
+function allowOnceForNetwork(intent: AskedRequest["intent"]): string {
+  return intent.type === "generic" && intent.kind === "fetch"
+    ? "Allow once for this fetch"
+    : "Allow once for this command";
 }
 
 /** Only an allow option selected allows; reject, cancelled and unknown ids deny. */

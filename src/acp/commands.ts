@@ -4,8 +4,9 @@
  * and ends the prompt `end_turn`; a command that runs a turn settles like any prompt.
  */
 import type * as acp from "@agentclientprotocol/sdk";
-import type { CommandInvocation, CommandSession } from "../commands/index.ts";
-import { SLASH_COMMANDS, findSlashCommand, runSlashCommand } from "../commands/index.ts";
+import type { AgentHandle } from "../agent/types.ts";
+import type { CommandInvocation, CommandSession, SlashCommand } from "../commands/index.ts";
+import { SLASH_COMMANDS, findSessionCommand, runSlashCommand } from "../commands/index.ts";
 import { ConflictError } from "../errors.ts";
 import type { SandboxStatus } from "../exec/types.ts";
 import type { AllowedHosts } from "../network/types.ts";
@@ -20,11 +21,16 @@ import { type PromptSettlement, settlementOf } from "./stop-reason.ts";
  */
 export const NEW_SESSION_COMMANDS_DELAY_MS = 100;
 
-/** The update that advertises every command (names without the slash). */
-export function availableCommandsUpdate(): acp.SessionUpdate {
+/**
+ * The update that advertises `commands` (names without the slash): by default the built-in
+ * ones, all a session without skills, custom commands or MCP prompts offers.
+ */
+export function availableCommandsUpdate(
+  commands: readonly SlashCommand[] = SLASH_COMMANDS,
+): acp.SessionUpdate {
   return {
     sessionUpdate: "available_commands_update",
-    availableCommands: SLASH_COMMANDS.map((command) => ({
+    availableCommands: commands.map((command) => ({
       name: command.name,
       description: command.description,
       ...(command.hint === undefined ? {} : { input: { hint: command.hint } }),
@@ -33,9 +39,12 @@ export function availableCommandsUpdate(): acp.SessionUpdate {
 }
 
 /** The command a prompt invokes: its first block is text starting with a known `/name`. */
-export function commandOf(prompt: readonly acp.ContentBlock[]): CommandInvocation | undefined {
+export async function commandOf(
+  prompt: readonly acp.ContentBlock[],
+  handle: AgentHandle,
+): Promise<CommandInvocation | undefined> {
   const first = prompt[0];
-  return first?.type === "text" ? findSlashCommand(first.text) : undefined;
+  return findSessionCommand(first?.type === "text" ? first.text : "", handle);
 }
 
 export interface AcpCommandDeps {

@@ -11,6 +11,7 @@ import type { ApprovalDecision, AskedRequest } from "../approval/types.ts";
 import { ConflictError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { decisionOf, permissionParams } from "./approval.ts";
+import { createCommandAdvertiser } from "./command-updates.ts";
 import type { ClientOptions } from "./capabilities.ts";
 import { promptTitle } from "../session/folds.ts";
 import type { AcpFormTarget, AcpPermissionTarget } from "./types.ts";
@@ -48,9 +49,15 @@ export interface LiveSession extends AcpPermissionTarget, AcpFormTarget, AsyncDi
   ): Promise<TurnOutcome>;
   /**
    * Sends `updates` after `ms`, or before anything else this session sends if that comes
-   * first, so they never land in the middle of a turn; dropped if the session is disposed.
+   * first, so they never land in the middle of a turn; dropped if the session is disposed. A
+   * function is called when they go out, for updates that must be current then.
    */
-  sendLater(ms: number, updates: readonly acp.SessionUpdate[]): void;
+  sendLater(ms: number, updates: DeferredUpdates): void;
+  /**
+   * Advertises the session's slash commands: `delayMs` from now (after `session/new`), else at
+   * once; after that again whenever they change, at most once a second.
+   */
+  advertiseCommands(delayMs?: number): Promise<void>;
   /** Moves what `sendLater` holds to `ms` from now; nothing when it holds nothing. */
   postpone(ms: number): void;
   /** Cancels the running turn, if any. */
@@ -71,16 +78,14 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
   let sendFailed = false;
   let inFlight: { controller: AbortController; settled: Promise<void> } | undefined;
   let disposed: Promise<void> | undefined;
-  let deferred:
-    | { timer: ReturnType<typeof setTimeout>; updates: readonly acp.SessionUpdate[] }
-    | undefined;
+  let deferred: { timer: ReturnType<typeof setTimeout>; updates: DeferredUpdates } | undefined;
 
   const send = async (updates: readonly acp.SessionUpdate[]) => {
     if (deferred !== undefined) {
       const early = deferred;
       deferred = undefined;
       clearTimeout(early.timer);
-      await sendNow(early.updates);
+      await sendNow(typeof early.updates === "function" ? early.updates() : early.updates);
     }
     await sendNow(updates);
   };
@@ -136,6 +141,12 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
   })();
 
   const cancel = () => inFlight?.controller.abort();
+  const sendLater = (ms: number, updates: DeferredUpdates) => {
+    if (disposed !== undefined) return;
+    if (deferred !== undefined) clearTimeout(deferred.timer);
+    deferred = { timer: setTimeout(() => void send([]), ms), updates };
+  };
+  const commands = createCommandAdvertiser({ handle, send, sendLater });
 
   const runTurn = async (
     start: (signal: AbortSignal) => Promise<TurnOutcome>,
@@ -178,11 +189,8 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     prompt: (content, signal) =>
       runTurn((turnSignal) => handle.prompt(content, turnSignal), signal),
     runTurn,
-    sendLater(ms, updates) {
-      if (disposed !== undefined) return;
-      if (deferred !== undefined) clearTimeout(deferred.timer);
-      deferred = { timer: setTimeout(() => void send([]), ms), updates };
-    },
+    sendLater,
+    advertiseCommands: (delayMs) => commands.first(delayMs),
     postpone(ms) {
       if (deferred === undefined) return;
       clearTimeout(deferred.timer);
@@ -227,6 +235,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     },
     [Symbol.asyncDispose]() {
       disposed ??= (async () => {
+        commands.stop();
         if (deferred !== undefined) clearTimeout(deferred.timer);
         deferred = undefined;
         cancel();
@@ -244,6 +253,9 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     },
   };
 }
+
+/** Updates held for later: as they are, or made when they go out. */
+export type DeferredUpdates = readonly acp.SessionUpdate[] | (() => readonly acp.SessionUpdate[]);
 
 function noop() {}
 

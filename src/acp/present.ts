@@ -4,7 +4,12 @@
  * terminal convention (acp.md §7) only when the client advertised `_meta.terminal_output`.
  */
 import type * as acp from "@agentclientprotocol/sdk";
-import type { Location, RenderIntent, TerminalIntent, ToolKind } from "../render/intent.ts";
+import {
+  type Location,
+  type RenderIntent,
+  type TerminalIntent,
+  toolKindOf,
+} from "../render/intent.ts";
 
 /** What the client can render, read once from `initialize`. */
 export interface PresentOptions {
@@ -16,22 +21,7 @@ export interface PresentOptions {
 const MAX_TEXT_OUTPUT = 64 * 1024;
 
 /** The ACP tool kind of an intent. */
-export function kindOf(intent: RenderIntent): ToolKind {
-  switch (intent.type) {
-    case "generic":
-      return intent.kind;
-    case "terminal":
-      return "execute";
-    case "diff":
-      return "edit";
-    case "plan":
-      return "think";
-    default: {
-      const exhaustive: never = intent;
-      return exhaustive;
-    }
-  }
-}
+export const kindOf = toolKindOf;
 
 /**
  * Follow-the-agent locations. Intents carry 1-based lines; Zed (the reference client) reads

@@ -10,7 +10,7 @@ import { type AcpModel, configChange, configOptions } from "./config-options.ts"
 import { checkCwd, checkCwdText, checkSameCwd } from "../session/cwd.ts";
 import type { LiveSession } from "./live-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
-import { NEW_SESSION_COMMANDS_DELAY_MS, availableCommandsUpdate } from "./commands.ts";
+import { NEW_SESSION_COMMANDS_DELAY_MS } from "./commands.ts";
 import { mcpServerSpecs } from "./mcp-servers.ts";
 import { replayStream } from "./replay.ts";
 import type { SessionTable } from "./sessions.ts";
@@ -59,7 +59,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
         (await table.open(() => service.resume(sessionId, { cwd, mcpServers }), client));
       if (replay) await sendReplay(session, deps);
       // The client knows a loaded or resumed id before it asked, so this lands (zed.md §2).
-      await session.send([availableCommandsUpdate()]);
+      await session.advertiseCommands();
       return { configOptions: optionsOf(session) };
     });
   };
@@ -75,7 +75,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
         () => service.create({ cwd: params.cwd, mcpServers }),
         client,
       );
-      session.sendLater(NEW_SESSION_COMMANDS_DELAY_MS, [availableCommandsUpdate()]);
+      void session.advertiseCommands(NEW_SESSION_COMMANDS_DELAY_MS);
       return { sessionId: session.id, configOptions: optionsOf(session) };
     },
     load: (

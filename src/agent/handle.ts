@@ -9,6 +9,7 @@ import type { Logger } from "../log.ts";
 import type { ModelClient, ModelInfo } from "../llm/types.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
 import type { SessionLog } from "../session/types.ts";
+import type { SessionLibrary } from "../library/types.ts";
 import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
@@ -56,7 +57,10 @@ export interface AgentHandleDeps extends AgentCollaborators {
   /** The session root, realpath'd. */
   readonly root: string;
   readonly maxRequests: number;
-  readonly systemPrompt: string;
+  /** Made once per session, before its first model request; the same bytes after. */
+  readonly systemPrompt: Promise<string>;
+  /** The session's skills, custom commands and MCP prompts. */
+  readonly library: SessionLibrary;
   /** What is never read into a prompt from a link: credential stores, dsh's state. */
   readonly secrets: SecretPlaces;
   readonly onDispose: () => void;
@@ -84,7 +88,8 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     log,
     // The session's own: its requests never take the place of another session's.
     client: deps.client.conversation(),
-    system: { role: "system", content: deps.systemPrompt },
+    // One message object for all the session's requests, once its prompt is made.
+    system: deps.systemPrompt.then((content) => ({ role: "system", content })),
     catalog: deps.catalog,
     tools: deps.tools,
     // Read at every request: a change to an MCP server's tool list reaches the next request.
@@ -150,6 +155,8 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     configure: (change) => settings.change(change, turns.running()),
 
     mcpServers: () => deps.mcp?.statuses() ?? [],
+
+    library: deps.library,
 
     [Symbol.asyncDispose]() {
       disposing ??= (async () => {

@@ -1,7 +1,8 @@
 /**
  * The agent service: creates and resumes live sessions. Surfaces reach the loop only through
  * the handles it returns. Each session gets its own tool registry: the core tools plus the
- * tools of its MCP servers, which start in the background as the session opens.
+ * tools of its MCP servers, which start in the background as the session opens; and its own
+ * library of skills, custom commands and MCP prompts, found in the background too.
  */
 import { realpath } from "node:fs/promises";
 import { checkCwd, checkSameCwd } from "../session/cwd.ts";
@@ -12,6 +13,7 @@ import type { SessionLog, SessionStore } from "../session/types.ts";
 import { createSessionRegistry } from "../tools/session-registry.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
 import { createNoticeBox } from "./notices.ts";
+import { createSessionLibrary } from "../library/session-library.ts";
 import { buildSystemPrompt, findInstructions } from "./system-prompt.ts";
 import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
 import type { AgentHandle, AgentService, SessionOpenOptions } from "./types.ts";
@@ -28,6 +30,10 @@ export interface AgentServiceDeps extends AgentCollaborators {
   readonly now: () => Date;
   /** MCP servers every session starts, and how they run. */
   readonly mcp: McpOptions;
+  /** The user's home, searched for `~/.agents/skills`. */
+  readonly home: string;
+  /** The names the built-in slash commands hold: no skill or custom command takes one. */
+  readonly reservedCommands: readonly string[];
 }
 
 /** Time the instruction files may take to read when a session opens (a hung network mount). */
@@ -51,14 +57,36 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       report: notices.post,
       signal: AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS),
     });
-    const systemPrompt = buildSystemPrompt({
-      cwd: root,
-      platform: deps.platform,
-      date: deps.now().toISOString().slice(0, 10),
-      instructions,
+    let mcp: McpServers | undefined;
+    // Skills and custom commands are found in the background: opening never waits for them.
+    const library = createSessionLibrary({
+      root,
+      extraRoots: [],
+      configDir: deps.configDir,
+      home: deps.home,
+      secrets: deps.secrets,
+      logger: deps.logger,
+      reserved: deps.reservedCommands,
+      mcp: () => mcp,
+      warn: (notice) => notices.post({ severity: "warning", ...notice }),
     });
+    const date = deps.now().toISOString().slice(0, 10);
+    // Made once, from the first scan of the skills: the same bytes for every request.
+    const systemPrompt = library.skillsBlock().then((skills) =>
+      buildSystemPrompt({
+        cwd: root,
+        platform: deps.platform,
+        date,
+        instructions,
+        skills,
+        web: {
+          fetch: deps.tools.names.includes("web_fetch"),
+          search: deps.tools.names.includes("web_search"),
+        },
+      }),
+    );
     const specs = mergeServers(deps.mcp.servers, options.mcpServers ?? []);
-    const mcp: McpServers | undefined =
+    mcp =
       specs.length === 0
         ? undefined
         : startMcpServers({
@@ -67,6 +95,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
             options: deps.mcp,
             logger: deps.logger,
             report: notices.post,
+            onPromptsChanged: library.promptsChanged,
           });
     return createAgentHandle({
       ...deps,
@@ -77,7 +106,11 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       root,
       maxRequests: deps.maxRequestsPerTurn,
       systemPrompt,
-      onDispose: () => live.delete(log.header.id),
+      library,
+      onDispose: () => {
+        library.close();
+        live.delete(log.header.id);
+      },
     });
   }
 

@@ -27,8 +27,8 @@ export interface SessionTurnParts {
   readonly log: SessionLog;
   /** The session's own client (`ModelClient.conversation()`). */
   readonly client: ModelClient;
-  /** The session's system message: one object for all its requests. */
-  readonly system: Extract<ChatMessage, { role: "system" }>;
+  /** The session's system message: one object for all its requests, made before the first. */
+  readonly system: Promise<Extract<ChatMessage, { role: "system" }>>;
   readonly catalog: { get(id: string): ModelInfo };
   readonly tools: ToolRegistry;
   /** The tool definitions offered right now. */
@@ -90,7 +90,7 @@ export async function promptTurn(
       client: parts.client,
       tools: parts.tools,
       definitions: parts.definitions,
-      system: parts.system,
+      system: await parts.system,
       cwd: parts.root,
       maxRequests: parts.maxRequests,
       settings: settings.current,
@@ -130,7 +130,7 @@ export async function compactTurn(
     {
       log: parts.log,
       client: parts.client,
-      systemPrompt: parts.system.content,
+      systemPrompt: (await parts.system).content,
       definitions: parts.definitions(),
       model: parts.catalog.get(parts.settings.current().model),
       publish: parts.publish,

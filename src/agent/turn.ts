@@ -311,5 +311,6 @@ async function runToolCall(
     isError: result.isError,
     output: result.output,
     intent,
+    ...(result.costUsd === undefined ? {} : { costUsd: result.costUsd }),
   });
 }

@@ -9,6 +9,7 @@ import type { SessionSummary } from "../session/types.ts";
 import type { RenderIntent } from "../render/intent.ts";
 import type { Effort, Usage } from "../llm/types.ts";
 import type { McpServerSpec, McpServerStatus } from "../mcp/types.ts";
+import type { SessionLibrary } from "../library/types.ts";
 import { parseRawInput } from "../tools/raw-arguments.ts";
 
 export type {
@@ -208,6 +209,11 @@ export interface AgentHandle extends AsyncDisposable {
   compact(options: { readonly focus?: string; readonly signal: AbortSignal }): Promise<TurnOutcome>;
   /** Context used / window and cost so far. */
   status(): SessionStatus;
+  /**
+   * The session's skills, custom commands and MCP prompts, found in the background as it opens
+   * (the slash commands both surfaces offer beside the built-in ones).
+   */
+  readonly library: SessionLibrary;
 }
 
 /** What a session is opened with besides its directory. */

@@ -4,6 +4,7 @@
  */
 import { homedir, totalmem } from "node:os";
 import { createAgentService } from "../agent/service.ts";
+import { reservedCommandNames } from "../commands/index.ts";
 import type { AgentService, SessionSettings } from "../agent/types.ts";
 import { createApprovalSeam } from "../approval/seam.ts";
 import { type RuleBook, createRuleBook } from "../rules/store.ts";
@@ -22,6 +23,7 @@ import type { ModelInfo } from "../llm/types.ts";
 import type { Logger } from "../log.ts";
 import { createSessionStore } from "../session/store.ts";
 import type { SessionStore } from "../session/types.ts";
+import { version } from "../../package.json";
 import { createCoreTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
 import { type SecretPlaces, secretPlacesOf } from "../tools/file-safety/credential-paths.ts";
@@ -63,12 +65,16 @@ export function compose(options: ComposeOptions): Composition {
   const catalog =
     options.catalog ??
     createModelCatalog({ defaultModel: config.model, userModels: config.models });
+  const apiKey = () => currentApiKey(config, options.env);
+  // The model endpoint, DeepSeek's web APIs and SearXNG: one proxy and CA setup for all.
+  const transport = createTransport(options.env);
+  const outbound = fetchThrough(transport);
   const client = createModelClient({
     baseUrl: config.baseUrl,
-    apiKey: () => currentApiKey(config, options.env),
+    apiKey,
     logger,
     streamTimeoutMs: config.streamTimeoutMs,
-    fetch: fetchThrough(createTransport(options.env)),
+    fetch: outbound,
   });
   const home = options.env.HOME || homedir();
   // One list for the sandbox and the file tools.
@@ -116,7 +122,21 @@ export function compose(options: ComposeOptions): Composition {
   const tools = createToolRegistry(
     // dsh's configuration is never written by the model, whatever the preset; its state
     // (session logs, whose settings events a reload trusts) is never read or written.
-    createCoreTools({ runner, interaction, secrets, protectedDirs }),
+    createCoreTools({
+      runner,
+      interaction,
+      secrets,
+      protectedDirs,
+      web: {
+        settings: config.web,
+        network: network.access,
+        apiKey,
+        fetch: outbound,
+        userAgent: `dsh/${version} (+https://github.com/dsh-agent/dsh)`,
+        // The extra CAs the model endpoint's requests trust, not its proxy (see direct-fetch.ts).
+        ca: async () => (await transport.options("https://web-fetch.invalid/")).tls?.ca,
+      },
+    }),
   );
   const defaults: SessionSettings = {
     model: catalog.default.id,
@@ -133,6 +153,8 @@ export function compose(options: ComposeOptions): Composition {
     maxRequestsPerTurn: config.maxTurnRequests,
     compactAt: config.compactAt,
     configDir: config.configDir,
+    home,
+    reservedCommands: reservedCommandNames(),
     secrets,
     platform: `${process.platform} ${process.arch}`,
     now: () => new Date(),

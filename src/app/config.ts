@@ -14,6 +14,7 @@ import { LimitsConfig } from "../exec/limits.ts";
 import { UserModelConfig } from "../llm/catalog.ts";
 import { McpServerTables, serversOf } from "../mcp/config.ts";
 import { NetworkConfig } from "../network/config.ts";
+import { WebConfig, type WebSettings, webSettingsOf } from "../web/config.ts";
 import type { McpServerSpec } from "../mcp/types.ts";
 import { lazySchema } from "../lazy-schema.ts";
 import { ApprovalPolicy, type Knobs, PRESETS, PresetId, SandboxMode } from "../permission/knobs.ts";
@@ -61,6 +62,7 @@ export const ConfigFile = lazySchema(() =>
     ),
     limits: v.optional(LimitsConfig),
     network: v.optional(NetworkConfig),
+    web: v.optional(WebConfig),
   }),
 );
 export type ConfigFile = v.InferOutput<typeof ConfigFile>;
@@ -107,6 +109,8 @@ export interface Config {
   readonly limits: LimitsConfig;
   /** The `[network]` table: hosts sandboxed commands may reach through the proxy, and may not. */
   readonly network: NetworkConfig;
+  /** The `[web]` table: web_search's backend, web_fetch's mode, their time limit. */
+  readonly web: WebSettings;
 }
 
 export interface ConfigFlags {
@@ -152,11 +156,12 @@ export function loadConfig(
     throw new ConfigError(SANDBOX.unknown(JSON.stringify(sandbox), "DSH_SANDBOX"));
   }
   const dshHome = nonEmpty(env.DSH_HOME) ?? join(dataHome, "dsh");
+  const baseUrl = baseUrlOf(env.DSH_BASE_URL, file.base_url, configPath);
   return {
     home: resolve(dshHome),
     configPath,
     configDir: dirname(configPath),
-    baseUrl: baseUrlOf(env.DSH_BASE_URL, file.base_url, configPath),
+    baseUrl,
     ...apiKeyOf(env, resolve(dshHome)),
     model: flags.model ?? nonEmpty(env.DSH_MODEL) ?? file.model,
     effort: file.effort ?? EFFORT.default,
@@ -176,6 +181,7 @@ export function loadConfig(
     compactAt: file.compact_at ?? DEFAULT_COMPACT_AT,
     limits: file.limits ?? {},
     network: file.network ?? { allow: [], deny: [] },
+    web: webSettingsOf(file.web, baseUrl),
   };
 }
 

@@ -11,15 +11,16 @@ import type { Config } from "./config.ts";
 /**
  * dsh's configuration, which no command and no file tool may change under any preset. The
  * default config directory (`$XDG_CONFIG_HOME/dsh`) is protected whole. A `DSH_CONFIG` may
- * name a file in any folder, even a project root, so then only that file and the global
- * `AGENTS.md` beside it are.
+ * name a file in any folder, even a project root, so then only that file and what dsh loads
+ * from beside it are: the global `AGENTS.md`, and the `skills/`, `commands/` and `agents/`
+ * folders.
  */
 export function protectedConfigPaths(
   config: Pick<Config, "configPath" | "configDir">,
   env: Readonly<Record<string, string | undefined>>,
 ): readonly string[] {
   return explicitConfig(env)
-    ? [config.configPath, join(config.configDir, "AGENTS.md")]
+    ? [config.configPath, ...BESIDE_CONFIG.map((name) => join(config.configDir, name))]
     : [config.configDir];
 }
 
@@ -39,6 +40,9 @@ export function ensureOwnConfigDir(
     // Not ours to create (a read-only home): then nothing can create it inside a sandbox either.
   }
 }
+
+/** What dsh reads from the config file's folder besides the file. */
+const BESIDE_CONFIG = ["AGENTS.md", "skills", "commands", "agents"];
 
 function explicitConfig(env: Readonly<Record<string, string | undefined>>): boolean {
   return env.DSH_CONFIG !== undefined && env.DSH_CONFIG.trim() !== "";

@@ -3,14 +3,16 @@
  * every other known command runs through the shared commands module, as it does over ACP. An
  * unknown `/word` close to a command's name gets "did you mean"; any other goes to the model.
  */
+import type { AgentHandle } from "../agent/types.ts";
 import {
   type CommandSession,
   LATER_COMMANDS,
-  SLASH_COMMANDS,
-  findSlashCommand,
+  type TERMINAL_COMMAND_NAMES,
+  findSessionCommand,
   knownCommandNames,
   parseSlashCommand,
   runSlashCommand,
+  sessionCommands,
   suggestSlashCommand,
 } from "../commands/index.ts";
 import { errorMessage } from "../errors.ts";
@@ -28,18 +30,26 @@ export type ChatCommandResult =
   /** An unknown `/word` that looks like a typo of `suggestion`. */
   | { readonly type: "unknown"; readonly word: string; readonly suggestion: string };
 
-/** The commands only the terminal has. */
+/** The commands only the terminal has (their names are reserved on both surfaces). */
 const TERMINAL_COMMANDS = [
   { name: "new", description: "Start a new session; this one stays saved (dsh --resume ID)" },
   { name: "clear", description: "Clear the screen and start a new session" },
   { name: "help", description: "This list" },
   { name: "exit", description: "Leave (or Ctrl-D)" },
   { name: "quit", description: "Leave" },
-] as const;
+] as const satisfies readonly {
+  name: (typeof TERMINAL_COMMAND_NAMES)[number];
+  description: string;
+}[];
 
-/** Every command name the chat knows, for completion and for "did you mean". */
-export function chatCommandNames(): string[] {
-  return [...knownCommandNames(), ...TERMINAL_COMMANDS.map((command) => command.name)];
+/**
+ * Every command name the chat knows in `handle`'s session (the library's as last scanned), for
+ * completion and for "did you mean".
+ */
+export function chatCommandNames(handle: AgentHandle): string[] {
+  const library = sessionCommands(handle).map((command) => command.name);
+  const names = [...knownCommandNames(), ...library, ...TERMINAL_COMMANDS.map((c) => c.name)];
+  return [...new Set(names)];
 }
 
 export interface ChatCommandContext {
@@ -70,7 +80,7 @@ export async function runChatCommand(
     case "quit":
       return { type: "exit" };
     case "help":
-      context.out.write(terminalText(helpText(context.columns())));
+      context.out.write(terminalText(helpText(context.session.handle, context.columns())));
       return { type: "handled" };
     case "new":
       return { type: "new", clear: false };
@@ -79,9 +89,9 @@ export async function runChatCommand(
     default:
       break;
   }
-  const invocation = findSlashCommand(text);
+  const invocation = await findSessionCommand(text, context.session.handle);
   if (invocation === undefined) {
-    const suggestion = suggestSlashCommand(text, chatCommandNames());
+    const suggestion = suggestSlashCommand(text, chatCommandNames(context.session.handle));
     if (suggestion === undefined) return { type: "prompt" };
     return { type: "unknown", word: text.trim().split(/\s/, 1)[0] ?? "", suggestion };
   }
@@ -110,11 +120,16 @@ async function confirmFullAccess(context: ChatCommandContext, args: string): Pro
   return context.confirm("  Switch to danger-full-access? [y/N] ");
 }
 
-function helpText(columns: number): string {
+function helpText(handle: AgentHandle, columns: number): string {
+  // An input that names its own brackets (`[focus]`, `<language> [focus]`) keeps them.
   const usage = (name: string, argument?: string) =>
-    `/${name}${argument === undefined ? "" : ` [${argument}]`}`;
+    argument === undefined
+      ? `/${name}`
+      : /^[[<]/.test(argument)
+        ? `/${name} ${argument}`
+        : `/${name} [${argument}]`;
   const rows = [
-    ...SLASH_COMMANDS.map((c) => ({
+    ...sessionCommands(handle).map((c) => ({
       usage: usage(c.name, c.argument),
       description: c.description,
     })),

@@ -84,7 +84,7 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
       style,
       onInterrupt: cancelTurn,
       complete: createCompleter({
-        commands: chatCommandNames,
+        commands: () => chatCommandNames(session.handle),
         cwd: () => session.handle.cwd,
         home: io.env.HOME,
       }),
@@ -165,6 +165,8 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
 
   /** Sends one message as a turn and says how it ended. */
   const send = async (content: UserContent[]) => {
+    // A skill or command file added meanwhile is found for the next completion and /help.
+    void session.handle.library.refresh();
     const outcome = await runTurn((signal) => session.handle.prompt(content, signal));
     await turnDrawn(outcome.turnId).promise;
     rendered.delete(outcome.turnId);

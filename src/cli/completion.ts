@@ -23,7 +23,7 @@ export function createCompleter(deps: CompleterDeps) {
     const start =
       Math.max(before.lastIndexOf(" "), before.lastIndexOf("\n"), before.lastIndexOf("\t")) + 1;
     const word = before.slice(start);
-    if (start === 0 && /^\/[A-Za-z0-9-]*$/.test(word)) {
+    if (start === 0 && /^\/[A-Za-z0-9._:-]*$/.test(word)) {
       const names = deps.commands().filter((name) => name.startsWith(word.slice(1)));
       if (names.length > 0) return { start, candidates: names.map((name) => `/${name}`) };
     }

@@ -4,6 +4,7 @@
  */
 import * as v from "valibot";
 import type { LiveEvent } from "../agent/types.ts";
+import { ToolKind, toolKindOf } from "../render/intent.ts";
 
 const Text = v.object({ type: v.literal("text"), text: v.string() });
 const Reasoning = v.object({ type: v.literal("reasoning"), text: v.string() });
@@ -24,6 +25,8 @@ export const ExecJsonEvent = v.variant("type", [
     id: v.string(),
     name: v.string(),
     title: v.string(),
+    /** What the call does, as editors show it (`read`, `edit`, `execute`, `search`, `fetch`, ...). */
+    kind: v.optional(ToolKind),
     input: v.unknown(),
   }),
   v.object({ type: v.literal("tool_output"), id: v.string(), text: v.string() }),
@@ -32,6 +35,8 @@ export const ExecJsonEvent = v.variant("type", [
     id: v.string(),
     is_error: v.boolean(),
     output: v.string(),
+    /** The result in a few words, where the tool says one ("5 results", a page's title and size). */
+    summary: v.optional(v.string()),
   }),
   v.object({
     type: v.literal("usage"),
@@ -79,6 +84,7 @@ export function jsonEventsOf(event: LiveEvent): ExecJsonEvent[] {
           id: event.callId,
           name: event.name,
           title: event.intent.title,
+          kind: toolKindOf(event.intent),
           input: event.rawInput,
         },
       ];
@@ -86,7 +92,15 @@ export function jsonEventsOf(event: LiveEvent): ExecJsonEvent[] {
       return [{ type: "tool_output", id: event.callId, text: event.chunk }];
     case "tool_result":
       return [
-        { type: "tool_result", id: event.callId, is_error: event.isError, output: event.output },
+        {
+          type: "tool_result",
+          id: event.callId,
+          is_error: event.isError,
+          output: event.output,
+          ...(event.intent.type === "generic" && event.intent.summary !== undefined
+            ? { summary: event.intent.summary }
+            : {}),
+        },
       ];
     case "usage":
       return [

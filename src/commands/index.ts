@@ -1,9 +1,13 @@
 /**
  * The slash commands, in the order they are offered, and the one entry point both surfaces
- * call: the ACP bridge (which also advertises them) and the terminal chat.
+ * call: the ACP bridge (which also advertises them) and the terminal chat. A session offers
+ * the built-in commands and those its library brings (skills, custom commands, MCP prompts).
  */
+import type { AgentHandle } from "../agent/types.ts";
 import { closestMatch } from "../closest-match.ts";
 import { LATER_COMMANDS } from "./later-commands.ts";
+import { libraryCommands } from "./library-commands.ts";
+import { commandsCommand, skillsCommand } from "./listing-commands.ts";
 import { type CommandInvocation as Invocation, parseSlashCommand } from "./parse.ts";
 import { effortCommand, modelCommand, permissionCommand } from "./settings-commands.ts";
 import { statusCommand } from "./status-command.ts";
@@ -23,12 +27,25 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   effortCommand,
   permissionCommand,
   statusCommand,
+  skillsCommand,
+  commandsCommand,
 ];
 
 /** Every command `findSlashCommand` knows: the offered ones, then those not available yet. */
 const KNOWN: readonly SlashCommand[] = [...SLASH_COMMANDS, ...LATER_COMMANDS];
 
-/** The command `text` invokes, or undefined (then `text` is an ordinary prompt). */
+/**
+ * Names only the terminal's chat gives a meaning to. They are reserved on both surfaces, so a
+ * skill or custom command never means one thing in the editor and another in the terminal.
+ */
+export const TERMINAL_COMMAND_NAMES = ["new", "clear", "help", "exit", "quit"] as const;
+
+/** Every name a skill or custom command cannot take: the built-in commands' (it loses). */
+export function reservedCommandNames(): string[] {
+  return [...KNOWN.map((command) => command.name), ...TERMINAL_COMMAND_NAMES];
+}
+
+/** The built-in command `text` invokes, or undefined (then `text` is an ordinary prompt). */
 export function findSlashCommand(text: string): CommandInvocation | undefined {
   return parseSlashCommand(text, KNOWN);
 }
@@ -36,6 +53,28 @@ export function findSlashCommand(text: string): CommandInvocation | undefined {
 /** The name of every command `findSlashCommand` knows, without the slash. */
 export function knownCommandNames(): string[] {
   return KNOWN.map((command) => command.name);
+}
+
+/** The commands `handle`'s session offers now: the built-in ones, then its library's. */
+export function sessionCommands(handle: AgentHandle): SlashCommand[] {
+  return [...SLASH_COMMANDS, ...libraryCommands(handle.library.snapshot())];
+}
+
+/**
+ * The command `text` invokes in `handle`'s session, or undefined (an ordinary prompt). Text
+ * that starts with `/` is looked up after the session's folders are scanned again, so a skill or
+ * command file added a moment ago runs; any other text starts that scan in the background.
+ */
+export async function findSessionCommand(
+  text: string,
+  handle: AgentHandle,
+): Promise<CommandInvocation | undefined> {
+  if (!/^\s*\//.test(text)) {
+    void handle.library.refresh();
+    return undefined;
+  }
+  await handle.library.refresh();
+  return parseSlashCommand(text, [...KNOWN, ...libraryCommands(handle.library.snapshot())]);
 }
 
 /**

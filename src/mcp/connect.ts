@@ -1,7 +1,8 @@
 /**
  * One connection to one MCP server through the official SDK client: connect (initialize and
- * the first tool list within a deadline), keep the tool list fresh on `tools/list_changed`, and
- * call tools with the turn's signal and a timeout. Every failure of a call is a tool result the
+ * the first tool and prompt lists within a deadline), keep both lists fresh on
+ * `tools/list_changed` and `prompts/list_changed`, call tools with the turn's signal and a
+ * timeout, and get prompts. Every failure of a call is a tool result the
  * model can read. This module is loaded at the first session that has servers, never on the
  * way to `initialize`.
  */
@@ -16,11 +17,14 @@ import {
   ErrorCode,
   McpError,
   type Tool as McpTool,
+  PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { errorMessage } from "../errors.ts";
+import { ConflictError, errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ToolResult } from "../tools/types.ts";
+import type { UserContent } from "../session/events.ts";
+import { type McpPrompt, listPrompts, promptContent } from "./prompts.ts";
 import { resultText } from "./result.ts";
 import { createStdioTransport } from "./stdio-transport.ts";
 import type { McpServerSpec, RemoteServerSpec } from "./types.ts";
@@ -45,6 +49,8 @@ export interface ConnectOptions {
   readonly toolTimeoutMs: number;
   /** Called after the tool list changed (a refresh finished). */
   readonly onToolsChanged: () => void;
+  /** Called after the prompt list changed (a refresh finished). */
+  readonly onPromptsChanged?: () => void;
   /** Called once when a connected server goes away on its own, with the reason. */
   readonly onLost: (reason: string) => void;
 }
@@ -52,6 +58,17 @@ export interface ConnectOptions {
 export interface McpConnection {
   /** The server's tools as last listed. */
   tools(): readonly McpTool[];
+  /** The server's prompts as last listed. */
+  prompts(): readonly McpPrompt[];
+  /**
+   * Gets a prompt with its arguments as the content of a turn. Rejects with a message fit for
+   * the user (or the signal's reason once it aborts).
+   */
+  getPrompt(
+    name: string,
+    args: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<UserContent[]>;
   /** Calls a tool. Never throws except for an abort of `signal`. */
   call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
   /** Stops the server (a stdio server's whole process group). Idempotent. */
@@ -64,7 +81,7 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
   const deadline = AbortSignal.timeout(options.startupTimeoutMs);
   const signal = AbortSignal.any([options.signal, deadline]);
   let tools: readonly McpTool[] = [];
-  let refreshing: Promise<void> | undefined;
+  let prompts: readonly McpPrompt[] = [];
   let closing = false;
   let transport: Transport | undefined;
   const stdio =
@@ -86,26 +103,26 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
   const client = new Client({ name: "dsh", version: options.version }, { capabilities: {} });
   // Out-of-band problems (a stdout line that is not JSON-RPC): the connection goes on.
   client.onerror = (error) => logger.debug("mcp connection error", { server: spec.name, error });
-  let queued = false;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    // A change announced during a refresh is listed again after it; announcements that
-    // arrive while one listing is already queued share it.
-    if (queued) return;
-    queued = true;
-    const previous = refreshing ?? Promise.resolve();
-    const current: Promise<void> = previous.then(async () => {
-      queued = false;
-      try {
-        tools = await listTools(client, AbortSignal.timeout(options.toolTimeoutMs));
-        options.onToolsChanged();
-      } catch (error) {
-        logger.warn("mcp server tool list refresh failed", { server: spec.name, error });
-      } finally {
-        if (refreshing === current) refreshing = undefined;
-      }
-    });
-    refreshing = current;
+  const toolList = createListRefresh({
+    load: () => listTools(client, AbortSignal.timeout(options.toolTimeoutMs)),
+    apply: (listed) => {
+      tools = listed;
+      options.onToolsChanged();
+    },
+    fail: (error) =>
+      logger.warn("mcp server tool list refresh failed", { server: spec.name, error }),
   });
+  const promptList = createListRefresh({
+    load: () => listPrompts(client, AbortSignal.timeout(options.toolTimeoutMs)),
+    apply: (listed) => {
+      prompts = listed;
+      options.onPromptsChanged?.();
+    },
+    fail: (error) =>
+      logger.warn("mcp server prompt list refresh failed", { server: spec.name, error }),
+  });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, toolList.request);
+  client.setNotificationHandler(PromptListChangedNotificationSchema, promptList.request);
 
   const stop = async () => {
     closing = true;
@@ -120,6 +137,12 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
     });
     signal.throwIfAborted();
     tools = await listTools(client, signal);
+    // A server whose prompt list fails still offers its tools.
+    prompts = await listPrompts(client, signal).catch((error: unknown) => {
+      signal.throwIfAborted();
+      logger.warn("mcp server prompt list failed", { server: spec.name, error });
+      return [];
+    });
   } catch (error) {
     await stop();
     if (deadline.aborted && !options.signal.aborted)
@@ -142,14 +165,77 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
           timeout: options.toolTimeoutMs,
         });
         // A list change the call caused is in place before the model's next request.
-        await refreshing;
+        await toolList.settled();
         return resultText(result);
       } catch (error) {
         if (callSignal.aborted) throw error;
-        return { isError: true, output: callFailure(error, options.toolTimeoutMs, exitReason()) };
+        const output = requestFailure(
+          error,
+          exitReason(),
+          `the MCP tool did not answer within ${options.toolTimeoutMs} ms`,
+          "the MCP tool call failed",
+        );
+        return { isError: true, output };
+      }
+    },
+    prompts: () => prompts,
+    async getPrompt(name, args, promptSignal) {
+      try {
+        const result = await client.getPrompt(
+          { name, arguments: args },
+          {
+            signal: promptSignal,
+            timeout: options.toolTimeoutMs,
+          },
+        );
+        return promptContent(result);
+      } catch (error) {
+        if (promptSignal.aborted) throw error;
+        throw new ConflictError(
+          requestFailure(
+            error,
+            exitReason(),
+            `the MCP server did not send the prompt within ${options.toolTimeoutMs} ms`,
+            "the MCP server could not give the prompt",
+          ),
+        );
       }
     },
     close: stop,
+  };
+}
+
+/**
+ * Re-lists something a server announced a change of: a change announced during a listing is
+ * listed again after it, and announcements that arrive while one listing is already queued
+ * share it.
+ */
+function createListRefresh<T>(parts: {
+  load: () => Promise<T>;
+  apply: (listed: T) => void;
+  fail: (error: unknown) => void;
+}) {
+  let queued = false;
+  let refreshing: Promise<void> | undefined;
+  return {
+    request() {
+      if (queued) return;
+      queued = true;
+      const previous = refreshing ?? Promise.resolve();
+      const current: Promise<void> = previous.then(async () => {
+        queued = false;
+        try {
+          parts.apply(await parts.load());
+        } catch (error) {
+          parts.fail(error);
+        } finally {
+          if (refreshing === current) refreshing = undefined;
+        }
+      });
+      refreshing = current;
+    },
+    /** Resolves once no listing is under way. */
+    settled: () => refreshing,
   };
 }
 
@@ -225,10 +311,15 @@ async function listTools(client: Client, signal: AbortSignal): Promise<McpTool[]
   return tools;
 }
 
-function callFailure(error: unknown, timeoutMs: number, exit: string | undefined): string {
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
-    return `the MCP tool did not answer within ${timeoutMs} ms`;
+/** Why a request to the server failed, for the user: `timedOut` for a timeout, else `failed: why`. */
+function requestFailure(
+  error: unknown,
+  exit: string | undefined,
+  timedOut: string,
+  failed: string,
+): string {
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return timedOut;
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
     return `the MCP server went away: ${exit ?? "the connection closed"}`;
-  return `the MCP tool call failed: ${errorMessage(error)}`;
+  return `${failed}: ${errorMessage(error)}`;
 }

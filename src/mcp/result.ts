@@ -51,7 +51,8 @@ function blockText(block: ContentBlock): string {
   }
 }
 
-function base64Bytes(data: string): number {
+/** The bytes a base64 text decodes to, without decoding it. */
+export function base64Bytes(data: string): number {
   const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
   return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }

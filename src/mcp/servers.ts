@@ -1,16 +1,18 @@
 /**
  * A session's MCP servers: each starts in the background when the session opens, its tools
- * are offered while it is up, and a server that fails to start, dies or times out is reported
+ * (and prompts, as slash commands) are offered while it is up, and a server that fails to start, dies or times out is reported
  * once and withdrawn; the session goes on without it. At most one connection per server.
  */
 import { version } from "../../package.json";
 import { untilAborted } from "../abortable.ts";
-import { errorMessage } from "../errors.ts";
+import { ConflictError, errorMessage } from "../errors.ts";
 import { isDshCredential, scrubEnv } from "../exec/env.ts";
 import type { Logger } from "../log.ts";
 import { createToolRegistry } from "../tools/registry.ts";
 import type { AnyTool, ToolRegistry } from "../tools/types.ts";
+import type { UserContent } from "../session/events.ts";
 import type { McpConnection } from "./connect.ts";
+import type { McpPrompt } from "./prompts.ts";
 import { realpathOr } from "../paths.ts";
 import { projectRootOf } from "../rules/project.ts";
 import { projectSafeCommand, serverSearchPath } from "./server-command.ts";
@@ -29,6 +31,18 @@ export interface McpServers extends AsyncDisposable {
   statuses(): McpServerStatus[];
   /** Resolves when no server is starting any more (each start has its deadline) or on abort. */
   started(signal: AbortSignal): Promise<void>;
+  /** The prompts of each ready server, in the servers' order. */
+  prompts(): readonly { readonly server: string; readonly prompts: readonly McpPrompt[] }[];
+  /**
+   * Gets a prompt of a ready server as a turn's content. Rejects with a message fit for the
+   * user when the server is not ready or fails (or with the signal's reason once it aborts).
+   */
+  getPrompt(
+    server: string,
+    prompt: string,
+    args: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<UserContent[]>;
 }
 
 export interface McpServersDeps {
@@ -39,6 +53,8 @@ export interface McpServersDeps {
   readonly logger: Logger;
   /** Tells the user once about a server that failed or stopped. */
   readonly report: (notice: McpNotice) => void;
+  /** Called whenever the prompts offered may have changed: a server is up or gone, a list changed. */
+  readonly onPromptsChanged?: () => void;
 }
 
 /** Servers one session starts at most; more are reported, not started. */
@@ -84,6 +100,7 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
     entry.state = "failed";
     entry.error = reason;
     changed();
+    deps.onPromptsChanged?.();
     logger.warn("mcp server failed", { server: entry.spec.name, reason });
     deps.report({
       severity: "warning",
@@ -129,6 +146,7 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
         startupTimeoutMs: deps.options.startupTimeoutMs,
         toolTimeoutMs: deps.options.toolTimeoutMs,
         onToolsChanged: changed,
+        onPromptsChanged: () => deps.onPromptsChanged?.(),
         onLost: (reason) => {
           fail(entry, `MCP server ${label(spec.name)} stopped`, reason);
           void entry.connection?.close();
@@ -141,7 +159,12 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
       entry.connection = connection;
       entry.state = "ready";
       changed();
-      logger.info("mcp server ready", { server: spec.name, tools: connection.tools().length });
+      deps.onPromptsChanged?.();
+      logger.info("mcp server ready", {
+        server: spec.name,
+        tools: connection.tools().length,
+        prompts: connection.prompts().length,
+      });
     } catch (error) {
       if (stop.signal.aborted) return;
       fail(entry, `MCP server ${label(spec.name)} did not start`, errorMessage(error));
@@ -213,6 +236,22 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
       })),
     async started(signal) {
       await untilAborted(Promise.all([...entries.values()].map((e) => e.start)), signal);
+    },
+    prompts: () =>
+      [...entries.values()].flatMap((entry) =>
+        entry.state === "ready" && entry.connection !== undefined
+          ? [{ server: entry.spec.name, prompts: entry.connection.prompts() }]
+          : [],
+      ),
+    async getPrompt(server, prompt, args, signal) {
+      const entry = entries.get(server);
+      if (entry?.state !== "ready" || entry.connection === undefined) {
+        const state = entry === undefined ? "not one of this session's" : entry.state;
+        throw new ConflictError(`MCP server ${label(server)} is ${state}`, {
+          server: label(server),
+        });
+      }
+      return entry.connection.getPrompt(prompt, args, signal);
     },
     async [Symbol.asyncDispose]() {
       stop.abort();

@@ -88,3 +88,21 @@ export const RenderIntent = v.variant("type", [
   PlanIntent,
 ]);
 export type RenderIntent = v.InferOutput<typeof RenderIntent>;
+
+/** The tool kind an editor shows for an intent: a terminal executes, a diff edits, a plan thinks. */
+export function toolKindOf(intent: RenderIntent): ToolKind {
+  switch (intent.type) {
+    case "generic":
+      return intent.kind;
+    case "terminal":
+      return "execute";
+    case "diff":
+      return "edit";
+    case "plan":
+      return "think";
+    default: {
+      const exhaustive: never = intent;
+      return exhaustive;
+    }
+  }
+}

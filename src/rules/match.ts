@@ -130,7 +130,7 @@ export function describeRule(rule: Rule | undefined): string {
         ? `call ${rule.tool} (saved by an older dsh without its server: it covers nothing)`
         : `call ${mcpToolText(rule.server, rule.tool)}`;
     case "host":
-      return `let sandboxed commands connect to ${hostRuleText(rule)}`;
+      return `let sandboxed commands and web_fetch connect to ${hostRuleText(rule)}`;
     default: {
       const unhandled: never = rule;
       return unhandled;

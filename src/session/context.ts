@@ -227,11 +227,14 @@ export function contextUsed(events: readonly SessionEvent[]): number {
 const cost = incrementalFold<{ total: number }>(
   () => ({ total: 0 }),
   (state, event) => {
-    if (event.type === "usage") state.total += event.costUsd ?? 0;
+    if (event.type === "usage" || event.type === "tool_result") state.total += event.costUsd ?? 0;
   },
 );
 
-/** The session's cost so far in USD: the sum of its logged requests' costs, in log order. */
+/**
+ * The session's cost so far in USD: the sum of its logged requests' costs and its paid tool
+ * calls' (web searches), in log order.
+ */
 export function foldCost(events: readonly SessionEvent[]): number {
   return cost(events).total;
 }

@@ -106,6 +106,8 @@ export const ToolResultEvent = v.object({
   /** The text the model reads. */
   output: v.string(),
   intent: RenderIntent,
+  /** What the call cost in USD (a paid web API's); part of the session's cost. */
+  costUsd: v.optional(v.number()),
 });
 /**
  * One model request's reported tokens. `cacheHitTokens + cacheMissTokens = promptTokens`;

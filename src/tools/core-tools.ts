@@ -16,6 +16,7 @@ import { createGrepTool } from "./grep.ts";
 import { createReadFileTool } from "./read-file.ts";
 import { createTodoWriteTool } from "./todo-write.ts";
 import type { AnyTool } from "./types.ts";
+import { type WebToolsDeps, createWebTools } from "./web-tools.ts";
 import { createWriteFileTool } from "./write-file.ts";
 
 export interface CoreToolDeps {
@@ -48,11 +49,14 @@ export interface CoreToolDeps {
    * repository). Default none.
    */
   readonly protectedDirs?: readonly string[];
+  /** What the web tools need; without it neither `web_fetch` nor `web_search` is offered. */
+  readonly web?: WebToolsDeps;
 }
 
 /**
  * `read_file`, `write_file`, `edit_file`, `glob`, `grep`, `bash`, `ask_user_question`,
- * `todo_write`: every core tool, in this order.
+ * `todo_write`, then `web_fetch` and `web_search` (as `[web]` configures them): every core
+ * tool, in this order.
  */
 export function createCoreTools(deps: CoreToolDeps): AnyTool[] {
   const secrets =
@@ -73,5 +77,6 @@ export function createCoreTools(deps: CoreToolDeps): AnyTool[] {
     createBashTool({ runner: deps.runner }),
     createAskUserQuestionTool({ interaction: deps.interaction }),
     createTodoWriteTool(),
+    ...(deps.web === undefined ? [] : createWebTools(deps.web)),
   ];
 }

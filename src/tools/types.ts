@@ -12,6 +12,8 @@ export interface ToolResult<Details = unknown> {
   readonly isError: boolean;
   readonly output: string;
   readonly details?: Details;
+  /** What the call cost in USD (a paid API's, such as DeepSeek's Search); counts in the session's cost. */
+  readonly costUsd?: number;
 }
 
 /** An approval request as a tool makes it; the call's context adds its session and call id. */

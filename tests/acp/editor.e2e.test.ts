@@ -63,6 +63,8 @@ describe("slash commands", () => {
         { name: "effort", input: { hint: "off | low | high | max" } },
         { name: "permission", input: { hint: expect.stringContaining("workspace-write") } },
         { name: "status" },
+        { name: "skills" },
+        { name: "commands" },
       ],
     });
     await dsh.agent.request(m.close, { sessionId });
@@ -431,7 +433,7 @@ describe("tools", () => {
     await dsh.agent.request(m.prompt, { sessionId, prompt: text("go") });
     const messages = model.requests[1]?.body.messages as { role: string; content: unknown }[];
     expect(messages.find((message) => message.role === "tool")?.content).toBe(
-      'unknown tool "nope"; known tools: read_file, write_file, edit_file, glob, grep, bash, todo_write',
+      'unknown tool "nope"; known tools: read_file, write_file, edit_file, glob, grep, bash, todo_write, web_fetch',
     );
     const offered = ((model.requests[0]?.body.tools ?? []) as { function: { name: string } }[]).map(
       (tool) => tool.function.name,

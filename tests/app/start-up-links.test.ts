@@ -64,25 +64,57 @@ test("dsh acp links only what its first message needs: config and logs (fs, os, 
   expect(builtinsLinkedBy(code, acp[0] ?? "")).toEqual(["fs", "os", "path"]);
 });
 
+/**
+ * The one chunk whose code `holds` accepts: the chunks that import it statically, the ones that
+ * load it with `import()`, and whether `dsh acp`'s start-up links it.
+ */
+function soleChunk(code: Map<string, string>, holds: (text: string) => boolean) {
+  const found = [...code.keys()].filter((name) => holds(code.get(name) ?? ""));
+  expect(found).toHaveLength(1);
+  const chunk = found[0] ?? "";
+  const acp = [...code.keys()].filter((name) => name.startsWith("./acp-"));
+  return {
+    importers: [...code.keys()].filter((name) =>
+      linkedModules(code.get(name) ?? "").includes(chunk),
+    ),
+    loaders: [...code.keys()].filter((name) =>
+      (code.get(name) ?? "").includes(`import("${chunk}")`),
+    ),
+    linkedByAcp: linkedBy(code, acp[0] ?? "").chunks.includes(chunk),
+  };
+}
+
 test("bash's grammar (for permission rules) is a chunk of its own, loaded only by the rule check's import()", async () => {
   const code = await chunks();
-  const grammar = [...code.keys()].filter((name) =>
-    /tree-sitter-bash-[a-z0-9]+\.wasm/.test(code.get(name) ?? ""),
-  );
-  expect(grammar).toHaveLength(1);
-  const chunk = grammar[0] ?? "";
-  const importers = [...code.keys()].filter((name) =>
-    linkedModules(code.get(name) ?? "").includes(chunk),
-  );
-  const loaders = [...code.keys()].filter((name) =>
-    (code.get(name) ?? "").includes(`import("${chunk}")`),
-  );
-  const acp = [...code.keys()].filter((name) => name.startsWith("./acp-"));
+  const grammar = soleChunk(code, (text) => /tree-sitter-bash-[a-z0-9]+\.wasm/.test(text));
   expect({
-    importers,
-    loaders: loaders.map((name) => code.get(name)?.includes("function readProgram(")),
-    linkedByAcp: linkedBy(code, acp[0] ?? "").chunks.includes(chunk),
+    ...grammar,
+    loaders: grammar.loaders.map((name) => code.get(name)?.includes("function readProgram(")),
   }).toEqual({ importers: [], loaders: [true], linkedByAcp: false });
+});
+
+test("the YAML parser (for front matter) is a chunk of its own, loaded only by import(), never by dsh acp's start-up", async () => {
+  const code = await chunks();
+  // A message only the yaml library holds.
+  const yaml = soleChunk(code, (text) =>
+    text.includes("Nested mappings are not allowed in compact mappings"),
+  );
+  expect({ ...yaml, loaders: yaml.loaders.length }).toEqual({
+    importers: [],
+    loaders: 1,
+    linkedByAcp: false,
+  });
+});
+
+test("the HTML converter (mdream) is a chunk of its own, loaded only by import(), never by dsh acp's start-up", async () => {
+  const code = await chunks();
+  // The name of a class only mdream's glue code defines.
+  const engine = soleChunk(code, (text) => text.includes("MarkdownStreamFinalization"));
+  expect({ ...engine, loaders: engine.loaders.length }).toEqual({
+    importers: [],
+    loaders: 1,
+    linkedByAcp: false,
+  });
 });
 
 test("the check sees every form of static import, so a new heavy builtin cannot slip past it", () => {

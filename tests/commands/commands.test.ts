@@ -92,6 +92,8 @@ describe("slash commands", () => {
       "effort",
       "permission",
       "status",
+      "skills",
+      "commands",
     ]);
   });
 

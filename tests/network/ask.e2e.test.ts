@@ -174,7 +174,7 @@ describe("a host no rule allows", () => {
       expect(again.status).toContain(`- network: saved rules: ${target.authority}`);
       const other = await session(project("always-other"), [curl("/other")], "reject_once");
       expect(other.asked).toHaveLength(1);
-      const rule = `let sandboxed commands connect to ${target.authority}`;
+      const rule = `let sandboxed commands and web_fetch connect to ${target.authority}`;
       expect(await dshRules()).toEqual({ code: 0, stdout: `  1  ${dir}  ${rule}\n` });
       expect(await dshRules("rm", "1")).toEqual({
         code: 0,

@@ -1,8 +1,10 @@
 /**
  * The tools of the test MCP servers (stdio and HTTP alike), built with the official SDK: text,
  * structured, image and failing results, a call that waits until it is cancelled, a tool that
- * adds another (so the server announces `tools/list_changed`), and awkward names and schemas.
- * Each call is passed to `record` before it runs.
+ * adds another tool and a prompt (so the server announces `tools/list_changed` and
+ * `prompts/list_changed`), and awkward names and schemas. Their prompts: `review` (a required
+ * and an optional argument; text, an embedded resource and an image) and `hello` (none). Each
+ * call and prompt request is passed to `record` before it runs.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
@@ -80,7 +82,45 @@ export function buildTestServer(options: TestServerOptions): McpServer {
       record("late", {});
       return { content: [{ type: "text", text: "late tool ran" }] };
     });
+    server.registerPrompt("late", { description: "Added by grow." }, () => {
+      record("prompt:late", {});
+      return { messages: [{ role: "user", content: { type: "text", text: "the late prompt" } }] };
+    });
     return { content: [{ type: "text", text: "grown" }] };
+  });
+  server.registerPrompt(
+    "review",
+    {
+      description: "Review code in a language",
+      argsSchema: {
+        language: z.string().describe("the language"),
+        focus: z.string().optional().describe("what to look at"),
+      },
+    },
+    (args) => {
+      record("prompt:review", args);
+      const focus = args.focus === undefined ? "" : `, looking at ${args.focus}`;
+      return {
+        messages: [
+          {
+            role: "user",
+            content: { type: "text", text: `Review the ${args.language} code${focus}.` },
+          },
+          {
+            role: "user",
+            content: {
+              type: "resource",
+              resource: { uri: "test://style-guide", mimeType: "text/plain", text: "Tabs." },
+            },
+          },
+          { role: "user", content: { type: "image", data: PIXEL, mimeType: "image/png" } },
+        ],
+      };
+    },
+  );
+  server.registerPrompt("hello", { description: "Say hello" }, () => {
+    record("prompt:hello", {});
+    return { messages: [{ role: "user", content: { type: "text", text: "Say hello." } }] };
   });
   const { extraTool } = options;
   if (extraTool !== undefined) {

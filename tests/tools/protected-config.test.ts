@@ -129,7 +129,7 @@ describe("the protected list the composition root builds", () => {
     expect(box.read(".config/dsh/AGENTS.md")).toBe("user rules\n");
   });
 
-  test("an explicit DSH_CONFIG protects that file and the AGENTS.md beside it, not its folder", async () => {
+  test("an explicit DSH_CONFIG protects that file and what dsh loads beside it, not its folder", async () => {
     box.write("dsh.toml", CONFIG);
     box.write("AGENTS.md", "rules\n");
     const env = {
@@ -138,9 +138,13 @@ describe("the protected list the composition root builds", () => {
       XDG_DATA_HOME: path.join(box.base, "data"),
     };
     const guarded = protectedConfigPaths(loadConfig(env), env);
-    expect(guarded).toEqual([path.join(box.root, "dsh.toml"), path.join(box.root, "AGENTS.md")]);
+    expect(guarded).toEqual(
+      ["dsh.toml", "AGENTS.md", "skills", "commands", "agents"].map((name) =>
+        path.join(box.root, name),
+      ),
+    );
     const registry = createToolRegistry(coreTools({ homeDir: box.home, protectedDirs: guarded }));
-    for (const file of ["dsh.toml", "AGENTS.md"]) {
+    for (const file of ["dsh.toml", "AGENTS.md", "skills/x/SKILL.md", "commands/run.md"]) {
       expect((await attempt(registry, file)).isError).toBe(true);
     }
     expect(box.read("AGENTS.md")).toBe("rules\n");

@@ -17,7 +17,7 @@ import type { SecretPlaces } from "./credential-paths.ts";
 import { errorCode } from "../../error-code.ts";
 import { formatBytes, openRegularFile } from "./file-io.ts";
 import { procFdAvailable } from "./opened-path.ts";
-import { snapshotSecrets } from "./secret-identity.ts";
+import { type SecretSnapshot, snapshotSecrets } from "./secret-identity.ts";
 import { holdsPrivateKey, secretFileReason } from "../../permission/secret-files.ts";
 
 /**
@@ -36,6 +36,11 @@ export interface ContextReadRequest {
   readonly maxBytes: number;
   /** What is never read: credential stores, dsh's state directory (see `secretPlacesOf`). */
   readonly secrets: SecretPlaces;
+  /**
+   * A snapshot of `secrets` the caller took for many reads in one go (a folder of skills);
+   * taken afresh for this read when absent.
+   */
+  readonly snapshot?: SecretSnapshot;
   readonly origin: ContextOrigin;
   readonly signal: AbortSignal;
 }
@@ -129,7 +134,7 @@ async function readChecked(request: ContextReadRequest): Promise<ContextBytesRea
     }
     return refused(`it cannot be resolved: ${errorMessage(error)}`);
   }
-  const secrets = snapshotSecrets(request.secrets);
+  const secrets = request.snapshot ?? snapshotSecrets(request.secrets);
   const secret = secrets.match(shown) ?? secrets.match(real);
   if (secret !== undefined) return refused(secretRefusal(shown, secret, "read"));
   const kernel = KERNEL_ROOTS.find((root) => isWithin(root, real));
