@@ -4,7 +4,9 @@
  * and 10,000 turns (reopened with `session/resume`, so no replay is counted). Target: under
  * 10 ms at 10,000 turns. Each prompt is interleaved with one to a bare SDK agent that posts a
  * body of the same size read in advance (the floor): the ratio shows what dsh adds. The time
- * until the test server has also parsed the body (the server's work) is a further row.
+ * until the test server has also parsed the body (the server's work) is a further row. A last
+ * row prompts two 10,000-turn sessions of one process by turns: each session writes its own
+ * requests, so neither pays for the other's.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -104,6 +106,41 @@ async function measure(sessionId: string): Promise<{ dsh: Arrival[]; floor: Arri
   return { dsh, floor };
 }
 
+/**
+ * Prompts two sessions of one dsh process by turns, each interleaved with a prompt to the floor
+ * (which posts a body of the first session's first request).
+ */
+async function measureTwo(
+  first: string,
+  second: string,
+): Promise<{ dsh: Arrival[]; floor: Arrival[] }> {
+  const dsh: Arrival[] = [];
+  const floor: Arrival[] = [];
+  const resume = (sessionId: string) => ({ sessionId, cwd, mcpServers: [] });
+  await withAcpAgent(
+    { command: [binaryPath, "acp"], cwd, env: benchEnv(root, server.url) },
+    async (agent) => {
+      await agent.request(acp.methods.agent.session.resume, resume(first));
+      await agent.request(acp.methods.agent.session.resume, resume(second));
+      const bodyPath = join(root, `${first}.both.body.json`);
+      writeFileSync(bodyPath, JSON.stringify((await promptOnce(agent, first, 0)).body));
+      await promptOnce(agent, second, 0);
+      const env = benchEnv(root, server.url, { ASSEMBLY_BODY: bodyPath });
+      await withAcpAgent({ command: [floorAgent], cwd, env }, async (bare) => {
+        await bare.request(acp.methods.agent.session.resume, resume(first));
+        await promptOnce(bare, first, 0);
+        for (let i = 1; i < PROMPTS; i++) {
+          for (const sessionId of [first, second]) {
+            dsh.push(await promptOnce(agent, sessionId, i));
+            floor.push(await promptOnce(bare, first, i));
+          }
+        }
+      });
+    },
+  );
+  return { dsh, floor };
+}
+
 try {
   const figures: Figure[] = [];
   for (const turns of [size(1_000, 100), size(10_000, 500)]) {
@@ -125,6 +162,14 @@ try {
       floor: floor.map((a) => a.parsed),
     });
   }
+  const turns = size(10_000, 500);
+  const both = await measureTwo(await generate(turns), await generate(turns));
+  figures.push({
+    name: `prompt → model request, two ${turns.toLocaleString("en")}-turn sessions by turns`,
+    unit: "ms",
+    samples: both.dsh.map((a) => a.read),
+    floor: both.floor.map((a) => a.read),
+  });
   emit(figures);
 } finally {
   rmSync(root, { recursive: true, force: true });

@@ -1,8 +1,10 @@
 /**
- * `session/prompt` content → the agent's user content. Text, resource links, embedded
- * resources and images are accepted; audio, or a prompt with nothing in it, is invalid params
- * before any model request. Embedded text is bounded like a file read; a binary resource is
- * named, not inlined; an image must be a common format whose bytes match its MIME type.
+ * The user-content codec, both ways. `session/prompt` content → the agent's user content: text,
+ * resource links, embedded resources and images are accepted; audio, or a prompt with nothing in
+ * it, is invalid params before any model request. Embedded text is bounded like a file read; a
+ * binary resource is named, not inlined; an image must be a common format whose bytes match its
+ * MIME type. And back, for a replayed transcript: each logged block as the ACP block it came
+ * from, an image as a placeholder.
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import { InvalidInputError } from "../errors.ts";
@@ -66,4 +68,39 @@ function embedded(resource: acp.EmbeddedResourceResource): UserContent {
     text: boundEmbeddedText(resource.uri, resource.text),
     ...mimeType,
   };
+}
+
+/** How a replayed transcript shows an image the user sent (its bytes stay in the log). */
+export const IMAGE_PLACEHOLDER = "[image]";
+
+/** A logged user block as the ACP content block it came from (an image as a placeholder). */
+export function userBlock(content: UserContent): acp.ContentBlock {
+  switch (content.type) {
+    case "text":
+      return { type: "text", text: content.text };
+    case "resource_link":
+      return {
+        type: "resource_link",
+        uri: content.uri,
+        name: content.name,
+        ...(content.title == null ? {} : { title: content.title }),
+        ...(content.mimeType == null ? {} : { mimeType: content.mimeType }),
+      };
+    case "resource":
+      return {
+        type: "resource",
+        resource: {
+          uri: content.uri,
+          text: content.text,
+          ...(content.mimeType == null ? {} : { mimeType: content.mimeType }),
+        },
+      };
+    case "image":
+      // The log keeps the image for the model; the transcript shows a short placeholder.
+      return { type: "text", text: IMAGE_PLACEHOLDER };
+    default: {
+      const exhaustive: never = content;
+      return exhaustive;
+    }
+  }
 }

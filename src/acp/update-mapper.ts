@@ -1,13 +1,15 @@
 /**
- * Live agent events → `session/update` payloads, in order. Stateful per session: it remembers
- * each open tool call's intent so progress and results render the way the call was announced,
- * and closes calls that never got a result when their turn ends (a client would otherwise
- * show them running forever).
+ * Agent events → `session/update` payloads, in order: the one mapping of every notification,
+ * for live turns and for replay alike (replay feeds it the live form of each logged event).
+ * Stateful per session: it remembers each open tool call's intent so progress and results
+ * render the way the call was announced, and closes calls that never got a result when their
+ * turn ends (a client would otherwise show them running forever).
  */
 import type * as acp from "@agentclientprotocol/sdk";
-import type { LiveEvent } from "../agent/types.ts";
+import type { LiveEvent, UserContent } from "../agent/types.ts";
 import type { RenderIntent } from "../render/intent.ts";
 import { compactionUpdates } from "./compaction-updates.ts";
+import { userBlock } from "./prompt-content.ts";
 import {
   type PresentOptions,
   presentCall,
@@ -30,9 +32,21 @@ export interface UpdateMapperOptions extends PresentOptions {
   readonly notices?: boolean;
 }
 
+/**
+ * What the mapper maps: the agent's live events, and the user's message, which only replay
+ * sends (live, the client shows the prompt it sent itself).
+ */
+export type MappedEvent =
+  | LiveEvent
+  | {
+      readonly type: "user_message";
+      readonly turnId: string;
+      readonly content: readonly UserContent[];
+    };
+
 export interface UpdateMapper {
   /** The updates one event becomes (often one, sometimes none or two). */
-  map(event: LiveEvent): acp.SessionUpdate[];
+  map(event: MappedEvent): acp.SessionUpdate[];
   /** Final `failed` updates for every call still open (end of a replayed log). */
   closeAll(): acp.SessionUpdate[];
 }
@@ -82,6 +96,11 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
         case "turn_start":
           // Notices from outside a turn open the next answer, for clients without notices.
           return deferred.splice(0).map(noticeLine);
+        case "user_message":
+          return event.content.map((content) => ({
+            sessionUpdate: "user_message_chunk",
+            content: userBlock(content),
+          }));
         case "reasoning_delta":
           return event.text === "" ? [] : [chunk("agent_thought_chunk", event.text)];
         case "text_delta":

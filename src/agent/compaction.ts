@@ -23,7 +23,7 @@ import { foldHistory } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
 import { budgetToolOutput } from "./output-budget.ts";
 import { logUsage } from "./usage.ts";
-import type { LiveEvent } from "./types.ts";
+import { type LiveEvent, liveEventOf } from "./types.ts";
 
 export interface CompactionDeps {
   readonly log: SessionLog;
@@ -48,8 +48,9 @@ export interface CompactionRequest {
 
 /** What a completed compaction logged. */
 export interface CompactionDone {
-  readonly summary: string;
-  readonly tokensBefore: number;
+  /** The compaction as the log holds it. */
+  readonly event: SessionEvent;
+  /** Estimated context tokens after it. */
   readonly tokensAfter: number;
   /** What the summary request reported, if it did. */
   readonly usage?: Usage;
@@ -89,23 +90,15 @@ export async function compactContext(
   );
   switch (result.status) {
     case "completed": {
-      const done = result;
-      deps.publish({
-        type: "compaction",
-        turnId,
-        compactionId,
-        status: "completed",
-        summary: done.summary,
-        tokensBefore: done.tokensBefore,
-        tokensAfter: done.tokensAfter,
-      });
+      const completed = liveEventOf(result.event);
+      if (completed !== undefined) deps.publish(completed);
       // The summary request's own usage, with the context meter as the compaction left it.
       deps.publish({
         type: "usage",
         turnId,
-        usage: done.usage ?? { promptTokens: 0, completionTokens: 0 },
+        usage: result.usage ?? { promptTokens: 0, completionTokens: 0 },
         contextWindow: deps.model.contextWindow,
-        contextUsed: done.tokensAfter,
+        contextUsed: result.tokensAfter,
         costUsd: foldCost(deps.log.events),
       });
       break;
@@ -170,7 +163,7 @@ async function summarize(
   const summary = text.trim();
   if (summary === "") return { status: "failed", error: "the model returned no summary" };
   const after = fixed + estimateTokens(summaryMessageText(summary)) + tokensAfter(log.events, cut);
-  log.append({
+  const event = log.append({
     type: "compaction",
     turnId,
     compactionId,
@@ -183,8 +176,7 @@ async function summarize(
   await log.flush();
   return {
     status: "completed",
-    summary,
-    tokensBefore,
+    event,
     tokensAfter: after,
     ...(usage === undefined ? {} : { usage }),
   };

@@ -15,10 +15,9 @@ import type {
   ToolDefinition,
 } from "../llm/types.ts";
 import { estimateContextTokens, foldContext, foldCost } from "../session/context.ts";
-import type { LoggedError } from "../session/events.ts";
+import type { LoggedError, NewSessionEvent } from "../session/events.ts";
 import { firstSeqOfTurn } from "../session/folds.ts";
 import type { SessionLog } from "../session/types.ts";
-import { parseRawInput } from "../tools/raw-arguments.ts";
 import type { ToolContext, ToolRegistry } from "../tools/types.ts";
 import { type CompactionResult, canCompact, compactContext, fixedTokens } from "./compaction.ts";
 import { budgetToolOutput } from "./output-budget.ts";
@@ -29,9 +28,16 @@ export interface TurnDeps {
   readonly log: SessionLog;
   readonly client: ModelClient;
   readonly tools: ToolRegistry;
-  /** The tool definitions offered in this session. */
-  readonly definitions: readonly ToolDefinition[];
-  readonly systemPrompt: string;
+  /**
+   * The tool definitions offered in this session right now: read at every request, so a change
+   * to an MCP server's tool list reaches the next request of the same turn.
+   */
+  readonly definitions: () => readonly ToolDefinition[];
+  /**
+   * The session's system message: one object for all its requests, so each request repeats the
+   * previous one's messages as they were and the session's request writer reuses their bytes.
+   */
+  readonly system: Extract<ChatMessage, { role: "system" }>;
   /** The session root (realpath'd), for presenters. */
   readonly cwd: string;
   readonly maxRequests: number;
@@ -44,6 +50,9 @@ export interface TurnDeps {
     signal: AbortSignal,
     progress: (chunk: string) => void,
   ) => ToolContext;
+  /** Logs an event and publishes what it is live; for what goes out when it is logged. */
+  readonly record: (event: NewSessionEvent) => void;
+  /** Publishes what is live only (deltas, progress, usage with the session's totals). */
   readonly publish: (event: LiveEvent) => void;
   /** The share of the model's window a request may fill before the context is compacted. */
   readonly compactAt: number;
@@ -95,15 +104,14 @@ export async function runTurnLoop(
       if (result.status === "cancelled") return { turnId, reason: "cancelled" };
       autoCompactionSpent = result.status === "failed" || wouldPassThreshold(deps, model);
     }
-    const messages: ChatMessage[] = [systemMessage(deps.systemPrompt)].concat(
-      foldContext(deps.log.events),
-    );
+    const head: ChatMessage[] = [deps.system];
+    const messages = head.concat(foldContext(deps.log.events));
     const request = {
       turnId,
       step,
       model,
       messages,
-      definitions: deps.definitions,
+      definitions: deps.definitions(),
       effort: settings.effort,
     };
     const output = await streamStep(deps, request, signal);
@@ -133,21 +141,10 @@ export async function runTurnLoop(
   }
 }
 
-let lastSystemMessage: ChatMessage | undefined;
-
-/**
- * The system message, the same object while the prompt is the same: a request then repeats the
- * previous one's messages as they were, which lets the request writer reuse them.
- */
-function systemMessage(content: string): ChatMessage {
-  if (lastSystemMessage?.content !== content) lastSystemMessage = { role: "system", content };
-  return lastSystemMessage;
-}
-
 function wouldPassThreshold(deps: TurnDeps, model: ModelInfo): boolean {
   const estimate = estimateContextTokens(
     deps.log.events,
-    fixedTokens(deps.systemPrompt, deps.definitions),
+    fixedTokens(deps.system.content, deps.definitions()),
   );
   return estimate > model.contextWindow * deps.compactAt;
 }
@@ -168,8 +165,8 @@ function compact(
     {
       log: deps.log,
       client: deps.client,
-      systemPrompt: deps.systemPrompt,
-      definitions: deps.definitions,
+      systemPrompt: deps.system.content,
+      definitions: deps.definitions(),
       model,
       publish: deps.publish,
       now: deps.now,
@@ -276,28 +273,20 @@ function errorEnd(error: LlmError, signal: AbortSignal): StepOutput["end"] {
 }
 
 function logStep(deps: TurnDeps, turnId: string, step: number, output: StepOutput): void {
+  // Reasoning and text went out as deltas while they streamed: they are only logged.
   if (output.reasoning !== "")
     deps.log.append({ type: "reasoning", turnId, step, text: output.reasoning });
   if (output.text !== "")
     deps.log.append({ type: "assistant_text", turnId, step, text: output.text });
   for (const call of output.toolCalls) {
-    const intent = deps.tools.presentCall(call.name, call.arguments, { cwd: deps.cwd });
-    deps.log.append({
+    deps.record({
       type: "tool_call",
       turnId,
       step,
       callId: call.id,
       name: call.name,
       arguments: call.arguments,
-      intent,
-    });
-    deps.publish({
-      type: "tool_call",
-      turnId,
-      callId: call.id,
-      name: call.name,
-      rawInput: parseRawInput(call.arguments),
-      intent,
+      intent: deps.tools.presentCall(call.name, call.arguments, { cwd: deps.cwd }),
     });
   }
 }
@@ -315,7 +304,7 @@ async function runToolCall(
   const executed = await deps.tools.execute(call.name, call.arguments, context);
   const { intent } = executed;
   const result = budgetToolOutput(executed.result);
-  deps.log.append({
+  deps.record({
     type: "tool_result",
     turnId,
     callId: call.id,
@@ -323,13 +312,5 @@ async function runToolCall(
     output: result.output,
     intent,
     ...(result.costUsd === undefined ? {} : { costUsd: result.costUsd }),
-  });
-  deps.publish({
-    type: "tool_result",
-    turnId,
-    callId: call.id,
-    isError: result.isError,
-    output: result.output,
-    intent,
   });
 }

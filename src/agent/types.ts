@@ -4,11 +4,13 @@
  */
 import type { Knobs } from "../permission/knobs.ts";
 import type { LoggedError, SessionEvent, StopReason, UserContent } from "../session/events.ts";
+import { type SessionSettings, isSettingEvent } from "../session/settings.ts";
 import type { SessionSummary } from "../session/types.ts";
 import type { RenderIntent } from "../render/intent.ts";
 import type { Effort, Usage } from "../llm/types.ts";
 import type { McpServerSpec, McpServerStatus } from "../mcp/types.ts";
 import type { SessionLibrary } from "../library/types.ts";
+import { parseRawInput } from "../tools/raw-arguments.ts";
 
 export type {
   Effort,
@@ -17,6 +19,7 @@ export type {
   McpServerSpec,
   McpServerStatus,
   SessionEvent,
+  SessionSettings,
   SessionSummary,
   StopReason,
   UserContent,
@@ -102,6 +105,67 @@ export type LiveEvent =
 
 export type CompactionStatus = "in_progress" | "completed" | "failed" | "cancelled";
 
+/**
+ * The live event a logged event is, built from the log alone: the agent publishes what it logs
+ * through this, and replay rebuilds a transcript through it, so the two never differ. A whole
+ * reasoning or text block is one delta; a call carries its arguments parsed for display. None
+ * for what has no live form of its own: a turn's start and the user's message (the live start
+ * carries the prompt), the anchor, usage (its live form carries the session's running totals)
+ * and settings.
+ */
+export function liveEventOf(event: SessionEvent): LiveEvent | undefined {
+  switch (event.type) {
+    case "reasoning":
+      return { type: "reasoning_delta", turnId: event.turnId, text: event.text };
+    case "assistant_text":
+      return { type: "text_delta", turnId: event.turnId, text: event.text };
+    case "tool_call": {
+      const { turnId, callId, name, intent } = event;
+      return {
+        type: "tool_call",
+        turnId,
+        callId,
+        name,
+        rawInput: parseRawInput(event.arguments),
+        intent,
+      };
+    }
+    case "tool_result": {
+      const { turnId, callId, isError, output, intent } = event;
+      return { type: "tool_result", turnId, callId, isError, output, intent };
+    }
+    case "compaction": {
+      const { turnId, compactionId, summary, tokensBefore, tokensAfter } = event;
+      return {
+        type: "compaction",
+        turnId,
+        compactionId,
+        status: "completed",
+        summary,
+        tokensBefore,
+        tokensAfter,
+      };
+    }
+    case "turn_end": {
+      const { turnId, reason, error } = event;
+      return error === undefined
+        ? { type: "turn_end", turnId, reason }
+        : { type: "turn_end", turnId, reason, error };
+    }
+    case "turn_start":
+    case "user_message":
+    case "prompt_submit":
+    case "usage":
+      return undefined;
+    default: {
+      // Asked last: most of a log is not settings.
+      if (isSettingEvent(event)) return undefined;
+      const exhaustive: never = event;
+      return exhaustive;
+    }
+  }
+}
+
 /** What `/status` and the terminal show about a session's context and cost. */
 export interface SessionStatus {
   /** Tokens in the context as of the last request (prompt + output), 0 before any. */
@@ -110,13 +174,6 @@ export interface SessionStatus {
   readonly contextWindow: number;
   /** Cumulative cost of the session in USD (across restarts), 0 when the model has no prices. */
   readonly costUsd: number;
-}
-
-/** The per-session settings a surface can show and change. */
-export interface SessionSettings {
-  readonly model: string;
-  readonly effort: Effort;
-  readonly knobs: Knobs;
 }
 
 export interface AgentHandle extends AsyncDisposable {

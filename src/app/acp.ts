@@ -24,6 +24,11 @@ export async function runAcp(
   const { destination, level, problem } = logSettingsOf(env, config.log);
   const logger = createLogger({ destination, level });
   if (problem !== undefined) logger.warn(problem);
+  // The catalog alone, so `initialize` is answered without composing the agent; the
+  // composition takes this one.
+  const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
+  // A default model on this machine (Ollama, LM Studio, ...) needs no key, so no sign-in.
+  const defaultEndpoint = catalog.default.baseUrl ?? config.baseUrl;
   const approvals = createAcpApprovalAnswerer();
   const questions = createAcpQuestioner({ logger });
   // Loaded and composed at the first session request: `initialize` is answered without
@@ -40,6 +45,7 @@ export async function runAcp(
       logger,
       answerers: [approvals],
       questioners: [questions],
+      catalog,
     });
     return composition;
   };
@@ -50,11 +56,6 @@ export async function runAcp(
     delete: async (id) => (await composed()).service.delete(id),
   };
 
-  // The catalog alone, so `initialize` is answered without composing the agent.
-  const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
-  // A default model on this machine (Ollama, LM Studio, ...) needs no key, so no sign-in.
-  const defaultEndpoint = catalog.default.baseUrl ?? config.baseUrl;
-
   const shutdown = new AbortController();
   const stop = () => shutdown.abort();
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
@@ -62,7 +63,6 @@ export async function runAcp(
   const stdout = acpStdout(served.signal);
   await runAcpServer({
     service,
-    // The same catalog the composition builds from the same config.
     models: () => catalog.models(),
     sandbox: async () => (await composed()).runner.sandbox(),
     allowedHosts: async (sessionId, cwd) =>

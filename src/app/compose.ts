@@ -14,7 +14,7 @@ import type { ApprovalAnswerer } from "../approval/types.ts";
 import { commandLimits, walkLimits } from "../exec/limits.ts";
 import { createCommandRunner } from "../exec/runner.ts";
 import type { CommandRunner } from "../exec/types.ts";
-import { createModelCatalog } from "../llm/catalog.ts";
+import { type ModelCatalog, createModelCatalog } from "../llm/catalog.ts";
 import { createModelClient } from "../llm/client.ts";
 import { createTransport, fetchThrough } from "../llm/transport.ts";
 import { createInteractionSeam } from "../interaction/seam.ts";
@@ -52,12 +52,19 @@ export interface ComposeOptions {
   readonly answerers: readonly ApprovalAnswerer[];
   /** Who can answer structured questions, in order. None: questions are not offered. */
   readonly questioners?: readonly InteractionProvider[];
+  /**
+   * The model catalog of `config`, when the caller built it already (`dsh acp` answers
+   * `initialize` with it before composing); built here otherwise.
+   */
+  readonly catalog?: ModelCatalog;
 }
 
 export function compose(options: ComposeOptions): Composition {
   const { config, logger } = options;
   const store = createSessionStore({ home: config.home, logger });
-  const catalog = createModelCatalog({ defaultModel: config.model, userModels: config.models });
+  const catalog =
+    options.catalog ??
+    createModelCatalog({ defaultModel: config.model, userModels: config.models });
   const apiKey = () => currentApiKey(config, options.env);
   // The model endpoint, DeepSeek's web APIs and SearXNG: one proxy and CA setup for all.
   const transport = createTransport(options.env);

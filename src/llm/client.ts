@@ -7,7 +7,7 @@
 import { sleep } from "../abortable.ts";
 import type { Logger } from "../log.ts";
 import { describeFetchFailure, failureSummary, httpError, parseRetryAfter } from "./http-errors.ts";
-import { requestBody } from "./request.ts";
+import { type RequestWriter, createRequestWriter } from "./request.ts";
 import { backoffMs, DEFAULT_RETRY, isRetryable, type RetryPolicy } from "./retry.ts";
 import { needsApiKey } from "./local-endpoint.ts";
 import { createSseDecoder } from "./sse.ts";
@@ -40,7 +40,10 @@ interface Failure {
   readonly retryAfterMs?: number;
 }
 
-/** Creates a client; it holds no connection of its own, so it needs no disposal. */
+/**
+ * Creates a client; it holds no connection of its own, so it needs no disposal. Its own requests
+ * share one request writer; each `conversation()` has another.
+ */
 export function createModelClient(deps: ModelClientDeps): ModelClient {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...deps.retry };
   const streamTimeoutMs = deps.streamTimeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
@@ -58,6 +61,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
 
   async function* attempt(
     request: ChatRequest,
+    body: Uint8Array,
     url: string,
     host: string,
     signal: AbortSignal,
@@ -98,7 +102,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
               "content-type": "application/json",
               accept: "text/event-stream",
             },
-            body: requestBody(request),
+            body,
             signal: linked,
           }),
         );
@@ -183,7 +187,11 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
     }
   }
 
-  async function* stream(request: ChatRequest, signal: AbortSignal): AsyncGenerator<LlmEvent> {
+  async function* stream(
+    writer: RequestWriter,
+    request: ChatRequest,
+    signal: AbortSignal,
+  ): AsyncGenerator<LlmEvent> {
     const base = (request.model.baseUrl ?? deps.baseUrl).replace(/\/+$/, "");
     if (!apiKey() && needsApiKey(base)) {
       yield {
@@ -204,7 +212,7 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
       }
       const messages = request.messages.length;
       logger.debug("model request", { host, model: request.model.id, try: tries, messages });
-      const failure = yield* attempt(request, url, host, signal);
+      const failure = yield* attempt(request, writer.body(request), url, host, signal);
       if (failure === undefined) return;
       if (!failure.retryable || tries >= policy.attempts) {
         yield { type: "error", error: scrub(failure.error) };
@@ -222,7 +230,11 @@ export function createModelClient(deps: ModelClientDeps): ModelClient {
     }
   }
 
-  return { stream };
+  const clientWith = (writer: RequestWriter): ModelClient => ({
+    stream: (request, signal) => stream(writer, request, signal),
+    conversation: () => clientWith(createRequestWriter()),
+  });
+  return clientWith(createRequestWriter());
 }
 
 function abortedError(): LlmError {

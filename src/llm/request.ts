@@ -31,69 +31,79 @@ export function buildRequestBody(request: ChatRequest): Record<string, unknown> 
   };
 }
 
+/** The last body a writer wrote: its messages, its bytes and where its last message ends. */
+interface WrittenBody {
+  readonly key: string;
+  readonly messages: readonly ChatMessage[];
+  readonly body: Uint8Array;
+  readonly messagesEnd: number;
+}
+
 /**
- * Each message's wire JSON as last written, with the model fields it depends on: a long
- * session's history reuses the same message objects from request to request, so each is
- * written once, not once per request.
+ * Writes the request bodies of one conversation (a session's requests, one after another). It
+ * keeps the last body it wrote and each message's JSON, so a request that repeats the previous
+ * one's messages and adds some costs only what it adds; two conversations never take each
+ * other's place, because each has its own writer.
  */
-const written = new WeakMap<ChatMessage, { readonly shape: string; readonly json: string }>();
+export interface RequestWriter {
+  /**
+   * The UTF-8 bytes of `JSON.stringify(buildRequestBody(request))`, byte for byte. A request
+   * that repeats the previous one's messages (the same objects) and adds some takes the
+   * previous body's bytes up to its last message as they are: only the added messages are
+   * written and encoded, and the body is put together with one copy. Other messages' JSON is
+   * reused from earlier requests while the message object and the model fields it depends on
+   * (how reasoning is echoed, whether images are seen) are the same.
+   */
+  body(request: ChatRequest): Uint8Array;
+}
 
 const encoder = new TextEncoder();
 
-/**
- * The UTF-8 bytes of `JSON.stringify(buildRequestBody(request))`, byte for byte. A request that
- * repeats the previous one's messages and adds some (the next step of a turn, the next turn of
- * a session) takes the previous body's bytes up to its last message as they are: only the added
- * messages are written and encoded, and the body is put together with one copy. Other messages'
- * JSON is reused from earlier requests while the message object and the model fields it depends
- * on (how reasoning is echoed, whether images are seen) are the same.
- */
-export function requestBody(request: ChatRequest): Uint8Array {
-  const { model, messages } = request;
-  const text = JSON.stringify(buildRequestBody({ ...request, messages: [] }));
-  // The body opens with the model and the messages, in that order (see `buildRequestBody`).
-  const head = `{"model":${JSON.stringify(model.id)},"messages":[`;
-  if (!text.startsWith(head)) return encoder.encode(JSON.stringify(buildRequestBody(request)));
-  const shape = `${model.reasoningEcho}\u0000${model.vision === true}`;
-  const key = `${shape}\u0000${model.id}`;
-  const shared =
-    previous !== undefined && extendsPrevious(previous, messages, key) ? previous : undefined;
-  const from = shared?.messages.length ?? 0;
-  const added = messages.slice(from).map((message) => {
-    const cached = written.get(message);
-    if (cached?.shape === shape) return cached.json;
-    const json = JSON.stringify(toWireMessage(message, model));
-    written.set(message, { shape, json });
-    return json;
-  });
-  // Every piece is whole JSON, so encoding them apart gives the bytes of encoding them joined.
-  const opening = shared?.body.subarray(0, shared.messagesEnd) ?? encoder.encode(head);
-  const addedText = added.length === 0 ? "" : `${from > 0 ? "," : ""}${added.join(",")}`;
-  const middle = encoder.encode(addedText);
-  const closing = encoder.encode(text.slice(head.length));
-  const body = Buffer.concat([opening, middle, closing]);
-  // A copy of the messages: the caller's array may change after the request went.
-  previous = {
-    key,
-    messages: messages.slice(),
-    body,
-    messagesEnd: opening.byteLength + middle.byteLength,
+/** A writer with nothing written yet. */
+export function createRequestWriter(): RequestWriter {
+  /** Each message's wire JSON as last written, with the model fields it depends on. */
+  const written = new WeakMap<ChatMessage, { readonly shape: string; readonly json: string }>();
+  let previous: WrittenBody | undefined;
+
+  return {
+    body(request) {
+      const { model, messages } = request;
+      const text = JSON.stringify(buildRequestBody({ ...request, messages: [] }));
+      // The body opens with the model and the messages, in that order (see `buildRequestBody`).
+      const head = `{"model":${JSON.stringify(model.id)},"messages":[`;
+      if (!text.startsWith(head)) return encoder.encode(JSON.stringify(buildRequestBody(request)));
+      const shape = `${model.reasoningEcho}\u0000${model.vision === true}`;
+      const key = `${shape}\u0000${model.id}`;
+      const shared =
+        previous !== undefined && extendsPrevious(previous, messages, key) ? previous : undefined;
+      const from = shared?.messages.length ?? 0;
+      const added = messages.slice(from).map((message) => {
+        const cached = written.get(message);
+        if (cached?.shape === shape) return cached.json;
+        const json = JSON.stringify(toWireMessage(message, model));
+        written.set(message, { shape, json });
+        return json;
+      });
+      // Every piece is whole JSON, so encoding them apart gives the bytes of encoding them joined.
+      const opening = shared?.body.subarray(0, shared.messagesEnd) ?? encoder.encode(head);
+      const addedText = added.length === 0 ? "" : `${from > 0 ? "," : ""}${added.join(",")}`;
+      const middle = encoder.encode(addedText);
+      const closing = encoder.encode(text.slice(head.length));
+      const body = Buffer.concat([opening, middle, closing]);
+      // A copy of the messages: the caller's array may change after the request went.
+      previous = {
+        key,
+        messages: messages.slice(),
+        body,
+        messagesEnd: opening.byteLength + middle.byteLength,
+      };
+      return body;
+    },
   };
-  return body;
 }
 
-/** The last request written: its messages, its body and where its last message ends in it. */
-let previous:
-  | {
-      readonly key: string;
-      readonly messages: readonly ChatMessage[];
-      readonly body: Uint8Array;
-      readonly messagesEnd: number;
-    }
-  | undefined;
-
 function extendsPrevious(
-  last: NonNullable<typeof previous>,
+  last: WrittenBody,
   messages: readonly ChatMessage[],
   key: string,
 ): boolean {

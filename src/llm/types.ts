@@ -148,4 +148,10 @@ export class LlmError extends DshError<LlmErrorCode> {
 export interface ModelClient {
   /** Streams one model step. Retries (429/500/502/503/504, network) happen inside, only before anything was streamed. */
   stream(request: ChatRequest, signal: AbortSignal): AsyncIterable<LlmEvent>;
+  /**
+   * A client for one conversation (a session's requests, one after another): the same endpoint
+   * and key, with a request writer of its own, so each request reuses what the conversation's
+   * previous one wrote, whatever other conversations send meanwhile.
+   */
+  conversation(): ModelClient;
 }

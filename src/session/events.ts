@@ -4,10 +4,9 @@
  * definition of what a log may hold.
  */
 import * as v from "valibot";
-import { ApprovalPolicy, SandboxMode } from "../permission/knobs.ts";
 import { RenderIntent } from "../render/intent.ts";
-import { choiceSchema } from "../settings/schema.ts";
-import { EFFORT } from "../settings/table.ts";
+import { EVENT_FIELDS } from "./event-fields.ts";
+import { SETTING_EVENTS } from "./settings.ts";
 
 export const LOG_FORMAT_VERSION = 1;
 
@@ -66,8 +65,7 @@ export type StopReason = EndReason | "interrupted";
 export const LoggedError = v.object({ code: v.string(), message: v.string() });
 export type LoggedError = v.InferOutput<typeof LoggedError>;
 
-const base = { seq: v.pipe(v.number(), v.integer(), v.minValue(1)), at: v.string() };
-const turn = { ...base, turnId: v.string() };
+const turn = { ...EVENT_FIELDS, turnId: v.string() };
 
 export const TurnStartEvent = v.object({ type: v.literal("turn_start"), ...turn });
 export const UserMessageEvent = v.object({
@@ -154,23 +152,6 @@ export const TurnEndEvent = v.object({
   reason: EndReason,
   error: v.optional(LoggedError),
 });
-export const SandboxModeEvent = v.object({
-  type: v.literal("sandbox_mode"),
-  ...base,
-  mode: SandboxMode,
-});
-export const ApprovalPolicyEvent = v.object({
-  type: v.literal("approval_policy"),
-  ...base,
-  policy: ApprovalPolicy,
-});
-export const ModelEvent = v.object({ type: v.literal("model"), ...base, model: v.string() });
-export const EffortEvent = v.object({
-  type: v.literal("effort"),
-  ...base,
-  effort: choiceSchema(EFFORT),
-});
-
 export const SessionEvent = v.variant("type", [
   TurnStartEvent,
   UserMessageEvent,
@@ -182,10 +163,8 @@ export const SessionEvent = v.variant("type", [
   UsageEvent,
   CompactionEvent,
   TurnEndEvent,
-  SandboxModeEvent,
-  ApprovalPolicyEvent,
-  ModelEvent,
-  EffortEvent,
+  // The settings a session records, one event each (see `settings.ts`).
+  ...SETTING_EVENTS,
 ]);
 export type SessionEvent = v.InferOutput<typeof SessionEvent>;
 export type SessionEventType = SessionEvent["type"];

@@ -3,16 +3,15 @@
  * fold lives in `history.ts`. Nothing here reads a file; the settings a request reads are kept
  * as running state per event array (see `incremental.ts`).
  */
-import type { Knobs } from "../permission/knobs.ts";
-import type {
-  Effort,
-  EventOf,
-  LoggedError,
-  SessionEvent,
-  StopReason,
-  UserContent,
-} from "./events.ts";
+import type { EventOf, LoggedError, SessionEvent, StopReason, UserContent } from "./events.ts";
 import { incrementalFold } from "./incremental.ts";
+import {
+  SESSION_SETTINGS,
+  type SessionSettings,
+  type SettingEvent,
+  type SettingEventType,
+  isSettingEvent,
+} from "./settings.ts";
 
 export { foldHistory } from "./history.ts";
 
@@ -26,13 +25,6 @@ export interface Turn {
   /** The logged end reason, or `interrupted` for a turn that started and never ended. */
   readonly reason: StopReason;
   readonly error?: LoggedError;
-}
-
-/** The per-session settings the log records. */
-export interface LoggedSettings {
-  readonly model: string;
-  readonly effort: Effort;
-  readonly knobs: Knobs;
 }
 
 const TITLE_LENGTH = 80;
@@ -67,65 +59,31 @@ export function foldTurns(events: readonly SessionEvent[]): Turn[] {
   });
 }
 
-/** The event types that record a setting. */
-export type SettingsEventType = EventOf<
-  "model" | "effort" | "sandbox_mode" | "approval_policy"
->["type"];
-
-/** The latest value each settings event type logged; absent when it never was. */
-interface LatestSettings {
-  model?: string;
-  effort?: Effort;
-  sandboxMode?: Knobs["sandboxMode"];
-  approvalPolicy?: Knobs["approvalPolicy"];
-}
-
-const latestSettings = incrementalFold<LatestSettings>(
-  () => ({}),
+/** The latest event of each setting the log recorded, by type. */
+const latestSettings = incrementalFold<Map<SettingEventType, SettingEvent>>(
+  () => new Map(),
   (latest, event) => {
-    if (event.type === "model") latest.model = event.model;
-    else if (event.type === "effort") latest.effort = event.effort;
-    else if (event.type === "sandbox_mode") latest.sandboxMode = event.mode;
-    else if (event.type === "approval_policy") latest.approvalPolicy = event.policy;
+    if (isSettingEvent(event)) latest.set(event.type, event);
   },
 );
 
-/** The latest logged model, effort and permission knobs, over `defaults`. */
+/** The latest logged value of every setting, over `defaults` for those never logged. */
 export function foldSettings(
   events: readonly SessionEvent[],
-  defaults: LoggedSettings,
-): LoggedSettings {
+  defaults: SessionSettings,
+): SessionSettings {
   const latest = latestSettings(events);
-  return {
-    model: latest.model ?? defaults.model,
-    effort: latest.effort ?? defaults.effort,
-    knobs: {
-      sandboxMode: latest.sandboxMode ?? defaults.knobs.sandboxMode,
-      approvalPolicy: latest.approvalPolicy ?? defaults.knobs.approvalPolicy,
-    },
-  };
+  let settings = defaults;
+  for (const setting of SESSION_SETTINGS) {
+    const event = latest.get(setting.type);
+    if (event !== undefined) settings = setting.adopt(settings, event);
+  }
+  return settings;
 }
 
-/** Whether the log holds at least one event of the settings type `type`. */
-export function hasLoggedSetting(
-  events: readonly SessionEvent[],
-  type: SettingsEventType,
-): boolean {
-  const latest = latestSettings(events);
-  switch (type) {
-    case "model":
-      return latest.model !== undefined;
-    case "effort":
-      return latest.effort !== undefined;
-    case "sandbox_mode":
-      return latest.sandboxMode !== undefined;
-    case "approval_policy":
-      return latest.approvalPolicy !== undefined;
-    default: {
-      const exhaustive: never = type;
-      return exhaustive;
-    }
-  }
+/** Whether the log holds at least one event of the setting whose event type is `type`. */
+export function hasLoggedSetting(events: readonly SessionEvent[], type: SettingEventType): boolean {
+  return latestSettings(events).has(type);
 }
 
 const firstSeqs = incrementalFold<Map<string, number>>(

@@ -5,6 +5,7 @@
  */
 import type { ChatContentPart, ChatMessage, ChatToolCall } from "../llm/types.ts";
 import type { EventOf, SessionEvent, UserContent } from "./events.ts";
+import { isSettingEvent } from "./settings.ts";
 
 /** The tool message for a call the log has no result for (the turn ended first). */
 export const CANCELLED_TOOL_OUTPUT = "cancelled: the turn ended before this tool ran";
@@ -123,12 +124,10 @@ export function createHistoryFold(): HistoryFold {
       case "prompt_submit":
       case "usage":
       case "compaction":
-      case "sandbox_mode":
-      case "approval_policy":
-      case "model":
-      case "effort":
         break;
       default: {
+        // Settings are no part of the conversation.
+        if (isSettingEvent(event)) break;
         const exhaustive: never = event;
         return exhaustive;
       }

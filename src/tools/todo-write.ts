@@ -3,13 +3,15 @@
  * list; the call presents itself as a plan intent, so surfaces show a plan, not a tool card.
  */
 import * as v from "valibot";
-import type { PlanIntent, PlanItem } from "../render/intent.ts";
+import { type PlanIntent, PlanItem } from "../render/intent.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
 /** Items one plan may hold; a longer list is a sign of a runaway model, not a plan. */
 const MAX_ITEMS = 100;
 /** Characters of one item. */
 const MAX_ITEM_CHARS = 500;
+/** The priority of an item the model gave none. */
+const DEFAULT_PRIORITY: PlanItem["priority"] = "medium";
 
 export const TodoWriteInput = v.object({
   todos: v.pipe(
@@ -21,12 +23,13 @@ export const TodoWriteInput = v.object({
           v.maxLength(MAX_ITEM_CHARS),
           v.description("What the step is, in a few words (imperative: 'Run the tests')."),
         ),
+        // The plan's own vocabularies, so what the model may send is what a plan holds.
         status: v.pipe(
-          v.picklist(["pending", "in_progress", "completed"]),
+          PlanItem.entries.status,
           v.description("Exactly one item is in_progress while you work."),
         ),
         priority: v.optional(
-          v.pipe(v.picklist(["high", "medium", "low"]), v.description("Default medium.")),
+          v.pipe(PlanItem.entries.priority, v.description(`Default ${DEFAULT_PRIORITY}.`)),
         ),
       }),
     ),
@@ -62,7 +65,7 @@ function planItems(input: TodoWriteInput): PlanItem[] {
   return input.todos.map((todo) => ({
     content: todo.content,
     status: todo.status,
-    priority: todo.priority ?? "medium",
+    priority: todo.priority ?? DEFAULT_PRIORITY,
   }));
 }
 

@@ -15,6 +15,7 @@ import { type AcpProcess, spawnAcp } from "../support/acp-process.ts";
 import { sandboxStatus, sandboxTest } from "../exec/sandbox-support.ts";
 import { ensureBinary } from "../support/binary.ts";
 import { type ModelServer, startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
+import { needsSupervisor } from "../support/supervisor-gate.ts";
 
 const m = acp.methods.agent.session;
 
@@ -385,20 +386,24 @@ describe("prompt content", () => {
 });
 
 describe("stderr", () => {
-  // A command runs in this session: it needs the sandbox (sandboxTest skips, saying why, without one).
-  sandboxTest("a clean session at the default level writes nothing to stderr", async () => {
-    await using model = await startModelServer();
-    await using dsh = await started(model);
-    const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
-    model.script(
-      toolTurn([{ id: "b1", name: "bash", args: { command: "echo hi" } }]),
-      textTurn("done"),
-    );
-    await dsh.agent.request(m.prompt, { sessionId, prompt: text("say hi") });
-    await dsh.agent.request(m.prompt, { sessionId, prompt: text("/status") });
-    expect((await dsh.closeStdin()).code).toBe(0);
-    expect(await dsh.stderr()).toBe("");
-  });
+  // A command runs in this session: it needs the sandbox (sandboxTest skips, saying why, without
+  // one), and the supervisor chain, without which dsh warns that commands can outlive it.
+  needsSupervisor(sandboxTest)(
+    "a clean session at the default level writes nothing to stderr",
+    async () => {
+      await using model = await startModelServer();
+      await using dsh = await started(model);
+      const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
+      model.script(
+        toolTurn([{ id: "b1", name: "bash", args: { command: "echo hi" } }]),
+        textTurn("done"),
+      );
+      await dsh.agent.request(m.prompt, { sessionId, prompt: text("say hi") });
+      await dsh.agent.request(m.prompt, { sessionId, prompt: text("/status") });
+      expect((await dsh.closeStdin()).code).toBe(0);
+      expect(await dsh.stderr()).toBe("");
+    },
+  );
 
   test("DSH_LOG_LEVEL=info, or DSH_LOG=debug, brings back more lines; a bad level is named", async () => {
     await using model = await startModelServer();

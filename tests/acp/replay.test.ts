@@ -1,8 +1,15 @@
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
 import { replayUpdates } from "../../src/acp/replay.ts";
+import { createUpdateMapper } from "../../src/acp/update-mapper.ts";
+import type { LiveEvent } from "../../src/agent/types.ts";
 import type { SessionEvent } from "../../src/session/events.ts";
 import type { TerminalIntent } from "../../src/render/intent.ts";
 import { updateProblems } from "../support/acp-schema.ts";
+import { createTestAgent } from "../support/agent.ts";
+import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
 
 const at = "2026-01-01T00:00:00.000Z";
 const ls: TerminalIntent = {
@@ -104,5 +111,79 @@ describe("replay", () => {
       ["terminal_exit"],
     ]);
     expect(updateProblems(updates)).toEqual([]);
+  });
+});
+
+/**
+ * What a transcript shows once the turn is over: chunks of one kind in a row joined, and the
+ * states live alone has (a call running, the meter after each step) left out.
+ */
+function settledView(updates: readonly acp.SessionUpdate[]): unknown[] {
+  const view: acp.SessionUpdate[] = [];
+  for (const update of updates) {
+    if (update.sessionUpdate === "usage_update") continue;
+    if (update.sessionUpdate === "tool_call_update" && update.status === "in_progress") continue;
+    const last = view.at(-1);
+    if (
+      (update.sessionUpdate === "agent_message_chunk" ||
+        update.sessionUpdate === "agent_thought_chunk") &&
+      last?.sessionUpdate === update.sessionUpdate &&
+      last.content.type === "text" &&
+      update.content.type === "text"
+    ) {
+      view[view.length - 1] = {
+        ...last,
+        content: { type: "text", text: last.content.text + update.content.text },
+      };
+      continue;
+    }
+    view.push(update);
+  }
+  return view;
+}
+
+describe("replay against the live turn", () => {
+  test("a replayed turn shows what the live one showed, after the prompt itself", async () => {
+    await using server = await startModelServer();
+    await using agent = createTestAgent({ baseUrl: server.url });
+    writeFileSync(join(agent.cwd, "notes.txt"), "alpha\nbeta\n");
+    server.script(
+      toolTurn(
+        [
+          { id: "c1", name: "read_file", args: { path: "notes.txt" } },
+          {
+            id: "c2",
+            name: "todo_write",
+            args: { todos: [{ content: "Read", status: "completed" }] },
+          },
+          { id: "c3", name: "read_file", args: { path: "missing.txt" } },
+        ],
+        { reasoning: "first I read the notes" },
+      ),
+      toolTurn([{ id: "c4", name: "write_file", args: { path: "out.txt", content: "done\n" } }]),
+      textTurn("the notes say alpha and beta", { reasoning: "all read" }),
+    );
+    await using handle = await agent.composition.service.create({ cwd: agent.cwd });
+    const live: LiveEvent[] = [];
+    const collected = (async () => {
+      for await (const event of handle.events()) {
+        live.push(event);
+        if (event.type === "turn_end") return;
+      }
+    })();
+    const prompt = [{ type: "text" as const, text: "what do my notes say?" }];
+    const outcome = await handle.prompt(prompt, new AbortController().signal);
+    await collected;
+    expect(outcome.reason).toBe("end_turn");
+
+    for (const terminalOutput of [false, true]) {
+      const mapper = createUpdateMapper({ terminalOutput });
+      const liveUpdates = live.flatMap((event) => mapper.map(event));
+      const replayed = replayUpdates(handle.history(), { terminalOutput });
+      expect(settledView(replayed)).toEqual([
+        { sessionUpdate: "user_message_chunk", content: prompt[0] },
+        ...settledView(liveUpdates),
+      ]);
+    }
   });
 });

@@ -58,6 +58,28 @@ describe("the live update mapper", () => {
     expect(updateProblems(updates)).toEqual([]);
   });
 
+  test("a user's message (sent by replay only) is one user_message_chunk per block", () => {
+    const mapper = createUpdateMapper({ terminalOutput: false });
+    const updates = mapper.map({
+      type: "user_message",
+      turnId: "t",
+      content: [
+        { type: "text", text: "look" },
+        { type: "resource_link", uri: "file:///p/a.ts", name: "a.ts", title: null },
+        { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+      ],
+    });
+    expect(updates).toEqual([
+      { sessionUpdate: "user_message_chunk", content: { type: "text", text: "look" } },
+      {
+        sessionUpdate: "user_message_chunk",
+        content: { type: "resource_link", uri: "file:///p/a.ts", name: "a.ts" },
+      },
+      { sessionUpdate: "user_message_chunk", content: { type: "text", text: "[image]" } },
+    ]);
+    expect(updateProblems(updates)).toEqual([]);
+  });
+
   test("with terminal cards, progress streams to the card with CRLF line ends", () => {
     const mapper = createUpdateMapper({ terminalOutput: true });
     mapper.map(call);

@@ -18,11 +18,11 @@ import type { GitEntryCache } from "../../src/exec/git-entries.ts";
 import { loadDirCalls } from "../../src/exec/load-dir-calls.ts";
 import { pathDirCalls } from "../../src/exec/path-calls.ts";
 import { runIf } from "../support/gate.ts";
+import { UNPRIVILEGED_ID, unprivilegedFixture } from "../support/unprivileged.ts";
 import { LONG_NAME, deepChain, nonUtf8Dir } from "./byte-trees.ts";
 import { tempDir } from "./helpers.ts";
 
 const calls = await loadDirCalls();
-const walker = join(import.meta.dir, "fixtures", "find-git-entries.ts");
 
 /** The walk's entries as text, and what it could not check. */
 function walk(workspace: string, more: Parameters<typeof walkGitEntries>[1] | object = {}) {
@@ -106,19 +106,22 @@ describe("a walk that cannot finish says what it did not check", () => {
 
   // Root reads every directory, so the case runs as an ordinary user, and only root can switch.
   runIf(
-    process.getuid?.() === 0,
+    process.getuid?.() === 0 && Bun.which("setpriv") !== null,
     test,
-    "it needs root, to switch to an ordinary user",
+    "it needs root and setpriv (util-linux), to switch to an ordinary user",
   )(
     "a directory a command could change but dsh cannot list is unchecked, another's skipped",
-    () => {
+    async () => {
+      using walker = await unprivilegedFixture(
+        join(import.meta.dir, "fixtures", "find-git-entries.ts"),
+      );
       using dir = tempDir("dsh-walk-", "/var/tmp");
       const hidden = join(dir.path, "hidden");
       const closed = join(dir.path, "closed");
       const foreign = join(dir.path, "foreign");
       for (const path of [hidden, closed, foreign])
         mkdirSync(join(path, "repo", ".git"), { recursive: true });
-      Bun.spawnSync(["chown", "-R", "65534:65534", dir.path]);
+      Bun.spawnSync(["chown", "-R", `${UNPRIVILEGED_ID}:${UNPRIVILEGED_ID}`, dir.path]);
       Bun.spawnSync(["chown", "-R", "0:0", foreign]);
       chmodSync(hidden, 0o300);
       // Not writable, but its owner (and so a command) can make it so again at any time.
@@ -126,18 +129,10 @@ describe("a walk that cannot finish says what it did not check", () => {
       chmodSync(foreign, 0o711);
       const walkAs = () =>
         JSON.parse(
-          Bun.spawnSync(
-            [
-              "setpriv",
-              "--reuid=65534",
-              "--regid=65534",
-              "--clear-groups",
-              "bun",
-              walker,
-              dir.path,
-            ],
-            { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path } },
-          ).stdout.toString(),
+          Bun.spawnSync(walker.argv(dir.path), {
+            cwd: walker.cwd,
+            env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path },
+          }).stdout.toString(),
         );
       expect(walkAs()).toEqual({ error: "WorkspaceUncheckableError" });
       chmodSync(hidden, 0o700);

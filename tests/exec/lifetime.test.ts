@@ -6,18 +6,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { tiedArgv } from "../../src/exec/lifetime.ts";
-import { locateSupervisor } from "../../src/exec/supervisor.ts";
 import { silentLogger } from "../../src/log.ts";
 import { cleanUp, processesWith, sleepers, trackedToken, until } from "../hostile/processes.ts";
-import { runIf } from "../support/gate.ts";
+import { needsSupervisor } from "../support/supervisor-gate.ts";
 
 afterAll(cleanUp);
 
-const chainTest = runIf(
-  locateSupervisor(process.platform) !== undefined,
-  test.concurrent,
-  "the supervisor chain needs Linux with setpriv (util-linux) and timeout (coreutils)",
-);
+const chainTest = needsSupervisor(test.concurrent);
 
 async function outputs(mergeStderr: boolean): Promise<{ stdout: string; stderr: string }> {
   const argv = tiedArgv(["sh", "-c", "echo out; echo err >&2"], {

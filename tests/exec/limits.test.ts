@@ -19,6 +19,8 @@ const sandboxTest = bwrapOnly(
   "prlimit inside bubblewrap's user namespace, and cgroups, are Linux's",
 );
 import { runIf } from "../support/gate.ts";
+import { unprivilegedFixture } from "../support/unprivileged.ts";
+import { supervisorWorks } from "../support/supervisor-gate.ts";
 
 afterAll(cleanUp);
 
@@ -53,11 +55,12 @@ await probe?.remove();
 const root = process.getuid?.() === 0;
 
 // The kernel does not apply RLIMIT_NPROC to root, so as root only a pids cgroup bounds a fork
-// bomb. The README's known limits say so; the unprivileged case below runs.
+// bomb, and a command joins its cgroups through the supervisor chain. The README's known limits
+// say so; the unprivileged case below runs.
 const boundedTest = runIf(
-  !root || pidsCgroup,
+  !root || (pidsCgroup && supervisorWorks),
   sandboxTest,
-  "as root without a pids cgroup a real fork bomb would take the machine down",
+  "as root without a pids cgroup joined through the supervisor chain a real fork bomb would take the machine down",
 );
 
 boundedTest("a fork bomb is held at the process limit and its result names the limit", async () => {
@@ -94,9 +97,9 @@ sandboxTest("a runaway allocation fails at the memory limit and says so", async 
 
 // Without a memory cgroup each process is still bounded, as the case above shows.
 const memoryCgroupTest = runIf(
-  memoryCgroup,
+  memoryCgroup && supervisorWorks,
   sandboxTest,
-  "only a memory cgroup bounds the command as a whole, and none can be made here",
+  "only a memory cgroup, joined through the supervisor chain, bounds the command as a whole, and none can be made and joined here",
 );
 
 memoryCgroupTest(
@@ -122,7 +125,11 @@ sandboxTest("a command within its bounds reports no limit", async () => {
 });
 
 // A non-root run already exercises the same path in the fork bomb case above.
-const asRootTest = runIf(root, sandboxTest, "it drops to an unprivileged user, which needs root");
+const asRootTest = runIf(
+  root && Bun.which("setpriv") !== null,
+  sandboxTest,
+  "it drops to an unprivileged user with setpriv (util-linux), which needs root",
+);
 
 asRootTest("as an unprivileged user, RLIMIT_NPROC alone holds a burst of forks", async () => {
   using dir = tempDir();
@@ -130,15 +137,12 @@ asRootTest("as an unprivileged user, RLIMIT_NPROC alone holds a burst of forks",
   const token = trackedToken();
   // A bounded burst, so a failed bound leaves 200 sleepers for a second, not a dead machine.
   const command = `: ${token}; for i in $(seq 200); do sleep 1 & done; wait`;
-  const fixture = join(import.meta.dir, "fixtures/run-limited.ts");
-  const user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"];
-  const proc = Bun.spawn(
-    [...user, process.execPath, fixture, dir.path, "32", "256", "3000", command],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path },
-    },
-  );
+  using fixture = await unprivilegedFixture(join(import.meta.dir, "fixtures/run-limited.ts"));
+  const proc = Bun.spawn(fixture.argv(dir.path, "32", "256", "3000", command), {
+    cwd: fixture.cwd,
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir.path },
+  });
   const peak = samplePeak(token, proc.exited);
   const result = JSON.parse(await new Response(proc.stdout).text());
   expect({ limit: result.limitHit?.limit, bounded: (await peak) <= 32 + CHAIN }).toEqual({

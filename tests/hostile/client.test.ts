@@ -106,8 +106,10 @@ describe.concurrent("dsh acp with a dead or slow client", () => {
       ended: ["cancelled"],
       open: [],
     });
+    // What was streamed until dsh noticed is logged: "before", and the x's it had by then. On
+    // a loaded machine its periodic check of the pipe can come before the first x.
     const partial = events.find((e) => e.type === "assistant_text");
-    expect(partial?.type === "assistant_text" && /^beforex+$/.test(partial.text)).toBe(true);
+    expect(partial?.type === "assistant_text" && /^beforex*$/.test(partial.text)).toBe(true);
     expect(dsh.problems).toEqual([]);
     await reload(project, sessionId, model.url);
   });

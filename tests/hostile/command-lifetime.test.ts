@@ -7,6 +7,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
+import { sandboxSerialTest } from "../support/sandbox-gate.ts";
 import { createProject } from "./project.ts";
 import {
   GONE_WITHIN_MS,
@@ -17,6 +18,7 @@ import {
   until,
 } from "./processes.ts";
 import { spawnRawAcp } from "./raw-acp.ts";
+import { needsSupervisor } from "../support/supervisor-gate.ts";
 
 afterAll(cleanUp);
 
@@ -24,9 +26,10 @@ type Ending = "SIGTERM" | "SIGHUP" | "SIGINT" | "EOF" | "SIGKILL";
 type Moment = "spawned" | "running";
 
 const ENDINGS: readonly Ending[] = ["SIGTERM", "SIGHUP", "SIGINT", "EOF", "SIGKILL"];
+/** Each mode, with how its cases are registered: the sandboxed ones need a working sandbox. */
 const MODES = [
-  { name: "sandboxed", config: "" },
-  { name: "unsandboxed", config: 'permission = "danger-full-access"\n' },
+  { name: "sandboxed", config: "", test: sandboxSerialTest },
+  { name: "unsandboxed", config: 'permission = "danger-full-access"\n', test },
 ] as const;
 /**
  * Every ending at the instant the command's process exists (the race); once it runs, the
@@ -92,13 +95,16 @@ describe("no command outlives dsh acp", () => {
   for (const mode of MODES) {
     for (const { moment, endings } of CASES) {
       for (const ending of endings) {
-        test(`${mode.name}, ${ending} once the command is ${moment}`, () =>
+        // Only the supervisor chain ends a command whose dsh was SIGKILLed.
+        const register = ending === "SIGKILL" ? needsSupervisor(mode.test) : mode.test;
+        register(`${mode.name}, ${ending} once the command is ${moment}`, () =>
           endDuringCommand({
             config: mode.config,
             command: "sleep % & sleep %; wait",
             moment,
             ending,
-          }));
+          }),
+        );
       }
     }
   }
@@ -109,7 +115,9 @@ describe("no command outlives dsh acp, even one that ignores SIGTERM, SIGHUP and
   const config = MODES[1].config;
   // Unsandboxed, a graceful end gives the group its SIGTERM grace (2 s), then SIGKILL.
   for (const ending of ["SIGTERM", "SIGKILL"] as const) {
-    test(`unsandboxed, ${ending} once the command runs`, () =>
-      endDuringCommand({ config, command, moment: "running", ending }));
+    const register = ending === "SIGKILL" ? needsSupervisor(test) : test;
+    register(`unsandboxed, ${ending} once the command runs`, () =>
+      endDuringCommand({ config, command, moment: "running", ending }),
+    );
   }
 });

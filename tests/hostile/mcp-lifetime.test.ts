@@ -15,6 +15,7 @@ import { ensureBinary } from "../support/binary.ts";
 import { startModelServer, textTurn } from "../support/model-server.ts";
 import { isRunning, processesWithArgument, serverLog, stdioServer } from "../mcp/rig.ts";
 import { GONE_WITHIN_MS, until } from "./processes.ts";
+import { needsSupervisor } from "../support/supervisor-gate.ts";
 
 const m = acp.methods.agent.session;
 
@@ -81,29 +82,34 @@ async function endWithServerRunning(ending: Ending): Promise<void> {
 
 describe("no MCP server outlives dsh acp", () => {
   for (const ending of ["SIGKILL", "SIGTERM", "EOF"] as const) {
-    test(`${ending} with a server and its child running`, () => endWithServerRunning(ending));
+    // Only the supervisor chain ends a server whose dsh was SIGKILLed.
+    const register = ending === "SIGKILL" ? needsSupervisor(test) : test;
+    register(`${ending} with a server and its child running`, () => endWithServerRunning(ending));
   }
 
-  test("SIGKILL the instant the server's process exists, before it answers", async () => {
-    await using dsh = await spawnAcp({ baseUrl: "http://127.0.0.1:9" });
-    await dsh.agent.request(acp.methods.agent.initialize, zedInitialize(false));
-    const name = `early-${crypto.randomUUID()}`;
-    names.push(name);
-    await dsh.agent.request(m.new, {
-      cwd: dsh.cwd,
-      mcpServers: [stdioServer(name, { MCP_TEST_STAY: "1" })],
-    });
-    await until(
-      "the server's process exists",
-      () => processesWithArgument(name).length > 0,
-      10_000,
-    );
-    dsh.proc.kill("SIGKILL");
-    await dsh.proc.exited;
-    await until(
-      "nothing of the server is left after dsh was killed",
-      () => processesWithArgument(name).length === 0,
-      GONE_WITHIN_MS,
-    );
-  });
+  needsSupervisor(test)(
+    "SIGKILL the instant the server's process exists, before it answers",
+    async () => {
+      await using dsh = await spawnAcp({ baseUrl: "http://127.0.0.1:9" });
+      await dsh.agent.request(acp.methods.agent.initialize, zedInitialize(false));
+      const name = `early-${crypto.randomUUID()}`;
+      names.push(name);
+      await dsh.agent.request(m.new, {
+        cwd: dsh.cwd,
+        mcpServers: [stdioServer(name, { MCP_TEST_STAY: "1" })],
+      });
+      await until(
+        "the server's process exists",
+        () => processesWithArgument(name).length > 0,
+        10_000,
+      );
+      dsh.proc.kill("SIGKILL");
+      await dsh.proc.exited;
+      await until(
+        "nothing of the server is left after dsh was killed",
+        () => processesWithArgument(name).length === 0,
+        GONE_WITHIN_MS,
+      );
+    },
+  );
 });

@@ -1,6 +1,6 @@
 /** The request body as sent: each message written once, the bytes those of the whole body. */
-import { describe, expect, test } from "bun:test";
-import { buildRequestBody, requestBody } from "../../src/llm/request.ts";
+import { beforeEach, describe, expect, test } from "bun:test";
+import { buildRequestBody, createRequestWriter } from "../../src/llm/request.ts";
 import type { ChatMessage, ChatRequest, ModelInfo } from "../../src/llm/types.ts";
 import { chatRequest, flash, readFileTool } from "./helpers.ts";
 
@@ -37,7 +37,14 @@ function wholeBody(request: ChatRequest): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(buildRequestBody(request)));
 }
 
-describe("requestBody", () => {
+/** One conversation's writer, as each test's requests share it. */
+let writer = createRequestWriter();
+beforeEach(() => {
+  writer = createRequestWriter();
+});
+const requestBody = (request: ChatRequest) => writer.body(request);
+
+describe("a request writer", () => {
   test("is the whole body's JSON for every model, the same messages sent again and again", () => {
     // Each model twice over the same message objects: the second time reuses what was written.
     for (const model of [...models, ...models]) {
@@ -114,6 +121,18 @@ describe("requestBody", () => {
         tools: [readFileTool],
       });
       expect({ length, body: requestBody(request) }).toEqual({ length, body: wholeBody(request) });
+    }
+  });
+
+  test("two conversations written in turn each get their own whole bodies", () => {
+    const other = createRequestWriter();
+    const theirs: ChatMessage[] = [{ role: "system", content: "be long" }];
+    for (let i = 1; i <= history.length; i++) {
+      theirs.push({ role: "user", content: `their question ${i}` });
+      const mine = chatRequest({ messages: history.slice(0, i) });
+      const yours = chatRequest({ messages: theirs.slice() });
+      expect(requestBody(mine)).toEqual(wholeBody(mine));
+      expect(other.body(yours)).toEqual(wholeBody(yours));
     }
   });
 });

@@ -11,6 +11,7 @@ import { type CliRig, startCliRig } from "../support/cli.ts";
 import { textTurn, toolTurn } from "../support/model-server.ts";
 import { watchOutput } from "../support/process-output.ts";
 import { isRunning, offeredTools, serverLog, stdioTable, toolMessages } from "./rig.ts";
+import { needsSupervisor } from "../support/supervisor-gate.ts";
 
 let rig: CliRig;
 beforeAll(async () => {
@@ -54,30 +55,38 @@ describe("MCP servers in the terminal", () => {
     ]);
   });
 
-  test("a dsh exec SIGKILLed mid-turn leaves neither the server nor its child running", async () => {
-    const project = rig.project("killed");
-    const log = join(project.base, "t.log");
-    // A server that does not end with its stdin: only dsh's supervision can end it.
-    writeFileSync(
-      join(project.base, "config.toml"),
-      stdioTable("t", { MCP_TEST_LOG: log, MCP_TEST_STAY: "1" }),
-    );
-    const asked = rig.server.requests.length;
-    rig.server.script({ respond: { hang: true } });
-    const run = rig.start(["exec", "wait"], project);
-    await until("the model is asked", () => rig.server.requests.length > asked, GONE_WITHIN_MS);
-    const [started] = serverLog(log).starts;
-    if (started === undefined) throw new Error("the server did not start");
-    const pids = [started.started, started.child];
-    process.kill(run.pid, "SIGKILL");
-    await run.done;
-    try {
-      await until("the server and its child are gone", () => !pids.some(isRunning), GONE_WITHIN_MS);
-    } finally {
-      // A failure must not leave them running for the rest of the suite.
-      for (const pid of pids.filter(isRunning)) process.kill(pid, "SIGKILL");
-    }
-  });
+  // Only the supervisor chain ends a server whose dsh was SIGKILLed.
+  needsSupervisor(test)(
+    "a dsh exec SIGKILLed mid-turn leaves neither the server nor its child running",
+    async () => {
+      const project = rig.project("killed");
+      const log = join(project.base, "t.log");
+      // A server that does not end with its stdin: only dsh's supervision can end it.
+      writeFileSync(
+        join(project.base, "config.toml"),
+        stdioTable("t", { MCP_TEST_LOG: log, MCP_TEST_STAY: "1" }),
+      );
+      const asked = rig.server.requests.length;
+      rig.server.script({ respond: { hang: true } });
+      const run = rig.start(["exec", "wait"], project);
+      await until("the model is asked", () => rig.server.requests.length > asked, GONE_WITHIN_MS);
+      const [started] = serverLog(log).starts;
+      if (started === undefined) throw new Error("the server did not start");
+      const pids = [started.started, started.child];
+      process.kill(run.pid, "SIGKILL");
+      await run.done;
+      try {
+        await until(
+          "the server and its child are gone",
+          () => !pids.some(isRunning),
+          GONE_WITHIN_MS,
+        );
+      } finally {
+        // A failure must not leave them running for the rest of the suite.
+        for (const pid of pids.filter(isRunning)) process.kill(pid, "SIGKILL");
+      }
+    },
+  );
 
   test("dsh chat starts them too and asks before each call, showing its arguments", async () => {
     const project = rig.project("chat");

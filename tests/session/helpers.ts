@@ -2,8 +2,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Logger } from "../../src/log.ts";
+import { type Logger, silentLogger } from "../../src/log.ts";
 import type { NewSessionEvent } from "../../src/session/events.ts";
+import { createSessionStore } from "../../src/session/store.ts";
+import type { SessionLog } from "../../src/session/types.ts";
 
 export interface TempHome extends Disposable {
   readonly path: string;
@@ -19,6 +21,27 @@ export function tempHome(): TempHome {
     sessions: join(path, "sessions"),
     [Symbol.dispose]() {
       rmSync(path, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TempLog extends AsyncDisposable {
+  readonly log: SessionLog;
+  readonly home: TempHome;
+}
+
+/** A new session's log in a fresh temp home; disposing closes the log and removes the home. */
+export async function tempLog(): Promise<TempLog> {
+  const home = tempHome();
+  const log = await createSessionStore({ home: home.path, logger: silentLogger }).create({
+    cwd: "/w",
+  });
+  return {
+    log,
+    home,
+    async [Symbol.asyncDispose]() {
+      await log[Symbol.asyncDispose]();
+      home[Symbol.dispose]();
     },
   };
 }

@@ -7,10 +7,11 @@ import {
   latestCompaction,
 } from "../../src/session/context.ts";
 import { type NewSessionEvent, SessionEvent, type UserContent } from "../../src/session/events.ts";
-import { type LoggedSettings, firstSeqOfTurn, foldSettings } from "../../src/session/folds.ts";
+import { firstSeqOfTurn, foldSettings } from "../../src/session/folds.ts";
 import { foldHistory } from "../../src/session/history.ts";
+import type { SessionSettings } from "../../src/session/settings.ts";
 
-const DEFAULTS: LoggedSettings = {
+const DEFAULTS: SessionSettings = {
   model: "deepseek-chat",
   effort: "high",
   knobs: { sandboxMode: "workspace-write", approvalPolicy: "on-request" },
@@ -153,7 +154,7 @@ function logged(event: NewSessionEvent, seq: number): SessionEvent {
 }
 
 /** The folds over the whole log, written out plainly to compare with. */
-function wholeLogSettings(events: readonly SessionEvent[]): LoggedSettings {
+function wholeLogSettings(events: readonly SessionEvent[]): SessionSettings {
   let { model, effort } = DEFAULTS;
   let { sandboxMode, approvalPolicy } = DEFAULTS.knobs;
   for (const event of events) {

@@ -9,13 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
 import { type AcpModel, configChange, configOptions } from "../../src/acp/config-options.ts";
-import { validateSettingsChange } from "../../src/agent/settings.ts";
 import type { SessionSettings } from "../../src/agent/types.ts";
 import { HELP } from "../../src/app/args.ts";
 import { ConfigError, loadConfig } from "../../src/app/config.ts";
 import { createModelCatalog } from "../../src/llm/catalog.ts";
 import { PRESETS } from "../../src/permission/knobs.ts";
-import { EffortEvent } from "../../src/session/events.ts";
+import { SessionEvent } from "../../src/session/events.ts";
+import { checkSettingsChange } from "../../src/session/settings.ts";
 import {
   EFFORT,
   REASONING_ECHO,
@@ -82,9 +82,9 @@ describe("effort", () => {
       ...EFFORT.values,
     ]);
     for (const effort of EFFORT.values) {
-      expect(validateSettingsChange({ effort }, { models: () => [] })).toEqual({ effort });
+      expect(checkSettingsChange({ effort }, { models: () => [] })).toEqual({ effort });
       const event = { type: "effort", seq: 1, at: "2026-01-01T00:00:00.000Z", effort };
-      expect(v.is(EffortEvent, event)).toBe(true);
+      expect(v.is(SessionEvent, event)).toBe(true);
     }
   });
 
@@ -98,11 +98,11 @@ describe("effort", () => {
     expect(change).toThrow(`unknown effort extreme ${named}`);
     // A settings change that did not come through a select (a bug, or a hand-edited caller).
     const raw = { effort: "extreme" } as unknown as Partial<SessionSettings>;
-    expect(() => validateSettingsChange(raw, { models: () => [] })).toThrow(
+    expect(() => checkSettingsChange(raw, { models: () => [] })).toThrow(
       `unknown effort extreme ${named}`,
     );
     const event = { type: "effort", seq: 1, at: "2026-01-01T00:00:00.000Z", effort: "extreme" };
-    expect(v.safeParse(EffortEvent, event).issues?.[0]?.message).toBe(
+    expect(v.safeParse(SessionEvent, event).issues?.[0]?.message).toBe(
       `unknown effort "extreme" ${named}`,
     );
   });

@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { createCommandRunner } from "../../src/exec/runner.ts";
 import { silentLogger } from "../../src/log.ts";
 import { TEST_SANDBOX } from "./sandbox-choice.ts";
-import { runIf } from "./gate.ts";
+import { type CaseFunction, runIf } from "./gate.ts";
 
 const probe = createCommandRunner({
   env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
@@ -38,10 +38,14 @@ if (!sandboxStatus.ok) {
 
 // CI sets DSH_TEST_REQUIRE_SANDBOX=1, which fails instead (above).
 const noBackend = `no working sandbox backend (${sandboxStatus.backend})`;
+/** `run` when a backend works, otherwise a function registering each case skipped, with why. */
+export function needsSandbox(run: CaseFunction): CaseFunction {
+  return runIf(sandboxStatus.ok, run, noBackend);
+}
 /** `test.concurrent` when a backend works, otherwise each case skipped with the reason. */
-export const sandboxTest = runIf(sandboxStatus.ok, test.concurrent, noBackend);
+export const sandboxTest = needsSandbox(test.concurrent);
 /** As `sandboxTest`, for cases that must not run alongside others. */
-export const sandboxSerialTest = runIf(sandboxStatus.ok, test, noBackend);
+export const sandboxSerialTest = needsSandbox(test);
 
 /** Where the case needs bubblewrap itself (mounts, namespaces, /proc): skipped elsewhere. */
 export function bwrapOnly(why: string) {

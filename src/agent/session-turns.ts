@@ -1,0 +1,167 @@
+/**
+ * The two kinds of turn a session runs, inside its turn envelope (`turn-envelope.ts`): a prompt
+ * (the files it names embedded, its start, message and anchor logged, the settings overlay
+ * anchored, then the model/tool loop) and a compaction on request (a turn of its own, with no
+ * user message).
+ */
+import type { ApprovalSeam } from "../approval/types.ts";
+import type { Logger } from "../log.ts";
+import type { ChatMessage, ModelClient, ModelInfo, ToolDefinition } from "../llm/types.ts";
+import type { McpServers } from "../mcp/servers.ts";
+import type { NewSessionEvent } from "../session/events.ts";
+import type { SessionLog } from "../session/types.ts";
+import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
+import { embeddedSecret, readMentionedFile } from "../tools/file-safety/mentioned-file.ts";
+import type { SecretRefusal } from "../tools/file-safety/mentioned-file.ts";
+import { createToolContext } from "../tools/tool-context.ts";
+import type { ToolRegistry } from "../tools/types.ts";
+import { type CompactionResult, compactContext } from "./compaction.ts";
+import { embedMentionedFiles } from "./mentions.ts";
+import type { NoticeBox } from "./notices.ts";
+import type { SettingsOverlay } from "./settings-overlay.ts";
+import { runTurnLoop } from "./turn.ts";
+import type { LiveEvent, TurnOutcome, UserContent } from "./types.ts";
+
+/** What a session's turns use: its log, its own model client, its settings, its seams. */
+export interface SessionTurnParts {
+  readonly log: SessionLog;
+  /** The session's own client (`ModelClient.conversation()`). */
+  readonly client: ModelClient;
+  /** The session's system message: one object for all its requests, made before the first. */
+  readonly system: Promise<Extract<ChatMessage, { role: "system" }>>;
+  readonly catalog: { get(id: string): ModelInfo };
+  readonly tools: ToolRegistry;
+  /** The tool definitions offered right now. */
+  readonly definitions: () => readonly ToolDefinition[];
+  readonly settings: SettingsOverlay;
+  readonly approval: ApprovalSeam;
+  readonly mcp: McpServers | undefined;
+  readonly notices: NoticeBox;
+  readonly logger: Logger;
+  /** The session root, realpath'd. */
+  readonly root: string;
+  /** What is never read into a prompt from a link. */
+  readonly secrets: SecretPlaces;
+  readonly maxRequests: number;
+  readonly compactAt: number;
+  readonly now: () => Date;
+  /** Logs an event and publishes what it is live. */
+  readonly record: (event: NewSessionEvent) => void;
+  readonly publish: (event: LiveEvent) => void;
+}
+
+/** A prompt's turn, up to the end of its model/tool loop (the envelope logs the end). */
+export async function promptTurn(
+  parts: SessionTurnParts,
+  turnId: string,
+  signal: AbortSignal,
+  prompt: readonly UserContent[],
+): Promise<TurnOutcome> {
+  const { log, settings, publish } = parts;
+  // A named file that leads to secrets stays out; the user is told which and why.
+  const leftOut = ({ path, reason }: SecretRefusal) => {
+    parts.logger.warn("a file named in the prompt was left out", { path, reason });
+    parts.notices.post({
+      severity: "warning",
+      title: `dsh left out the text of ${path}`,
+      description: `${reason}; the model can read it with read_file, which you see`,
+    });
+  };
+  const content = await embedMentionedFiles(
+    prompt,
+    (uri) => readMentionedFile(parts.root, uri, parts.secrets, signal, leftOut),
+    (uri) => {
+      const refusal = embeddedSecret(parts.root, uri);
+      if (refusal !== undefined) leftOut(refusal);
+      return refusal !== undefined;
+    },
+  );
+  log.append({ type: "turn_start", turnId });
+  log.append({ type: "user_message", turnId, content: [...content] });
+  log.append({ type: "prompt_submit", turnId });
+  settings.anchor();
+  publish({ type: "turn_start", turnId, content });
+  // Servers still starting get their bounded start-up time before the first request.
+  await parts.mcp?.started(signal);
+  parts.notices.listen((notice) => publish({ type: "notice", turnId, ...notice }));
+  return await runTurnLoop(
+    {
+      log,
+      client: parts.client,
+      tools: parts.tools,
+      definitions: parts.definitions,
+      system: await parts.system,
+      cwd: parts.root,
+      maxRequests: parts.maxRequests,
+      settings: settings.current,
+      model: (id) => parts.catalog.get(id),
+      toolContext: (toolCallId, signal, progress) =>
+        createToolContext(
+          {
+            signal,
+            sessionId: log.header.id,
+            toolCallId,
+            cwd: parts.root,
+            knobs: settings.current().knobs,
+            progress,
+          },
+          parts.approval,
+        ),
+      record: parts.record,
+      publish,
+      compactAt: parts.compactAt,
+      now: parts.now,
+    },
+    turnId,
+    signal,
+  );
+}
+
+/** A compaction on request: its own turn, with no user message. */
+export async function compactTurn(
+  parts: SessionTurnParts,
+  turnId: string,
+  signal: AbortSignal,
+  focus: string | undefined,
+): Promise<TurnOutcome> {
+  parts.log.append({ type: "turn_start", turnId });
+  parts.publish({ type: "turn_start", turnId, content: [] });
+  const result = await compactContext(
+    {
+      log: parts.log,
+      client: parts.client,
+      systemPrompt: (await parts.system).content,
+      definitions: parts.definitions(),
+      model: parts.catalog.get(parts.settings.current().model),
+      publish: parts.publish,
+      now: parts.now,
+    },
+    {
+      turnId,
+      ...(focus === undefined ? {} : { focus }),
+      keepTokens: 0,
+      signal,
+    },
+  );
+  return compactionOutcome(turnId, result);
+}
+
+/** How a compaction on request ends its turn. */
+function compactionOutcome(turnId: string, result: CompactionResult): TurnOutcome {
+  switch (result.status) {
+    case "completed":
+      return { turnId, reason: "end_turn" };
+    case "cancelled":
+      return { turnId, reason: "cancelled" };
+    case "failed":
+      return {
+        turnId,
+        reason: "error",
+        error: { code: "compaction_failed", message: result.error },
+      };
+    default: {
+      const exhaustive: never = result;
+      return exhaustive;
+    }
+  }
+}
