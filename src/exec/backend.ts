@@ -2,6 +2,8 @@
  * Picks the sandbox backend for `DSH_SANDBOX` and the platform, probes it, and wraps argv
  * for it. `none` is no backend at all: sandboxed modes then fail closed.
  */
+import { dirname, isAbsolute } from "node:path";
+import { BRIDGE_SOCKET } from "../network/sandbox-link.ts";
 import type { Logger } from "../log.ts";
 import type { GitUserConfig } from "../permission/git-repository.ts";
 import type { WalkLimits } from "./git-entries.ts";
@@ -201,7 +203,10 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           masks,
           services,
           kernel,
-          tmpFiles: excludes === undefined ? [] : [{ source: excludes, dest: SANDBOX_EXCLUDES }],
+          tmpFiles: [
+            ...(excludes === undefined ? [] : [{ source: excludes, dest: SANDBOX_EXCLUDES }]),
+            ...bridgeFiles(input.network),
+          ],
           network: input.network?.type === "namespace",
           proxySocket: input.network?.type === "bridge" ? input.network.socket : undefined,
         };
@@ -260,4 +265,17 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     },
     close: () => placeholders.flush(),
   };
+}
+
+/**
+ * What the bridge runs from, where it lies under `/tmp` (a clone or an unpacked release there):
+ * the sandbox's `/tmp` is its own, so dsh's executable (or, from source, its entry's folder) is
+ * shown read-only at the same path inside it.
+ */
+function bridgeFiles(network: SandboxAttach | undefined): { source: string; dest: string }[] {
+  if (network?.type !== "bridge") return [];
+  return network.bridge
+    .filter((arg) => arg !== BRIDGE_SOCKET && isAbsolute(arg) && isWithin("/tmp", arg))
+    .map((arg) => (arg.endsWith(".ts") ? dirname(arg) : arg))
+    .map((path) => ({ source: path, dest: path }));
 }

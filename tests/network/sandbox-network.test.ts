@@ -6,6 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect } from "bun:test";
 import { createSocket } from "node:dgram";
+import { chmodSync, copyFileSync } from "node:fs";
+import { join } from "node:path";
 import { silentLogger } from "../../src/log.ts";
 import { type NetworkService, createNetworkService } from "../../src/network/service.ts";
 import { recordingRequester } from "../support/recording-requester.ts";
@@ -150,3 +152,32 @@ for (const kind of kinds) {
     );
   });
 }
+
+describe("the bridge run from under /tmp", () => {
+  // The sandbox's /tmp is its own: a dsh unpacked (or a clone) under the host's /tmp must still
+  // be there for its bridge.
+  runIf(
+    sandboxStatus.ok,
+    sandboxTest,
+    "no working sandbox backend",
+  )("an executable under /tmp still bridges its command to the proxy", async () => {
+    using place = tempDir();
+    const copy = join(place.path, "dsh");
+    copyFileSync(binary, copy);
+    chmodSync(copy, 0o755);
+    const network = createNetworkService({
+      config: { allow: [target.authority], deny: [] },
+      savedHosts: () => [],
+      logger: silentLogger,
+      namespaces: "never",
+      selfArgv: [copy],
+    });
+    services.push(network);
+    await using runner = makeRunner({ network });
+    using dir = tempDir();
+    const result = await run(runner, dir.path, `curl -sS http://${target.authority}/tmp`, {
+      network: recordingRequester(),
+    });
+    expect(result.output).toBe("hello from 127.0.0.2 /tmp\n");
+  });
+});
