@@ -80,6 +80,8 @@ export async function runChatCommand(
     case "quit":
       return { type: "exit" };
     case "help":
+      // Scanned first, as before any command: skills and commands added a moment ago are listed.
+      await context.session.handle.library.refresh();
       context.out.write(terminalText(helpText(context.session.handle, context.columns())));
       return { type: "handled" };
     case "new":
