@@ -16,6 +16,7 @@ import type { ClientOptions } from "./capabilities.ts";
 import { promptTitle } from "../session/folds.ts";
 import type { AcpFormTarget, AcpPermissionTarget } from "./types.ts";
 import { createUpdateMapper } from "./update-mapper.ts";
+import { type DeferredUpdates, createUpdateSender } from "./update-sender.ts";
 import { createWaiters } from "./waiters.ts";
 
 export interface LiveSessionDeps {
@@ -75,35 +76,11 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
   // A step can announce any number of calls: remember all of this turn's, forget them at its end.
   const calls = createWaiters<string>(Number.POSITIVE_INFINITY);
   let titled = handle.history().some((e) => e.type === "user_message");
-  let sendFailed = false;
   let inFlight: { controller: AbortController; settled: Promise<void> } | undefined;
   let disposed: Promise<void> | undefined;
-  let deferred: { timer: ReturnType<typeof setTimeout>; updates: DeferredUpdates } | undefined;
 
-  const send = async (updates: readonly acp.SessionUpdate[]) => {
-    if (deferred !== undefined) {
-      const early = deferred;
-      deferred = undefined;
-      clearTimeout(early.timer);
-      await sendNow(typeof early.updates === "function" ? early.updates() : early.updates);
-    }
-    await sendNow(updates);
-  };
-
-  const sendNow = async (updates: readonly acp.SessionUpdate[]) => {
-    for (const update of updates) {
-      try {
-        await client.notify(acp.methods.client.session.update, { sessionId, update });
-      } catch (error) {
-        // The client is gone or the pipe broke: the turn and its log go on regardless.
-        const data = { sessionId, update: update.sessionUpdate, error };
-        if (sendFailed) logger.debug("could not send a session update", data);
-        else
-          logger.warn("could not send a session update; later failures are logged at debug", data);
-        sendFailed = true;
-      }
-    }
-  };
+  const sender = createUpdateSender({ client, sessionId, logger });
+  const send = sender.send;
 
   const dispatch = async (event: LiveEvent) => {
     if (event.turnId !== undefined && turns.released(event.turnId)) {
@@ -141,11 +118,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
   })();
 
   const cancel = () => inFlight?.controller.abort();
-  const sendLater = (ms: number, updates: DeferredUpdates) => {
-    if (disposed !== undefined) return;
-    if (deferred !== undefined) clearTimeout(deferred.timer);
-    deferred = { timer: setTimeout(() => void send([]), ms), updates };
-  };
+  const { sendLater } = sender;
   const commands = createCommandAdvertiser({ handle, send, sendLater });
 
   const runTurn = async (
@@ -191,11 +164,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     runTurn,
     sendLater,
     advertiseCommands: (delayMs) => commands.first(delayMs),
-    postpone(ms) {
-      if (deferred === undefined) return;
-      clearTimeout(deferred.timer);
-      deferred.timer = setTimeout(() => void send([]), ms);
-    },
+    postpone: sender.postpone,
     cancel,
     settled: () => inFlight?.settled ?? Promise.resolve(),
     async requestPermission(
@@ -236,8 +205,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     [Symbol.asyncDispose]() {
       disposed ??= (async () => {
         commands.stop();
-        if (deferred !== undefined) clearTimeout(deferred.timer);
-        deferred = undefined;
+        sender.close();
         cancel();
         await inFlight?.settled;
         try {
@@ -253,9 +221,6 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     },
   };
 }
-
-/** Updates held for later: as they are, or made when they go out. */
-export type DeferredUpdates = readonly acp.SessionUpdate[] | (() => readonly acp.SessionUpdate[]);
 
 function noop() {}
 

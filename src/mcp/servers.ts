@@ -80,6 +80,53 @@ const loadConnector = () => {
   return connector;
 };
 
+/**
+ * The ready servers' tools as one registry: at most MAX_MCP_TOOLS, and each name kept by the
+ * tool that first held it (`owners`, for the session's lifetime).
+ */
+function offeredTools(
+  entries: Iterable<Entry>,
+  owners: Map<string, string>,
+  logger: Logger,
+): ToolRegistry {
+  const tools: AnyTool[] = [];
+  const names = new Set<string>();
+  for (const entry of entries) {
+    const { connection } = entry;
+    if (entry.state !== "ready" || connection === undefined) continue;
+    for (const info of connection.tools()) {
+      const tool = createMcpTool({
+        server: entry.spec.name,
+        info,
+        call: (args, signal) => connection.call(info.name, args, signal),
+      });
+      if (tools.length >= MAX_MCP_TOOLS) {
+        logger.warn("too many mcp tools; tool not offered", {
+          server: entry.spec.name,
+          tool: info.name,
+          max: MAX_MCP_TOOLS,
+        });
+        continue;
+      }
+      // Names meet only when a tool's name imitates another's digest: the first tool to hold
+      // a name keeps it for the session, so a name never changes meaning between requests.
+      const owner = JSON.stringify([entry.spec.name, info.name]);
+      const holder = owners.get(tool.name);
+      if (names.has(tool.name) || (holder !== undefined && holder !== owner)) {
+        logger.warn("mcp tool name taken; tool not offered", {
+          server: entry.spec.name,
+          tool: info.name,
+        });
+        continue;
+      }
+      owners.set(tool.name, owner);
+      names.add(tool.name);
+      tools.push(tool);
+    }
+  }
+  return createToolRegistry(tools, { logger });
+}
+
 /** Starts every server of `specs` in the background. */
 export function startMcpServers(deps: McpServersDeps): McpServers {
   const { logger } = deps;
@@ -183,48 +230,9 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
       );
   }
 
-  const build = (): ToolRegistry => {
-    const tools: AnyTool[] = [];
-    const names = new Set<string>();
-    for (const entry of entries.values()) {
-      const { connection } = entry;
-      if (entry.state !== "ready" || connection === undefined) continue;
-      for (const info of connection.tools()) {
-        const tool = createMcpTool({
-          server: entry.spec.name,
-          info,
-          call: (args, signal) => connection.call(info.name, args, signal),
-        });
-        if (tools.length >= MAX_MCP_TOOLS) {
-          logger.warn("too many mcp tools; tool not offered", {
-            server: entry.spec.name,
-            tool: info.name,
-            max: MAX_MCP_TOOLS,
-          });
-          continue;
-        }
-        // Names meet only when a tool's name imitates another's digest: the first tool to hold
-        // a name keeps it for the session, so a name never changes meaning between requests.
-        const owner = JSON.stringify([entry.spec.name, info.name]);
-        const holder = owners.get(tool.name);
-        if (names.has(tool.name) || (holder !== undefined && holder !== owner)) {
-          logger.warn("mcp tool name taken; tool not offered", {
-            server: entry.spec.name,
-            tool: info.name,
-          });
-          continue;
-        }
-        owners.set(tool.name, owner);
-        names.add(tool.name);
-        tools.push(tool);
-      }
-    }
-    return createToolRegistry(tools, { logger });
-  };
-
   return {
     registry() {
-      current ??= build();
+      current ??= offeredTools(entries.values(), owners, logger);
       return current;
     },
     statuses: () =>
