@@ -7,7 +7,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { sleep } from "../abortable.ts";
 import type { AgentHandle, LiveEvent, TurnOutcome, UserContent } from "../agent/types.ts";
-import type { ApprovalDecision, AskedRequest } from "../approval/types.ts";
+import type { ApprovalAnswer, ApprovalDecision, AskedRequest } from "../approval/types.ts";
 import { ConflictError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { decisionOf, permissionParams } from "./approval.ts";
@@ -104,20 +104,19 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
   };
 
   const events = handle.events()[Symbol.asyncIterator]();
-  const pump = (async () => {
-    try {
-      for (let next = await events.next(); next.done !== true; next = await events.next()) {
-        await dispatch(next.value);
-      }
-    } catch (error) {
-      logger.error("the session's live events failed", { sessionId, error });
-    } finally {
-      turns.close();
-      calls.close();
-    }
-  })();
+  const pump = pumpEvents(events, dispatch, (failure) => {
+    if (failure !== undefined)
+      logger.error("the session's live events failed", { sessionId, error: failure.error });
+    turns.close();
+    calls.close();
+  });
 
   const cancel = () => inFlight?.controller.abort();
+  /** Resolves once the call's `in_progress` update is out and the client had time to apply it. */
+  const shownOnClient = async (callId: string, signal: AbortSignal) => {
+    await calls.wait(callId, signal);
+    await sleep(CLIENT_SETTLE_MS, signal);
+  };
   const { sendLater } = sender;
   const commands = createCommandAdvertiser({ handle, send, sendLater });
 
@@ -172,30 +171,15 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
       signal: AbortSignal,
     ) {
       // The call must be on the client, and running, before a permission prompt patches it (zed.md §4).
-      await calls.wait(request.toolCallId, signal);
-      await sleep(CLIENT_SETTLE_MS, signal);
+      await shownOnClient(request.toolCallId, signal);
       if (signal.aborted) return "deny" satisfies ApprovalDecision;
-      try {
-        const response = await client.request(
-          acp.methods.client.session.requestPermission,
-          permissionParams(request, deps.options),
-          { cancellationSignal: signal, stopWaitingOnCancel: true },
-        );
-        // The client answers `cancelled` when the user stopped the turn (acp.md §5): end it.
-        if (response.outcome.outcome === "cancelled") cancel();
-        return decisionOf(response);
-      } catch (error) {
-        logger.info("a permission request ended without an answer; denied", { sessionId, error });
-        return "deny" satisfies ApprovalDecision;
-      }
+      return askPermission(deps, request, signal, cancel);
     },
     canElicitForm: deps.options.elicitForm,
     async elicit(params, signal) {
       // Like a permission prompt, a tool call's form belongs on a call the client already shows.
-      if ("toolCallId" in params && typeof params.toolCallId === "string") {
-        await calls.wait(params.toolCallId, signal);
-        await sleep(CLIENT_SETTLE_MS, signal);
-      }
+      if ("toolCallId" in params && typeof params.toolCallId === "string")
+        await shownOnClient(params.toolCallId, signal);
       signal.throwIfAborted();
       return client.request(acp.methods.client.elicitation.create, params, {
         cancellationSignal: signal,
@@ -223,6 +207,47 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
 }
 
 function noop() {}
+
+/** Asks the client about `request`; no answer is deny, and `cancelled` also ends the turn. */
+async function askPermission(
+  deps: LiveSessionDeps,
+  request: AskedRequest & { readonly toolCallId: string },
+  signal: AbortSignal,
+  cancel: () => void,
+): Promise<ApprovalAnswer> {
+  try {
+    const response = await deps.client.request(
+      acp.methods.client.session.requestPermission,
+      permissionParams(request, deps.options),
+      { cancellationSignal: signal, stopWaitingOnCancel: true },
+    );
+    // The client answers `cancelled` when the user stopped the turn (acp.md §5): end it.
+    if (response.outcome.outcome === "cancelled") cancel();
+    return decisionOf(response);
+  } catch (error) {
+    const sessionId = deps.handle.sessionId;
+    deps.logger.info("a permission request ended without an answer; denied", { sessionId, error });
+    return "deny";
+  }
+}
+
+/** Hands each of `events` to `dispatch` in order; `ended` runs once, with what failed if anything did. */
+async function pumpEvents(
+  events: AsyncIterator<LiveEvent>,
+  dispatch: (event: LiveEvent) => Promise<void>,
+  ended: (failure: { readonly error: unknown } | undefined) => void,
+): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  try {
+    for (let next = await events.next(); next.done !== true; next = await events.next()) {
+      await dispatch(next.value);
+    }
+  } catch (error) {
+    failure = { error };
+  } finally {
+    ended(failure);
+  }
+}
 
 /**
  * Zed applies notifications apart from requests (zed.md §7.1), so a status update written just

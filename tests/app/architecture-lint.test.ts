@@ -104,6 +104,14 @@ test("only the composition root reads the environment", async () => {
   expect(await lintProbe("src/app/probe.ts", text)).toEqual([]);
 });
 
+test("a function of more than 120 lines fails lint", async () => {
+  const body = Array.from({ length: 125 }, (_, i) => `  total += ${i};`).join("\n");
+  const text = `export function long(): number {\n  let total = 0;\n${body}\n  return total;\n}\n`;
+  expect(categories(await lintProbe("src/session/probe.ts", text))).toEqual([
+    "lint/complexity/noExcessiveLinesPerFunction",
+  ]);
+});
+
 test("the real tree passes those rules", async () => {
   const found = await lint(root, ["src", "index.ts"]);
   expect(found.filter((d) => d.severity === "error")).toEqual([]);
