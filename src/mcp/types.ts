@@ -19,11 +19,15 @@ export const StdioServerSpec = v.object({
 export type StdioServerSpec = v.InferOutput<typeof StdioServerSpec>;
 
 /**
- * A server reached over HTTP: `http` is streamable HTTP, falling back to SSE when the server
- * does not speak it; `sse` is the older SSE transport only.
+ * The transports of a server reached over HTTP: `http` is streamable HTTP, falling back to SSE
+ * when the server does not speak it; `sse` is the older SSE transport only. The config file's
+ * `transport`, the editor's `mcpServers` entries and ACP's `mcpCapabilities` all take this list.
  */
+export const REMOTE_TRANSPORTS = ["http", "sse"] as const;
+
+/** A server reached over HTTP, by one of REMOTE_TRANSPORTS. */
 export const RemoteServerSpec = v.object({
-  transport: v.picklist(["http", "sse"]),
+  transport: v.picklist(REMOTE_TRANSPORTS),
   name: v.string(),
   url: v.pipe(v.string(), v.url()),
   headers: StringMap,
