@@ -70,7 +70,7 @@ export interface ChatCommandContext {
  * Runs `text` if it is a command. A command's turn runs through the chat's `runTurn`, so
  * Ctrl-C cancels it like a prompt. Never throws: a command's failure is an error line.
  */
-export async function runChatCommand(
+export async function runChatSlashCommand(
   context: ChatCommandContext,
   text: string,
 ): Promise<ChatCommandResult> {

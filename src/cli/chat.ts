@@ -12,7 +12,7 @@ import { terminalText } from "../exec/sanitize.ts";
 import { presetOf } from "../permission/knobs.ts";
 import { adviceFor } from "./advice.ts";
 import { attachMentions } from "./attachments.ts";
-import { type ChatCommandContext, chatCommandNames, runChatCommand } from "./chat-commands.ts";
+import { type ChatCommandContext, chatCommandNames, runChatSlashCommand } from "./chat-commands.ts";
 import { createCompleter } from "./completion.ts";
 import { openHistory } from "./history.ts";
 import { printError } from "./io.ts";
@@ -133,7 +133,7 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
       if (text === "") continue;
       if (text.startsWith("/") && text !== questioned) {
         questioned = undefined;
-        const command = await runChatCommand(commandContext, text);
+        const command = await runChatSlashCommand(commandContext, text);
         if (command.type === "exit") break;
         if (command.type === "handled") continue;
         if (command.type === "unknown") {

@@ -1,6 +1,7 @@
 /**
- * One session open on the connection: its agent handle, the pump that turns the handle's live
- * events into `session/update`s in order, and the single prompt in flight. A prompt settles
+ * The bridge's side of one session open on the connection (the agent's side is its
+ * `AgentHandle`): the handle, the pump that turns the handle's live events into
+ * `session/update`s in order, and the single prompt in flight. A prompt settles
  * only after the pump has written every update of its own turn, so nothing of a turn ever
  * follows its response.
  */
@@ -19,7 +20,7 @@ import { createUpdateMapper } from "./update-mapper.ts";
 import { type DeferredUpdates, createUpdateSender } from "./update-sender.ts";
 import { createWaiters } from "./waiters.ts";
 
-export interface LiveSessionDeps {
+export interface BridgeSessionDeps {
   readonly handle: AgentHandle;
   /** The connection's way to the client. */
   readonly client: acp.AgentContext;
@@ -28,7 +29,7 @@ export interface LiveSessionDeps {
   readonly logger: Logger;
 }
 
-export interface LiveSession extends AcpPermissionTarget, AcpFormTarget, AsyncDisposable {
+export interface BridgeSession extends AcpPermissionTarget, AcpFormTarget, AsyncDisposable {
   readonly id: string;
   readonly handle: AgentHandle;
   /** Whether a prompt is in flight. */
@@ -67,8 +68,8 @@ export interface LiveSession extends AcpPermissionTarget, AcpFormTarget, AsyncDi
   settled(): Promise<void>;
 }
 
-/** Opens a live session over `handle` and starts pumping its events. */
-export function openLiveSession(deps: LiveSessionDeps): LiveSession {
+/** Opens the bridge's side of the session `handle` runs, and starts pumping its events. */
+export function openBridgeSession(deps: BridgeSessionDeps): BridgeSession {
   const { handle, client, logger } = deps;
   const sessionId = handle.sessionId;
   const mapper = createUpdateMapper(deps.options);
@@ -210,7 +211,7 @@ function noop() {}
 
 /** Asks the client about `request`; no answer is deny, and `cancelled` also ends the turn. */
 async function askPermission(
-  deps: LiveSessionDeps,
+  deps: BridgeSessionDeps,
   request: AskedRequest & { readonly toolCallId: string },
   signal: AbortSignal,
   cancel: () => void,
