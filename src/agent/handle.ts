@@ -12,7 +12,7 @@ import type { SessionLog } from "../session/types.ts";
 import type { SessionLibrary } from "../library/types.ts";
 import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
-import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
+import type { SecretPlaces } from "../file-safety/credential-paths.ts";
 import { checkContentForModel } from "./content-check.ts";
 import { createEventHub } from "./event-hub.ts";
 import type { NoticeBox } from "./notices.ts";

@@ -15,7 +15,7 @@ import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
 import { createNoticeBox } from "./notices.ts";
 import { createSessionLibrary } from "../library/session-library.ts";
 import { buildSystemPrompt, findInstructions } from "./system-prompt.ts";
-import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
+import type { SecretPlaces } from "../file-safety/credential-paths.ts";
 import type { AgentHandle, AgentService, SessionOpenOptions } from "./types.ts";
 
 export interface AgentServiceDeps extends AgentCollaborators {

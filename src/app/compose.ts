@@ -26,7 +26,7 @@ import type { SessionStore } from "../session/types.ts";
 import { version } from "../../package.json";
 import { createCoreTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
-import { type SecretPlaces, secretPlacesOf } from "../tools/file-safety/credential-paths.ts";
+import { type SecretPlaces, secretPlacesOf } from "../file-safety/credential-paths.ts";
 import { type Config, currentApiKey } from "./config.ts";
 import { credentialScopeOf, ensureOwnConfigDir, protectedConfigPaths } from "./guarded-paths.ts";
 

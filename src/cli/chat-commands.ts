@@ -16,7 +16,7 @@ import {
   suggestSlashCommand,
 } from "../commands/index.ts";
 import { errorMessage } from "../errors.ts";
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 import { presetOf } from "../permission/knobs.ts";
 import { layoutHelp } from "./help-text.ts";
 import { describeOutcome } from "./outcome.ts";

@@ -8,7 +8,7 @@
 import type { Interface } from "node:readline";
 import type { AgentHandle, SessionSettings, TurnOutcome, UserContent } from "../agent/types.ts";
 import { errorMessage } from "../errors.ts";
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 import { presetOf } from "../permission/knobs.ts";
 import { adviceFor } from "./advice.ts";
 import { attachMentions } from "./attachments.ts";

@@ -4,7 +4,7 @@
  * a tool or a file is made safe to print here (`terminalText`) before it is styled.
  */
 import type { LiveEvent } from "../agent/types.ts";
-import { createTerminalTextSanitizer, terminalText } from "../exec/sanitize.ts";
+import { createTerminalTextSanitizer, terminalText } from "../render/terminal-text.ts";
 import type { PlanIntent, RenderIntent } from "../render/intent.ts";
 import { changedLines } from "./changed-lines.ts";
 import { type CommandOutputView, createCommandOutputView, outputTail } from "./command-output.ts";
