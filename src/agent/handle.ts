@@ -10,7 +10,7 @@ import type { ModelClient, ModelInfo } from "../llm/types.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
 import type { SessionLog } from "../session/types.ts";
 import type { SessionLibrary } from "../library/types.ts";
-import type { McpServers } from "../mcp/servers.ts";
+import type { McpServers } from "../mcp/types.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import type { SecretPlaces } from "../file-safety/credential-paths.ts";
 import { checkContentForModel } from "./content-check.ts";

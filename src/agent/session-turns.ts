@@ -7,7 +7,7 @@
 import type { ApprovalSeam } from "../approval/types.ts";
 import type { Logger } from "../log.ts";
 import type { ChatMessage, ModelClient, ModelInfo, ToolDefinition } from "../llm/types.ts";
-import type { McpServers } from "../mcp/servers.ts";
+import type { McpServers } from "../mcp/types.ts";
 import type { NewSessionEvent } from "../session/events.ts";
 import type { SessionLog } from "../session/types.ts";
 import type { SecretPlaces } from "../file-safety/credential-paths.ts";

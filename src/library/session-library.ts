@@ -13,7 +13,7 @@ import {
   firstOfEachName,
 } from "../front-matter/index.ts";
 import type { Logger } from "../log.ts";
-import type { McpServers } from "../mcp/servers.ts";
+import type { McpServers } from "../mcp/types.ts";
 import type { SecretPlaces } from "../file-safety/credential-paths.ts";
 import { type CustomCommand, customCommandOf } from "./custom-command.ts";
 import { skillsBlock } from "../skills/prompt-block.ts";

@@ -10,40 +10,12 @@ import { isDshCredential, scrubEnv } from "../exec/env.ts";
 import type { Logger } from "../log.ts";
 import { createToolRegistry } from "../tools/registry.ts";
 import type { AnyTool, ToolRegistry } from "../tools/types.ts";
-import type { UserContent } from "../session/events.ts";
 import type { McpConnection } from "./connect.ts";
-import type { McpPrompt } from "./prompts.ts";
 import { realpathOr } from "../paths.ts";
 import { projectRootOf } from "../rules/project.ts";
 import { projectSafeCommand, serverSearchPath } from "./server-command.ts";
 import { createMcpTool } from "./tool.ts";
-import type {
-  McpNotice,
-  McpOptions,
-  McpServerSpec,
-  McpServerState,
-  McpServerStatus,
-} from "./types.ts";
-
-export interface McpServers extends AsyncDisposable {
-  /** The servers' tools now, as a registry (a new one after any change, the same until then). */
-  registry(): ToolRegistry;
-  statuses(): McpServerStatus[];
-  /** Resolves when no server is starting any more (each start has its deadline) or on abort. */
-  started(signal: AbortSignal): Promise<void>;
-  /** The prompts of each ready server, in the servers' order. */
-  prompts(): readonly { readonly server: string; readonly prompts: readonly McpPrompt[] }[];
-  /**
-   * Gets a prompt of a ready server as a turn's content. Rejects with a message fit for the
-   * user when the server is not ready or fails (or with the signal's reason once it aborts).
-   */
-  getPrompt(
-    server: string,
-    prompt: string,
-    args: Record<string, string>,
-    signal: AbortSignal,
-  ): Promise<UserContent[]>;
-}
+import type { McpNotice, McpOptions, McpServers, McpServerSpec, McpServerState } from "./types.ts";
 
 export interface McpServersDeps {
   readonly specs: readonly McpServerSpec[];

@@ -78,6 +78,19 @@ test("the agent never imports a surface", async () => {
   expect(categories(found)).toEqual(["lint/style/noRestrictedImports"]);
 });
 
+test("the agent starts no MCP server itself: it imports only MCP's contracts", async () => {
+  const found = await lintProbe(
+    "src/agent/probe.ts",
+    'import { startMcpServers } from "../mcp/servers.ts";\n\nexport const probe = startMcpServers;\n',
+  );
+  expect(categories(found)).toEqual(["lint/style/noRestrictedImports"]);
+  const contracts = await lintProbe(
+    "src/agent/probe.ts",
+    'import type { McpServers } from "../mcp/types.ts";\n\nexport type Probe = McpServers;\n',
+  );
+  expect(contracts).toEqual([]);
+});
+
 test("the bridge never imports a tool", async () => {
   const found = await lintProbe(
     "src/acp/probe.ts",
