@@ -14,12 +14,9 @@ import {
   initializeResponse,
 } from "./capabilities.ts";
 import type { AcpModel } from "./config-options.ts";
-import { toRequestError, turnError } from "./errors.ts";
-import { commandOf, runAcpCommand } from "./commands.ts";
-import { userContentOf } from "./prompt-content.ts";
+import { toRequestError } from "./errors.ts";
 import { type UpdateWriter, createSessionHandlers } from "./session-handlers.ts";
 import type { SessionTable } from "./sessions.ts";
-import { settlementOf } from "./stop-reason.ts";
 
 export interface AgentAppDeps {
   readonly service: AgentService;
@@ -83,16 +80,7 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
       guard(async () => sessions.setConfigOption(params), params.sessionId),
     )
     .onRequest(m.session.prompt, ({ params, signal }) =>
-      guard(async (): Promise<acp.PromptResponse> => {
-        const session = table.require(params.sessionId);
-        const command = await commandOf(params.prompt, session.handle);
-        const settlement =
-          command === undefined
-            ? settlementOf(await session.prompt(userContentOf(params.prompt), signal))
-            : await runAcpCommand(command, session, deps, signal);
-        if (settlement.type === "error") throw turnError(settlement.error);
-        return { stopReason: settlement.stopReason };
-      }, params.sessionId),
+      guard(() => sessions.prompt(params, signal), params.sessionId),
     )
     .onNotification(m.session.cancel, ({ params }) => {
       // Cancel for an idle, loading or unknown session is ignored, as the spec asks.

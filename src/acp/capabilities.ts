@@ -1,5 +1,6 @@
 /** What dsh advertises in `initialize`, and what it reads from the client's capabilities. */
 import * as acp from "@agentclientprotocol/sdk";
+import { REMOTE_TRANSPORTS } from "../mcp/types.ts";
 import type { PresentOptions } from "./present.ts";
 
 /** The id of dsh's one auth method (ACP terminal auth: the editor runs `dsh acp --login`). */
@@ -46,7 +47,7 @@ export function initializeResponse(
       loadSession: true,
       promptCapabilities: { image: images, audio: false, embeddedContext: true },
       sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {} },
-      mcpCapabilities: { http: true, sse: true },
+      mcpCapabilities: Object.fromEntries(REMOTE_TRANSPORTS.map((name) => [name, true])),
     },
     agentInfo: { name: "dsh", title: "dsh", version },
     authMethods: authMethods(capabilities),

@@ -7,15 +7,14 @@
 import { realpath } from "node:fs/promises";
 import { checkCwd, checkSameCwd } from "../session/cwd.ts";
 import { ConflictError } from "../errors.ts";
-import { type McpServers, startMcpServers } from "../mcp/servers.ts";
-import { type McpOptions, mergeServers } from "../mcp/types.ts";
+import type { McpNotice, McpServerSpec, McpServers } from "../mcp/types.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
 import { createSessionRegistry } from "../tools/session-registry.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
 import { createNoticeBox } from "./notices.ts";
 import { createSessionLibrary } from "../library/session-library.ts";
 import { buildSystemPrompt, findInstructions } from "./system-prompt.ts";
-import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
+import type { SecretPlaces } from "../file-safety/credential-paths.ts";
 import type { AgentHandle, AgentService, SessionOpenOptions } from "./types.ts";
 
 export interface AgentServiceDeps extends AgentCollaborators {
@@ -28,12 +27,24 @@ export interface AgentServiceDeps extends AgentCollaborators {
   readonly secrets: SecretPlaces;
   readonly platform: string;
   readonly now: () => Date;
-  /** MCP servers every session starts, and how they run. */
-  readonly mcp: McpOptions;
+  /** Starts a session's MCP servers (the config file's and its own); undefined for none. */
+  readonly sessionTools: (request: SessionToolsRequest) => McpServers | undefined;
   /** The user's home, searched for `~/.agents/skills`. */
   readonly home: string;
   /** The names the built-in slash commands hold: no skill or custom command takes one. */
   readonly reservedCommands: readonly string[];
+}
+
+/** What a session opening asks of `sessionTools`. */
+export interface SessionToolsRequest {
+  /** The session root: stdio servers run in it. */
+  readonly cwd: string;
+  /** The session's own servers (the editor's `mcpServers`). */
+  readonly servers: readonly McpServerSpec[];
+  /** Tells the user once about a server that failed or stopped. */
+  readonly report: (notice: McpNotice) => void;
+  /** Called whenever the prompts the servers offer may have changed. */
+  readonly onPromptsChanged: () => void;
 }
 
 /** Time the instruction files may take to read when a session opens (a hung network mount). */
@@ -85,18 +96,12 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
         },
       }),
     );
-    const specs = mergeServers(deps.mcp.servers, options.mcpServers ?? []);
-    mcp =
-      specs.length === 0
-        ? undefined
-        : startMcpServers({
-            specs,
-            cwd: root,
-            options: deps.mcp,
-            logger: deps.logger,
-            report: notices.post,
-            onPromptsChanged: library.promptsChanged,
-          });
+    mcp = deps.sessionTools({
+      cwd: root,
+      servers: options.mcpServers ?? [],
+      report: notices.post,
+      onPromptsChanged: library.promptsChanged,
+    });
     return createAgentHandle({
       ...deps,
       tools: mcp === undefined ? deps.tools : createSessionRegistry(deps.tools, mcp.registry),
