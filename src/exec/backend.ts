@@ -18,6 +18,7 @@ import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 import { isWithin } from "../paths.ts";
 import { createCredentialMasker, stateDirMasks, storePins } from "./guards.ts";
+import { loadDirWatcher } from "./dir-watch.ts";
 import { loadFileLocks } from "./file-lock.ts";
 import { SANDBOX_EXCLUDES, excludesEnv, placeholderExcludes } from "./git-excludes.ts";
 import { hostServiceMasks } from "./host-services.ts";
@@ -129,7 +130,7 @@ function noBackendReason(options: BackendOptions): { reason: string; fix: string
 }
 
 async function openBwrap(options: BackendOptions): Promise<Backend> {
-  const calls = await callsOrFailure();
+  const [calls, watcher] = await Promise.all([callsOrFailure(), loadDirWatcher()]);
   if (typeof calls === "string") {
     return unavailableBackend({
       backend: "bwrap",
@@ -158,7 +159,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   const privateRoots = ["/tmp", "/dev", "/proc"];
   // What commands created and dsh could not undo: later commands there are refused.
   const unsafe = new Set<string>();
-  const walks = walksByWorkspace(calls, options.walkLimits);
+  const walks = walksByWorkspace(calls, options.walkLimits, watcher);
   // The kernel's entries do not change while dsh runs.
   const kernel = kernelInterfaces();
   const credentialMasks = createCredentialMasker(options.credentials ?? { home: options.home });
@@ -185,7 +186,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
               pinned: storePins(masks, input.workspace),
               placeholder: hold?.make,
               git,
-              walk: walks(input.workspace),
+              walk: walks.of(input.workspace),
             })
           : undefined;
         hold?.seal();
@@ -223,7 +224,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
               input.workspace,
               protection,
               options.logger,
-              walks(input.workspace),
+              walks.of(input.workspace),
               unsafe,
             );
           } finally {
@@ -263,7 +264,10 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       }
       return undefined;
     },
-    close: () => placeholders.flush(),
+    close() {
+      placeholders.flush();
+      walks.close();
+    },
   };
 }
 

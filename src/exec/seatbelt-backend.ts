@@ -50,7 +50,7 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
     stateDir: options.stateDir,
     protectedDirs: options.protectedDirs,
     git: options.git ?? { home: options.home },
-    walk: walks,
+    walk: (workspace) => walks.of(workspace),
     foldsCase: (path) => calls.foldsCase(path) || foldsCase(path),
     seen: new Map(),
   };
@@ -114,7 +114,7 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
               input.workspace,
               protection,
               options.logger,
-              walks(input.workspace),
+              walks.of(input.workspace),
               unsafe,
             ),
           );
