@@ -20,10 +20,9 @@ import type { WorkspaceProtection } from "./workspace-guards.ts";
 export function unavailableBackend(status: SandboxStatus): Backend {
   return {
     status,
-    wrap() {
+    view() {
       throw new SandboxUnavailableError(status);
     },
-    hidden: () => undefined,
     close() {},
   };
 }
