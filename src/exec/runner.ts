@@ -120,7 +120,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   const removals = new Set<Promise<void>>();
   const removeLater = (cgroup: CommandCgroup | undefined) => {
     if (cgroup === undefined) return;
-    const removal = cgroup.remove().finally(() => removals.delete(removal));
+    const removal = cgroup.release().finally(() => removals.delete(removal));
     removals.add(removal);
   };
   let warnedUnbounded = false;
@@ -285,6 +285,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       for (const entry of running) entry.abort.abort();
       await Promise.allSettled(running.map((entry) => entry.done));
       await Promise.allSettled([...removals]);
+      await cgroups.close();
       (await backend)?.close();
     },
   };
