@@ -198,10 +198,13 @@ export function walkGitEntries(workspace: string, options: WalkOptions): GitWalk
     const known = clean.get(key);
     if (known !== undefined) return known;
     const path: { key: bigint; listing: CachedListing; next: number }[] = [];
+    const onPath = new Set<bigint>();
     const enter = (at: bigint): boolean => {
       const listing = cache.get(at);
-      if (listing?.trusted !== true || watch?.watching(at) !== true) return false;
+      // A directory under itself cannot be: kept keys that say so are not trusted.
+      if (listing?.trusted !== true || watch?.watching(at) !== true || onPath.has(at)) return false;
       path.push({ key: at, listing, next: 0 });
+      onPath.add(at);
       return true;
     };
     const fail = () => {
@@ -213,6 +216,7 @@ export function walkGitEntries(workspace: string, options: WalkOptions): GitWalk
     for (let step = path.at(-1); step !== undefined; step = path.at(-1)) {
       if (step.next === step.listing.subdirs.length) {
         clean.set(step.key, true);
+        onPath.delete(step.key);
         path.pop();
         continue;
       }
