@@ -17,6 +17,10 @@
  * - a file system whose names can change without passing through this kernel (network and
  *   FUSE file systems) or another device than the workspace's: only directories on the
  *   workspace's own device, when it is a local file system, are watched.
+ *
+ * Watches are the user's to share with every other program (editors, file watchers of build
+ * tools): one workspace takes at most a quarter of the system's limit, and the directories
+ * past that are looked at the slow way.
  */
 import type * as Ffi from "bun:ffi";
 import { readFileSync } from "node:fs";
@@ -105,6 +109,7 @@ function openWatch(
   if (!LOCAL_FILE_SYSTEMS.has(Number(statfs[0] ?? 0n))) return undefined;
   const mounts = mountTable();
   if (mounts === undefined) return undefined;
+  const most = Math.floor(maxUserWatches() / 4);
   const fd = lib.inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd < 0) return undefined;
   let lastMounts: string | undefined = mounts;
@@ -154,6 +159,7 @@ function openWatch(
     watch(dirFd, key, dev) {
       if (closed || dev !== rootDev) return false;
       if (wds.has(key)) return true;
+      if (wds.size >= most) return false;
       const path = new TextEncoder().encode(`/proc/self/fd/${dirFd}\0`);
       const wd = lib.inotify_add_watch(fd, path, NAMES_CHANGE | IN_ONLYDIR);
       if (wd < 0) return false;
@@ -181,6 +187,16 @@ function openWatch(
       lib.close(fd);
     },
   };
+}
+
+/** The user's inotify watches the system allows (fs.inotify.max_user_watches; 8192 if unknown). */
+function maxUserWatches(): number {
+  try {
+    const limit = Number(readFileSync("/proc/sys/fs/inotify/max_user_watches", "utf8"));
+    return Number.isFinite(limit) && limit > 0 ? limit : 8192;
+  } catch {
+    return 8192;
+  }
 }
 
 /** dsh's mount table as the kernel shows it, or undefined where it cannot be read. */
