@@ -2,7 +2,8 @@
  * Memory of `dsh acp`: RSS after `initialize` (against the SDK-only agent), what each idle
  * session adds over 100 sessions (target < 0.5 MB each), and RSS after 1,000 sequential turns
  * of one session against the test model server, compared with RSS after the first 100 (no
- * leak: the log grows, memory should not grow with it beyond what the log holds).
+ * leak: the log grows, memory should not grow with it beyond what the log holds), and what RSS
+ * keeps of each session opened and closed (target ≤ 2 KB; a turn: < 10 KB).
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import { benchEnv, withAcpAgent } from "./lib/acp-agent.ts";
 import { emit, size } from "./lib/figures.ts";
 
 const SESSIONS = size(100, 10);
+const CLOSED = size(500, 20);
 const TURNS = size(1_000, 20);
 const root = mkdtempSync(join(tmpdir(), "dsh-bench-memory-"));
 const minimal = join(root, "minimal-agent");
@@ -56,6 +58,25 @@ try {
     await settle();
     return { idle, perSession: (rssMb(pid) - first) / (SESSIONS - 1) };
   });
+  // Sessions opened and closed: a round to warm up, then two rounds; what RSS keeps per session
+  // over the two is what a closed session leaves behind.
+  const closed = await withAgent([binaryPath, "acp"], async (agent, pid) => {
+    const round = async () => {
+      for (let i = 0; i < CLOSED; i++) {
+        const { sessionId } = await agent.request(acp.methods.agent.session.new, {
+          cwd: root,
+          mcpServers: [],
+        });
+        await agent.request(acp.methods.agent.session.close, { sessionId });
+      }
+      await settle();
+      return rssMb(pid);
+    };
+    const warm = await round();
+    await round();
+    const after = await round();
+    return ((after - warm) * 1024) / (2 * CLOSED);
+  });
   const turns = await withAgent([binaryPath, "acp"], async (agent, pid) => {
     const { sessionId } = await agent.request(acp.methods.agent.session.new, {
       cwd: root,
@@ -95,6 +116,12 @@ try {
       target: { op: "<=", value: 0.5 },
     },
     {
+      name: `RSS a closed session keeps (${CLOSED} opened and closed, twice)`,
+      unit: "KB",
+      samples: [closed],
+      target: { op: "<=", value: 2 },
+    },
+    {
       name: `RSS after ${TURNS.toLocaleString("en")} turns in one session (floor: after ${Math.floor(TURNS / 10)})`,
       unit: "MB",
       samples: [turns.late],
@@ -104,6 +131,7 @@ try {
       name: `RSS a turn adds over turns ${(TURNS / 2).toLocaleString("en")}–${TURNS.toLocaleString("en")}`,
       unit: "KB",
       samples: [lateKbPerTurn],
+      target: { op: "<=", value: 10 },
     },
   ]);
 } finally {

@@ -7,7 +7,9 @@
  * sandboxed command also binds the placeholders of the missing protected project configuration
  * read-only (made by the first command, they linger between commands) and shows git an excludes
  * file for them; a second project where every protected entry exists (bound read-only, nothing
- * to make) is that figure's floor.
+ * to make) is that figure's floor. What the sandbox adds (sandboxed less unsandboxed, run by run)
+ * is measured against what bubblewrap itself adds: `bwrap … true` over `sh -c true`, spawned
+ * straight from this process in the same rounds (issue 30's target: at most twice that).
  * Run: bun bench/sandbox.ts [N]
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -51,6 +53,20 @@ const runner = createCommandRunner({
 
 const repo = gitTree();
 
+const BARE_BWRAP = [
+  "bwrap",
+  ...["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"],
+  ...["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "true"],
+];
+
+/** One spawn of `argv` straight from this process, to its exit. */
+async function bare(argv: string[]): Promise<number> {
+  const start = performance.now();
+  const code = await Bun.spawn(argv, { stdio: ["ignore", "ignore", "inherit"] }).exited;
+  if (code !== 0) throw new Error(`${argv.join(" ")} exited ${code}`);
+  return performance.now() - start;
+}
+
 async function once(r: CommandRunner, sandbox: SandboxMode, workspace = empty): Promise<number> {
   const start = performance.now();
   const request = { command: "true", cwd: workspace, workspace, sandbox };
@@ -70,11 +86,15 @@ try {
   const withConfig: number[] = [];
   const plain: number[] = [];
   const inRepo: number[] = [];
+  const added: number[] = [];
+  const bwrapAdds: number[] = [];
   for (let i = 0; i < runs; i++) {
     sandboxed.push(await once(runner, "workspace-write"));
     withConfig.push(await once(runner, "workspace-write", configured));
     plain.push(await once(runner, "danger-full-access"));
     inRepo.push(await once(runner, "workspace-write", repo.dir));
+    added.push((sandboxed.at(-1) ?? 0) - (plain.at(-1) ?? 0));
+    bwrapAdds.push((await bare(BARE_BWRAP)) - (await bare(["sh", "-c", "true"])));
   }
   const s = median(sandboxed);
   const c = median(withConfig);
@@ -90,6 +110,9 @@ try {
   console.log(
     `median sandboxed, ${repo.files} files:  ${r.toFixed(1)} ms (${(r / s).toFixed(2)}x the empty project)`,
   );
+  console.log(
+    `what the sandbox adds:               ${median(added).toFixed(1)} ms (bubblewrap's own: ${median(bwrapAdds).toFixed(1)} ms)`,
+  );
   emit([
     {
       name: "one sandboxed `true` (floor: unsandboxed)",
@@ -98,10 +121,18 @@ try {
       floor: plain,
     },
     {
+      name: "what the sandbox adds to one `true` (floor: what bubblewrap itself adds, `bwrap … true` over `sh -c true`)",
+      unit: "ms",
+      samples: added,
+      floor: bwrapAdds,
+      target: { op: "<=", value: 2, of: "ratio" },
+    },
+    {
       name: "one sandboxed `true` in a 31,000-file git repository (floor: in an empty project)",
       unit: "ms",
       samples: inRepo,
       floor: sandboxed,
+      target: { op: "<=", value: 1.5, of: "ratio" },
     },
     {
       name: "placeholders: sandboxed `true` in an empty project (floor: every protected entry exists)",

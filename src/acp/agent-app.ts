@@ -22,6 +22,8 @@ export interface AgentAppDeps {
   readonly service: AgentService;
   readonly models: () => readonly AcpModel[];
   readonly version: string;
+  /** Readies the first session's needs, once, after the first `initialize` is answered. */
+  readonly prepare?: () => void;
   readonly images?: boolean;
   readonly sandbox?: () => Promise<SandboxStatus>;
   /** The hosts a session's sandboxed commands may reach, for `/status`. */
@@ -42,6 +44,7 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
   const { table, logger } = deps;
   const sessions = createSessionHandlers(deps);
   const m = acp.methods.agent;
+  let prepared = false;
 
   return acp
     .agent({ name: "dsh" })
@@ -52,6 +55,11 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
         clientVersion: params.clientInfo?.version,
         protocolVersion: params.protocolVersion,
       });
+      if (!prepared && deps.prepare !== undefined) {
+        prepared = true;
+        // A timer, so that the response is written first.
+        setTimeout(deps.prepare, 0);
+      }
       return initializeResponse(deps.version, params.clientCapabilities, deps.images ?? false);
     })
     .onRequest(m.authenticate, () => {

@@ -9,6 +9,7 @@ import { ConflictError, NotFoundError, quoted } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { type BridgeSession, openBridgeSession } from "./bridge-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
+import { collectSoon } from "./idle-collect.ts";
 import type { AcpApprovalRegistry, AcpFormRegistry } from "./types.ts";
 
 export interface SessionTableDeps {
@@ -58,6 +59,7 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
     live.delete(id);
     entry.unregister();
     await entry.session[Symbol.asyncDispose]();
+    collectSoon();
   };
 
   return {

@@ -20,6 +20,11 @@ export interface RunAcpDeps {
   readonly hasApiKey?: () => boolean;
   /** dsh's version, shown by clients in `agentInfo`. */
   readonly version: string;
+  /**
+   * Called once, right after the first `initialize` is answered: readies what the first
+   * session needs (the client sends `session/new` next), off the `initialize` path.
+   */
+  readonly prepare?: () => void;
   /** Some model takes images: `promptCapabilities.image` is advertised. Default false. */
   readonly images?: boolean;
   /** The sandbox backend's probe, for `/status`. */

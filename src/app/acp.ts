@@ -68,6 +68,9 @@ export async function runAcp(
     allowedHosts: async (sessionId, cwd) =>
       (await composed()).network.allowedHosts(sessionId, projectRootOf(cwd)),
     version,
+    // The agent is composed while the client reads the `initialize` response and sends its
+    // `session/new`; a failure is the first session request's to report.
+    prepare: () => void composed().catch(() => undefined),
     images: catalog.models().some((model) => model.vision === true),
     logger,
     hasApiKey: () => currentApiKey(config, env) !== undefined || !needsApiKey(defaultEndpoint),

@@ -9,6 +9,7 @@ import type { Logger } from "../log.ts";
 import { checkAfterCommand } from "./after-command.ts";
 import type { Backend } from "./backend.ts";
 import type { DirCalls } from "./dir-calls.ts";
+import type { DirWatch, DirWatcher } from "./dir-watch.ts";
 import { SandboxUnavailableError } from "./errors.ts";
 import type { GitEntryCache, WalkLimits, WalkOptions } from "./git-entries.ts";
 import { loadDirCalls } from "./load-dir-calls.ts";
@@ -19,27 +20,50 @@ import type { WorkspaceProtection } from "./workspace-guards.ts";
 export function unavailableBackend(status: SandboxStatus): Backend {
   return {
     status,
-    wrap() {
+    view() {
       throw new SandboxUnavailableError(status);
     },
-    hidden: () => undefined,
     close() {},
   };
+}
+
+/** How each workspace is walked: one listing cache, and one watch where there is one, each. */
+export interface Walks {
+  of(workspace: string): WalkOptions;
+  /** Ends every watch. */
+  close(): void;
 }
 
 /** How each workspace is walked: the same calls and limits, one listing cache per workspace. */
 export function walksByWorkspace(
   calls: DirCalls,
   limits: WalkLimits | undefined,
-): (workspace: string) => WalkOptions {
-  const caches = new Map<string, GitEntryCache>();
-  return (workspace) => {
-    let cache = caches.get(workspace);
-    if (cache === undefined) {
-      cache = new Map();
-      caches.set(workspace, cache);
-    }
-    return { calls, limits, cache };
+  watcher?: DirWatcher,
+): Walks {
+  const byWorkspace = new Map<string, WalkOptions>();
+  const watches: DirWatch[] = [];
+  return {
+    of(workspace) {
+      let walk = byWorkspace.get(workspace);
+      if (walk === undefined) {
+        // Made once, at the first walk: undefined then means none for this workspace.
+        let made: { watch: DirWatch | undefined } | undefined;
+        const watch = (rootFd: number, rootDev: bigint) => {
+          if (made === undefined) {
+            made = { watch: watcher?.(rootFd, rootDev) };
+            if (made.watch !== undefined) watches.push(made.watch);
+          }
+          return made.watch;
+        };
+        walk = { calls, limits, cache: new Map() as GitEntryCache, watch };
+        byWorkspace.set(workspace, walk);
+      }
+      return walk;
+    },
+    close() {
+      for (const watch of watches.splice(0)) watch.close();
+      byWorkspace.clear();
+    },
   };
 }
 

@@ -18,6 +18,7 @@ import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 import { isWithin } from "../paths.ts";
 import { createCredentialMasker, stateDirMasks, storePins } from "./guards.ts";
+import { loadDirWatcher } from "./dir-watch.ts";
 import { loadFileLocks } from "./file-lock.ts";
 import { SANDBOX_EXCLUDES, excludesEnv, placeholderExcludes } from "./git-excludes.ts";
 import { hostServiceMasks } from "./host-services.ts";
@@ -42,6 +43,9 @@ export interface WrapInput {
   readonly network?: SandboxAttach;
 }
 
+/** What a view wraps a command for: its workspace is the view's. */
+export type CommandInput = Omit<WrapInput, "workspace">;
+
 export interface Wrapped {
   readonly argv: string[];
   /** Parent fds the child gets as fd 3, 4, ...; `close` them once the command ended. */
@@ -57,12 +61,21 @@ export interface Wrapped {
 
 export interface Backend {
   readonly status: SandboxStatus;
-  /** The argv to spawn and the guards it set up; only when `status.ok`. */
-  wrap(input: WrapInput, argv: readonly string[]): Wrapped;
-  /** Why `path` is not visible inside the sandbox, or undefined when it is. */
-  hidden(path: string, workspace: string): string | undefined;
+  /**
+   * What one command in `workspace` sees, looked up once for it (the masks of credential
+   * stores, runtime directories and dsh's state); only when `status.ok`.
+   */
+  view(workspace: string): SandboxView;
   /** Undoes what outlives commands (lingering placeholders); once none runs. Never throws. */
   close(): void;
+}
+
+/** One command's view of the host, from which it is wrapped. */
+export interface SandboxView {
+  /** Why `path` is not visible inside the sandbox, or undefined when it is. */
+  hidden(path: string): string | undefined;
+  /** The argv to spawn and the guards it set up, in the view's workspace. */
+  wrap(command: CommandInput, argv: readonly string[]): Wrapped;
 }
 
 export interface BackendOptions {
@@ -129,7 +142,7 @@ function noBackendReason(options: BackendOptions): { reason: string; fix: string
 }
 
 async function openBwrap(options: BackendOptions): Promise<Backend> {
-  const calls = await callsOrFailure();
+  const [calls, watcher] = await Promise.all([callsOrFailure(), loadDirWatcher()]);
   if (typeof calls === "string") {
     return unavailableBackend({
       backend: "bwrap",
@@ -158,7 +171,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   const privateRoots = ["/tmp", "/dev", "/proc"];
   // What commands created and dsh could not undo: later commands there are refused.
   const unsafe = new Set<string>();
-  const walks = walksByWorkspace(calls, options.walkLimits);
+  const walks = walksByWorkspace(calls, options.walkLimits, watcher);
   // The kernel's entries do not change while dsh runs.
   const kernel = kernelInterfaces();
   const credentialMasks = createCredentialMasker(options.credentials ?? { home: options.home });
@@ -167,12 +180,31 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     locks: await loadFileLocks(),
     logger: options.logger,
   });
-  return {
-    status: probe.status,
-    wrap(input, argv) {
+  const view = (workspace: string): SandboxView => {
+    const credentials = credentialMasks();
+    const stateDir = stateDirMasks(options.stateDir, workspace);
+    const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
+    const masks = [...credentials, ...stateDir];
+    const hidden = (path: string) => {
+      if (isWithin(workspace, path)) return undefined;
+      if (privateRoots.some((root) => isWithin(root, path))) {
+        return "it lies under a directory the sandbox replaces with its own (/tmp, /dev, /proc)";
+      }
+      if (services.some((mask) => isWithin(mask.path, path))) {
+        return "it lies in a runtime directory the sandbox hides (/run/user, XDG_RUNTIME_DIR)";
+      }
+      if (credentials.some((mask) => isWithin(mask.path, path))) {
+        return "it lies in a credential store the sandbox hides";
+      }
+      if (stateDir.some((mask) => isWithin(mask.path, path))) {
+        return "it lies in dsh's state directory, which the sandbox hides";
+      }
+      return undefined;
+    };
+    const wrap = (command: CommandInput, argv: readonly string[]): Wrapped => {
+      const input: WrapInput = { ...command, workspace };
       refuseUnsafe(unsafe, input.workspace);
       refuseRedirectedGit(input.workspace);
-      const masks = [...credentialMasks(), ...stateDirMasks(options.stateDir, input.workspace)];
       const writable = input.mode === "workspace-write";
       const git = options.git ?? { home: options.home };
       // Held from before any placeholder is made until the command has ended.
@@ -185,11 +217,10 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
               pinned: storePins(masks, input.workspace),
               placeholder: hold?.make,
               git,
-              walk: walks(input.workspace),
+              walk: walks.of(input.workspace),
             })
           : undefined;
         hold?.seal();
-        const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
         const guards = protection?.guards ?? [];
         // git in the sandbox must not stage the placeholders (`git-excludes.ts`).
         const standing = hold?.placeholders() ?? [];
@@ -223,7 +254,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
               input.workspace,
               protection,
               options.logger,
-              walks(input.workspace),
+              walks.of(input.workspace),
               unsafe,
             );
           } finally {
@@ -242,28 +273,16 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         hold?.release();
         throw error;
       }
+    };
+    return { hidden, wrap };
+  };
+  return {
+    status: probe.status,
+    view,
+    close() {
+      placeholders.flush();
+      walks.close();
     },
-    hidden(path, workspace) {
-      if (isWithin(workspace, path)) return undefined;
-      if (privateRoots.some((root) => isWithin(root, path))) {
-        return "it lies under a directory the sandbox replaces with its own (/tmp, /dev, /proc)";
-      }
-      if (
-        hostServiceMasks(options.runtimeDir, options.serviceRoots).some((mask) =>
-          isWithin(mask.path, path),
-        )
-      ) {
-        return "it lies in a runtime directory the sandbox hides (/run/user, XDG_RUNTIME_DIR)";
-      }
-      if (credentialMasks().some((mask) => isWithin(mask.path, path))) {
-        return "it lies in a credential store the sandbox hides";
-      }
-      if (stateDirMasks(options.stateDir, workspace).some((mask) => isWithin(mask.path, path))) {
-        return "it lies in dsh's state directory, which the sandbox hides";
-      }
-      return undefined;
-    },
-    close: () => placeholders.flush(),
   };
 }
 

@@ -8,6 +8,11 @@
  * afterwards the counters say whether a limit was hit. Groups are named `dsh-<pid>-<random>`
  * (several runners in one process must never meet on a name); a dsh that was killed leaves
  * empty ones, which the next dsh removes.
+ *
+ * A command's first process joining a group the kernel has never held a process in costs it
+ * several milliseconds, so a maker keeps the groups of ended commands and gives one to a later
+ * command once nothing is left in it (SIGKILLed, then checked empty), its limit counters read
+ * at the hand-over so that only the new command's hits count.
  */
 import {
   existsSync,
@@ -26,17 +31,29 @@ import type { CommandLimits, LimitHit } from "./limits.ts";
 export interface CommandCgroup {
   /** The controllers that bound the command. */
   readonly controllers: readonly ("pids" | "memory")[];
-  /** The `cgroup.procs` files the command's first process writes its pid to. */
+  /**
+   * The files the command's first process joins the groups through, writing 0 (itself): on
+   * cgroup v1 `tasks`, which moves that one thread, sparing the command the wait for every
+   * CPU that moving a whole process takes (the shell that writes it has no other thread); on
+   * v2 `cgroup.procs`.
+   */
   readonly procsFiles: readonly string[];
   /** The limit the command ran into, read once it ended. */
   hit(): LimitHit | undefined;
   /** SIGKILLs whatever is still in the groups and removes them. */
   remove(): Promise<void>;
+  /**
+   * Once the command has ended: SIGKILLs whatever is still in the groups and keeps them for a
+   * later command of the maker once they are empty, else removes them.
+   */
+  release(): Promise<void>;
 }
 
 export interface CgroupMaker {
   /** Groups limited to `limits`, or undefined where none can be made. */
   create(limits: CommandLimits): CommandCgroup | undefined;
+  /** Removes the groups kept for later commands. */
+  close(): Promise<void>;
 }
 
 interface Place {
@@ -49,12 +66,61 @@ interface Place {
 const ROOT = "/sys/fs/cgroup";
 const NAME = /^dsh-(\d+)-[0-9a-f]{12}$/;
 const REMOVE_WITHIN_MS = 2_000;
+/** Ended commands' groups a maker keeps at most. */
+const KEPT = 4;
+
+/** One command's groups: a directory per controller. */
+interface Groups {
+  readonly made: readonly { readonly place: Place; readonly dir: string }[];
+  readonly limits: CommandLimits;
+}
 
 /** Finds where groups can go; makes nothing until the first `create`. */
 export function createCgroupMaker(logger: Logger): CgroupMaker {
   let places: Place[] | undefined;
+  const kept: Groups[] = [];
+  const handOut = (groups: Groups): CommandCgroup => {
+    const dirs = [...new Set(groups.made.map(({ dir }) => dir))];
+    // The counters only grow: a hit is one past what they held at the hand-over.
+    const before = groups.made.map(({ place, dir }) => hitCount(place, dir));
+    return {
+      controllers: groups.made.map(({ place }) => place.controller),
+      procsFiles: [
+        ...new Set(
+          groups.made.map(({ place, dir }) =>
+            join(dir, place.version === 1 ? "tasks" : "cgroup.procs"),
+          ),
+        ),
+      ],
+      hit: () =>
+        groups.made
+          .map(({ place, dir }, i) =>
+            hitCount(place, dir) > (before[i] ?? 0) ? hitKind(place) : undefined,
+          )
+          .find((hit) => hit !== undefined),
+      remove: () => removeGroups(dirs),
+      async release() {
+        if (kept.length < KEPT && (await emptied(dirs))) kept.push(groups);
+        else await removeGroups(dirs);
+      },
+    };
+  };
   return {
+    async close() {
+      const dirs = kept.splice(0).flatMap((groups) => groups.made.map(({ dir }) => dir));
+      await removeGroups([...new Set(dirs)]);
+    },
     create(limits) {
+      const reusable = kept.findIndex((groups) => sameLimits(groups.limits, limits));
+      if (reusable >= 0) {
+        const [groups] = kept.splice(reusable, 1);
+        const dirs = groups?.made.map(({ dir }) => dir) ?? [];
+        // Nothing of an earlier command may be in a group a new one joins.
+        if (groups !== undefined && dirs.every((dir) => processesIn(dir).length === 0)) {
+          return handOut(groups);
+        }
+        void removeGroups(dirs);
+      }
       if (places === undefined) {
         places = findPlaces();
         for (const place of places) removeStale(place.parent);
@@ -87,14 +153,29 @@ export function createCgroupMaker(logger: Logger): CgroupMaker {
         }
       }
       if (made.length === 0) return undefined;
-      return {
-        controllers: made.map(({ place }) => place.controller),
-        procsFiles: [...new Set(made.map(({ dir }) => join(dir, "cgroup.procs")))],
-        hit: () => made.map(({ place, dir }) => limitHit(place, dir)).find((h) => h !== undefined),
-        remove: () => removeGroups([...new Set(made.map(({ dir }) => dir))]),
-      };
+      return handOut({ made, limits });
     },
   };
+}
+
+function sameLimits(a: CommandLimits, b: CommandLimits): boolean {
+  return a.processes === b.processes && a.memoryBytes === b.memoryBytes;
+}
+
+function processesIn(dir: string): number[] {
+  return readText(join(dir, "cgroup.procs")).split("\n").filter(Boolean).map(Number);
+}
+
+/** SIGKILLs what is in the groups until they are empty; false when they are not in time. */
+async function emptied(dirs: readonly string[]): Promise<boolean> {
+  const deadline = performance.now() + REMOVE_WITHIN_MS;
+  for (;;) {
+    const left = dirs.flatMap(processesIn);
+    if (left.length === 0) return true;
+    for (const pid of left) signalProcess(pid, "SIGKILL");
+    if (performance.now() > deadline) return false;
+    await Bun.sleep(10);
+  }
 }
 
 function findPlaces(): Place[] {
@@ -137,12 +218,15 @@ function writeLimit(place: Place, dir: string, limits: CommandLimits): void {
   }
 }
 
-function limitHit(place: Place, dir: string): LimitHit | undefined {
-  if (place.controller === "pids") {
-    return counter(readText(join(dir, "pids.events")), "max") > 0 ? "processes" : undefined;
-  }
+/** How often the group's limit was hit since it was made. */
+function hitCount(place: Place, dir: string): number {
+  if (place.controller === "pids") return counter(readText(join(dir, "pids.events")), "max");
   const events = readText(join(dir, place.version === 2 ? "memory.events" : "memory.oom_control"));
-  return counter(events, "oom_kill") > 0 ? "memory" : undefined;
+  return counter(events, "oom_kill");
+}
+
+function hitKind(place: Place): LimitHit {
+  return place.controller === "pids" ? "processes" : "memory";
 }
 
 /** `key N` out of a cgroup's flat keyed file; 0 when absent. */
@@ -155,11 +239,7 @@ async function removeGroups(dirs: readonly string[]): Promise<void> {
   const deadline = performance.now() + REMOVE_WITHIN_MS;
   let left = [...dirs];
   while (left.length > 0) {
-    for (const dir of left) {
-      for (const pid of readText(join(dir, "cgroup.procs")).split("\n").filter(Boolean)) {
-        signalProcess(Number(pid), "SIGKILL");
-      }
-    }
+    for (const dir of left) for (const pid of processesIn(dir)) signalProcess(pid, "SIGKILL");
     left = left.filter((dir) => !tryRmdir(dir));
     if (left.length === 0 || performance.now() > deadline) return;
     await Bun.sleep(10);

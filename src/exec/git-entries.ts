@@ -21,6 +21,7 @@ import type { BytePath } from "./byte-paths.ts";
 import { EntryType, isDirectoryMode } from "./dir-calls.ts";
 import type { DirCalls, EntryStat } from "./dir-calls.ts";
 import { DirStack } from "./dir-stack.ts";
+import type { DirWatch } from "./dir-watch.ts";
 
 /** How much of a workspace one walk may visit. */
 export interface WalkLimits {
@@ -39,6 +40,12 @@ export interface WalkOptions {
   readonly openDirs?: number;
   /** The wall clock in ms, which decides which listings are old enough to keep (`Date.now`). */
   readonly clock?: () => number;
+  /**
+   * The watch of this workspace's directories (`dir-watch.ts`), made at the first walk from its
+   * open root: a listing it has seen no change to since it was made is reused without a look at
+   * the directory, and so is a whole subtree of them.
+   */
+  readonly watch?: (rootFd: number, rootDev: bigint) => DirWatch | undefined;
 }
 
 /** Thrown when a workspace is too large to check within the walk's limits. */
@@ -65,11 +72,19 @@ export interface GitWalk {
 }
 
 /**
- * Directory listings of one workspace that its next walk may reuse, by device and inode: a
- * directory whose change time is the one it had when listed still holds the same names (adding,
- * removing or renaming an entry changes the change time, and no command can set it back). A
- * listing made within two seconds of a change is not kept, since a second change in the same
- * clock tick could leave the time as is.
+ * Directory listings of one workspace that its next walk may reuse, by device and inode, in
+ * two ways:
+ *
+ * - `trusted`: the directory has been watched since before it was listed and its watch has
+ *   reported no change of names since. Then so are the keys of its subdirectories kept beside
+ *   the names (nothing can put another directory under a name without a change of names), and
+ *   a subtree of trusted listings is taken in without a system call.
+ * - `settled`: a directory whose change time is the one it had when listed still holds the
+ *   same names (adding, removing or renaming an entry changes the change time, and no command
+ *   can set it back). A listing made within two seconds of a change is not settled, since a
+ *   second change in the same clock tick could leave the time as is.
+ *
+ * A listing that is neither is not kept.
  */
 export type GitEntryCache = Map<bigint, CachedListing>;
 
@@ -80,6 +95,26 @@ interface CachedListing {
   /** The name (NUL-ended) of the entry that git opens as `.git` here, if any. */
   readonly git: Uint8Array | undefined;
   readonly size: number;
+  readonly settled: boolean;
+  trusted: boolean;
+  /**
+   * What each of `subdirs` was when this walk or a later one looked, while `trusted`: its key
+   * when a directory, null when not one, undefined when not known.
+   */
+  children: (bigint | null | undefined)[];
+}
+
+/** A directory of a trusted subtree, by its name and its parent's. */
+interface Named {
+  readonly key: bigint;
+  readonly name: Uint8Array;
+  readonly up: Named | undefined;
+}
+
+function namesOf(named: Named): Uint8Array[] {
+  const names: Uint8Array[] = [];
+  for (let at: Named | undefined = named; at !== undefined; at = at.up) names.push(at.name);
+  return names.reverse();
 }
 
 /** Listings younger than this are not reused. */
@@ -91,7 +126,7 @@ interface Frame {
   readonly dev: bigint;
   readonly ino: bigint;
   readonly name: Uint8Array;
-  readonly subdirs: readonly Uint8Array[];
+  readonly listing: CachedListing;
   next: number;
 }
 
@@ -132,20 +167,99 @@ export function walkGitEntries(workspace: string, options: WalkOptions): GitWalk
     return false;
   };
 
-  /** Lists the open directory `fd`, or reuses its listing. */
-  const listingOf = (fd: number, stat: EntryStat): CachedListing | string => {
-    const key = (stat.dev << 64n) | stat.ino;
+  let watch: DirWatch | undefined;
+
+  /**
+   * Lists the open directory `fd`, or reuses its listing, watched from now on where it can be
+   * (the watch first, so that no change between the look and the watch goes unseen).
+   */
+  const listingOf = (fd: number, first: EntryStat): CachedListing | string => {
+    const key = (first.dev << 64n) | first.ino;
     const cached = cache.get(key);
-    if (cached !== undefined && cached.ctimeNs === stat.ctimeNs) {
+    if (cached?.trusted === true && watch?.watching(key) === true) {
       kept.set(key, cached);
       return cached;
     }
-    const listing = listDirectory(calls, fd, stat);
-    if (typeof listing !== "string" && stat.ctimeNs < settled) kept.set(key, listing);
+    const watched = watch?.watch(fd, key, first.dev) === true;
+    const stat = watched ? calls.stat(fd) : first;
+    if (typeof stat === "string") return stat;
+    const reused = cached?.settled === true && cached.ctimeNs === stat.ctimeNs ? cached : undefined;
+    const listing = reused ?? listDirectory(calls, fd, stat, stat.ctimeNs < settled);
+    if (typeof listing === "string") return listing;
+    listing.trusted = watched;
+    if (watched) listing.children = new Array(listing.subdirs.length);
+    if (listing.settled || listing.trusted) kept.set(key, listing);
     return listing;
   };
 
+  /** Whether the subtree at `key` is trusted whole (`GitEntryCache`); remembered per walk. */
+  const clean = new Map<bigint, boolean>();
+  const isClean = (key: bigint): boolean => {
+    const known = clean.get(key);
+    if (known !== undefined) return known;
+    const path: { key: bigint; listing: CachedListing; next: number }[] = [];
+    const onPath = new Set<bigint>();
+    const enter = (at: bigint): boolean => {
+      const listing = cache.get(at);
+      // A directory under itself cannot be: kept keys that say so are not trusted.
+      if (listing?.trusted !== true || watch?.watching(at) !== true || onPath.has(at)) return false;
+      path.push({ key: at, listing, next: 0 });
+      onPath.add(at);
+      return true;
+    };
+    const fail = () => {
+      for (const step of path) clean.set(step.key, false);
+      clean.set(key, false);
+      return false;
+    };
+    if (!enter(key)) return fail();
+    for (let step = path.at(-1); step !== undefined; step = path.at(-1)) {
+      if (step.next === step.listing.subdirs.length) {
+        clean.set(step.key, true);
+        onPath.delete(step.key);
+        path.pop();
+        continue;
+      }
+      const child = step.listing.children[step.next++];
+      if (child === undefined) return fail();
+      if (child === null) continue;
+      const seen = clean.get(child);
+      if (seen === true) continue;
+      if (seen === false || !enter(child)) return fail();
+    }
+    return true;
+  };
+
+  /** Takes in the trusted subtree at `key`, named `name` in the top directory: false past a limit. */
+  const accountTree = (key: bigint, name: Uint8Array): boolean => {
+    const pending: Named[] = [{ key, name, up: undefined }];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      const listing = cache.get(next.key);
+      if (listing === undefined) continue;
+      kept.set(next.key, listing);
+      if (!account(listing, ...(listing.git === undefined ? [] : namesOf(next)))) return false;
+      const { children, subdirs } = listing;
+      for (let i = 0; i < children.length; i++) {
+        const child = children[i];
+        const sub = subdirs[i];
+        if (typeof child === "bigint" && sub !== undefined) {
+          pending.push({ key: child, name: sub, up: next });
+        }
+      }
+    }
+    return true;
+  };
+
   const root = openRoot(calls, workspace);
+  if (typeof root !== "string") {
+    watch = options.watch?.(root.fd, root.stat.dev);
+    const changed = watch?.changes();
+    if (changed?.all === true) for (const listing of cache.values()) listing.trusted = false;
+    for (const key of changed?.keys ?? []) {
+      const listing = cache.get(key);
+      if (listing !== undefined) listing.trusted = false;
+    }
+  }
   const rootListing = typeof root === "string" ? root : listingOf(root.fd, root.stat);
   if (typeof root === "string" || typeof rootListing === "string") {
     if (typeof root !== "string") calls.close(root.fd);
@@ -158,13 +272,14 @@ export function walkGitEntries(workspace: string, options: WalkOptions): GitWalk
     dev,
     ino,
     name: new Uint8Array(),
-    subdirs: rootListing.subdirs,
+    listing: rootListing,
     next: 0,
   });
   if (!account(rootListing)) stack.dispose();
 
   for (let top = stack.top; top !== undefined; top = stack.top) {
-    const name = top.subdirs[top.next++];
+    const index = top.next++;
+    const name = top.listing.subdirs[index];
     if (name === undefined) {
       if (!stack.pop()) {
         const reason = "directories were moved while dsh walked them";
@@ -172,16 +287,29 @@ export function walkGitEntries(workspace: string, options: WalkOptions): GitWalk
       }
       continue;
     }
+    const parent = top.listing;
+    const known = parent.trusted ? parent.children[index] : undefined;
+    if (known === null) continue;
+    if (known !== undefined && isClean(known)) {
+      if (!accountTree(known, name)) stack.dispose();
+      continue;
+    }
     const stat = calls.stat(top.fd, name);
     if (typeof stat === "string") {
       if (stat !== "ENOENT") skip(`it cannot be examined (${stat})`, name);
       continue;
     }
-    if (!isDirectoryMode(stat.mode)) continue;
-    // A directory listed before that holds no directory needs no descriptor of its own.
     const key = (stat.dev << 64n) | stat.ino;
-    const cached = cache.get(key);
-    if (cached !== undefined && cached.ctimeNs === stat.ctimeNs && cached.subdirs.length === 0) {
+    if (parent.trusted) parent.children[index] = isDirectoryMode(stat.mode) ? key : null;
+    if (!isDirectoryMode(stat.mode)) continue;
+    // A directory listed before that holds no directory needs no descriptor of its own (where
+    // there is no watch: a descriptor is what starts one).
+    const cached = watch === undefined ? cache.get(key) : undefined;
+    if (
+      cached?.settled === true &&
+      cached.ctimeNs === stat.ctimeNs &&
+      cached.subdirs.length === 0
+    ) {
       kept.set(key, cached);
       if (!account(cached, name)) stack.dispose();
       continue;
@@ -206,11 +334,11 @@ export function walkGitEntries(workspace: string, options: WalkOptions): GitWalk
       continue;
     }
     if (listing.subdirs.length === 0) calls.close(fd);
-    else
-      stack.push({ fd, dev: opened.dev, ino: opened.ino, name, subdirs: listing.subdirs, next: 0 });
+    else stack.push({ fd, dev: opened.dev, ino: opened.ino, name, listing, next: 0 });
   }
   cache.clear();
   for (const [key, listing] of kept) cache.set(key, listing);
+  watch?.keepOnly(new Set(kept.keys()));
   found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return { entries: found, unchecked };
 }
@@ -264,7 +392,12 @@ function openRoot(calls: DirCalls, workspace: string): { fd: number; stat: Entry
   return stat;
 }
 
-function listDirectory(calls: DirCalls, fd: number, stat: EntryStat): CachedListing | string {
+function listDirectory(
+  calls: DirCalls,
+  fd: number,
+  stat: EntryStat,
+  settled: boolean,
+): CachedListing | string {
   const subdirs: Uint8Array[] = [];
   const variants: Uint8Array[] = [];
   let git: Uint8Array | undefined;
@@ -283,7 +416,7 @@ function listDirectory(calls: DirCalls, fd: number, stat: EntryStat): CachedList
   for (const name of variants) if (name !== git) subdirs.push(name);
   // Sorted, so that a walk's order, and where its limits stop it, are the same every time.
   subdirs.sort(Buffer.compare);
-  return { ctimeNs: stat.ctimeNs, subdirs, git, size };
+  return { ctimeNs: stat.ctimeNs, subdirs, git, size, settled, trusted: false, children: [] };
 }
 
 function isGit(bytes: Uint8Array, start: number): boolean {

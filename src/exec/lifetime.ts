@@ -49,7 +49,7 @@ export interface TieOptions {
   readonly logger: Logger;
   /** Whether stderr joins stdout (commands) or stays apart (servers, probes). */
   readonly mergeStderr: boolean;
-  /** `cgroup.procs` files the process joins before anything of `argv` exists. */
+  /** The files the process joins its cgroups through before anything of `argv` exists. */
   readonly cgroupProcs?: readonly string[];
   /** The descriptor the gate's pipe gets in the child: the first after the caller's own (3). */
   readonly gateFd?: number;

@@ -5,27 +5,20 @@
  */
 import { readFileSync } from "node:fs";
 import { totalmem } from "node:os";
-import { resolve } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { isWithin, realpathOr } from "../paths.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
-import type { CommandNetwork, NetworkService } from "../network/service.ts";
-import type { SandboxBackend, SandboxPreference } from "../settings/table.ts";
+import type { NetworkService } from "../network/service.ts";
+import type { SandboxPreference } from "../settings/table.ts";
 import { openBackend, unavailableBackend } from "./backend.ts";
 import type { Backend } from "./backend.ts";
+import { sandboxedPlan, unsandboxedPlan } from "./command-plan.ts";
+import type { CommandPlan, PlanContext } from "./command-plan.ts";
 import { scrubEnv } from "./env.ts";
-import { RunnerDisposedError, SandboxUnavailableError } from "./errors.ts";
+import { RunnerDisposedError } from "./errors.ts";
 import { createCgroupMaker } from "./cgroup.ts";
 import type { CommandCgroup } from "./cgroup.ts";
-import {
-  commandLimits,
-  guessLimitHit,
-  limitArgv,
-  locatePrlimit,
-  ulimitArgv,
-  withinHardLimits,
-} from "./limits.ts";
+import { commandLimits, guessLimitHit, locatePrlimit, withinHardLimits } from "./limits.ts";
 import type { CommandLimits } from "./limits.ts";
 import type { WalkLimits } from "./git-entries.ts";
 import { isExecutableFile, resolveShell } from "./locate.ts";
@@ -128,7 +121,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   const removals = new Set<Promise<void>>();
   const removeLater = (cgroup: CommandCgroup | undefined) => {
     if (cgroup === undefined) return;
-    const removal = cgroup.remove().finally(() => removals.delete(removal));
+    const removal = cgroup.release().finally(() => removals.delete(removal));
     removals.add(removal);
   };
   let warnedUnbounded = false;
@@ -172,125 +165,99 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     }
   };
 
-  const execute = async (request: CommandRequest, options: RunOptions, signal: AbortSignal) => {
-    if (shell === undefined) throw new InvalidInputError(noShellMessage());
-    const cwd = realDirectory(request.cwd, "cwd");
-    const workspace = realDirectory(request.workspace, "workspace");
-    // stderr goes into stdout inside the child, so the two arrive in their true order: the
-    // supervisor chain does it, else a wrapper shell. `--` keeps a command that starts with a
-    // dash from being read as a shell option.
-    const chain = sharedSupervisor(deps.logger);
-    let argv =
-      chain === undefined
-        ? [shell, "-c", 'exec "$0" -c -- "$1" 2>&1', shell, request.command]
-        : [shell, "-c", "--", request.command];
-    let backendName: SandboxBackend = "none";
-    let release: () => string[] = () => [];
-    let extraFds: readonly number[] = [];
-    let sandboxEnv: ((env: Readonly<Record<string, string>>) => Record<string, string>) | undefined;
-    let cgroup: CommandCgroup | undefined;
-    let bounds = configured;
-    let rlimited = false;
-    let network: CommandNetwork | undefined;
-    if (request.sandbox !== "danger-full-access") {
-      const opened = await openOnce();
-      if (!opened.status.ok) throw new SandboxUnavailableError(opened.status);
-      if (request.sandbox === "workspace-write") refuseBroadWorkspace(workspace, deps.home);
-      const hidden = opened.hidden(cwd, workspace);
-      if (hidden !== undefined) {
-        throw new InvalidInputError(`cwd ${cwd} is outside the sandbox's view: ${hidden}`, { cwd });
-      }
-      backendName = opened.status.backend === "seatbelt" ? "seatbelt" : "bwrap";
-      // Inside bwrap, so RLIMIT_NPROC counts in the command's own user namespace; on macOS the
-      // shell's ulimit, which counts all of the user's processes.
-      rlimited = backendName === "seatbelt" || (backendName === "bwrap" && prlimit !== undefined);
-      bounds = boundsOnce();
-      const bounded =
-        backendName === "seatbelt"
-          ? ulimitArgv(shell, bounds.processes, request.command)
-          : rlimited && prlimit !== undefined
-            ? limitArgv(prlimit, bounds, argv)
-            : argv;
-      // Without its network the command still runs, with none (as bwrap gives it).
-      network = await deps.network?.open(request.network, backendName).catch((error: unknown) => {
-        deps.logger.warn("the command runs without network: its proxy could not be opened", {
-          error,
-        });
-        return undefined;
-      });
-      const attach = network?.attach;
-      // The bridge runs outside the command's rlimits: its runtime reserves memory and threads.
-      const inner = attach?.type === "bridge" ? [...attach.bridge, "--", ...bounded] : bounded;
-      let wrapped: ReturnType<Backend["wrap"]>;
-      try {
-        wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd, network: attach }, inner);
-      } catch (error) {
-        network?.close();
-        throw error;
-      }
-      argv = wrapped.argv;
-      extraFds = wrapped.fds;
-      sandboxEnv = wrapped.env;
-      const commandNetwork = network;
-      release = () => [...wrapped.close(), ...(commandNetwork?.close() ?? [])];
-      if (backendName === "bwrap" && chain !== undefined) cgroup = cgroups.create(bounds);
-      if (!warnedUnbounded && process.getuid?.() === 0 && !cgroup?.controllers.includes("pids")) {
-        warnedUnbounded = true;
-        deps.logger.warn(
-          "as root, the kernel ignores RLIMIT_NPROC and no pids cgroup could be made: " +
-            "the number of processes of a sandboxed command is not bounded",
-        );
-      }
-    }
+  const context: PlanContext | undefined =
+    shell === undefined
+      ? undefined
+      : {
+          shell,
+          get supervised() {
+            return sharedSupervisor(deps.logger) !== undefined;
+          },
+          home: deps.home,
+          configured,
+          bounds: boundsOnce,
+          prlimit,
+          backend: openOnce,
+          network: deps.network,
+          cgroups,
+          logger: deps.logger,
+          warnUnbounded: () => {
+            if (warnedUnbounded) return;
+            warnedUnbounded = true;
+            deps.logger.warn(
+              "as root, the kernel ignores RLIMIT_NPROC and no pids cgroup could be made: " +
+                "the number of processes of a sandboxed command is not bounded",
+            );
+          },
+        };
+
+  /** The scrubbed environment of a planned command, with what its sandbox adds. */
+  const environment = (plan: CommandPlan, cwd: string): Record<string, string> => {
     const scrubbed = scrubEnv(deps.env, {
       ...deps.envConfig,
-      backend: backendName,
+      backend: plan.backend,
       home: deps.home,
       cwd,
-      proxyPort: network?.port,
+      proxyPort: plan.network?.port,
       windows,
     });
-    Object.assign(scrubbed.env, sandboxEnv?.(scrubbed.env));
     if (!reportedScrub && scrubbed.removed.length > 0) {
       reportedScrub = true;
       deps.logger.info("commands do not get these environment variables", {
         names: scrubbed.removed,
       });
     }
-    const tie = await tieToDsh(argv, {
-      logger: deps.logger,
-      mergeStderr: true,
-      cgroupProcs: cgroup?.procsFiles,
-      gateFd: 3 + extraFds.length,
-    });
-    argv = tie.argv;
+    return { ...scrubbed.env, ...plan.env?.(scrubbed.env) };
+  };
+
+  /** Plans the command, runs it tied to dsh, then ends its sandbox and reports its bounds. */
+  const execute = async (request: CommandRequest, options: RunOptions, signal: AbortSignal) => {
+    if (context === undefined) throw new InvalidInputError(noShellMessage());
+    const cwd = realDirectory(request.cwd, "cwd");
+    const workspace = realDirectory(request.workspace, "workspace");
+    const { sandbox } = request;
+    const plan =
+      sandbox === "danger-full-access"
+        ? unsandboxedPlan(context, request.command)
+        : await sandboxedPlan(context, { ...request, sandbox }, cwd, workspace);
+    let released = false;
+    const release = () => {
+      if (released) return [];
+      released = true;
+      removeLater(plan.cgroup);
+      return plan.release();
+    };
     try {
+      const env = environment(plan, cwd);
+      const tie = await tieToDsh(plan.argv, {
+        logger: deps.logger,
+        mergeStderr: true,
+        cgroupProcs: plan.cgroup?.procsFiles,
+        gateFd: 3 + plan.fds.length,
+      });
       const result = await spawnCommand({
-        argv,
+        argv: tie.argv,
         cwd,
-        env: scrubbed.env,
-        extraFds,
+        env,
+        extraFds: plan.fds,
         timeoutMs: clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits),
         limits,
         signal,
         onOutput: options.onOutput,
         logger: deps.logger,
-        graceful: backendName !== "bwrap",
+        graceful: plan.backend !== "bwrap",
         groups,
-        within: network?.attach.type === "namespace" ? network.attach.within : undefined,
+        within: plan.network?.attach.type === "namespace" ? plan.network.attach.within : undefined,
         tie,
       });
-      const limitHit = limitReport(result, cgroup, rlimited, bounds, backendName === "bwrap");
-      removeLater(cgroup);
+      const limitHit = limitReport(result, plan);
       const notes = release();
       const withHit = limitHit === undefined ? result : { ...result, limitHit };
       return notes.length === 0
         ? withHit
         : { ...withHit, output: `${withHit.output}\n${notes.join("\n")}` };
-    } catch (error) {
-      removeLater(cgroup);
+    } finally {
       release();
-      throw error;
     }
   };
 
@@ -319,6 +286,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       for (const entry of running) entry.abort.abort();
       await Promise.allSettled(running.map((entry) => entry.done));
       await Promise.allSettled([...removals]);
+      await cgroups.close();
       (await backend)?.close();
     },
   };
@@ -326,21 +294,17 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
 
 /**
  * The bound a sandboxed command ran into: its cgroup knows; else, under rlimits, its failure
- * output tells.
+ * output tells (memory only where bwrap bounds it).
  */
-function limitReport(
-  result: CommandResult,
-  cgroup: CommandCgroup | undefined,
-  rlimited: boolean,
-  bounds: CommandLimits,
-  memoryBounded: boolean,
-): LimitHitReport | undefined {
-  const counted = cgroup?.hit();
+function limitReport(result: CommandResult, plan: CommandPlan): LimitHitReport | undefined {
+  const counted = plan.cgroup?.hit();
   // A timeout counts: a command whose forks fail may retry until it runs out of time.
   const failed = result.exitCode !== 0 && !result.cancelled;
-  const guessed = rlimited && failed ? guessLimitHit(result.output) : undefined;
+  const guessed = plan.rlimited && failed ? guessLimitHit(result.output) : undefined;
+  const memoryBounded = plan.backend === "bwrap";
   const limit = counted ?? (guessed === "memory" && !memoryBounded ? undefined : guessed);
   if (limit === undefined) return undefined;
+  const { bounds } = plan;
   const value = limit === "processes" ? bounds.processes : bounds.memoryBytes / (1024 * 1024);
   return { limit, value, certain: counted !== undefined };
 }
@@ -355,19 +319,4 @@ function readTextOr(path: string, fallback: string): string {
 
 function clampTimeout(ms: number, limits: RunnerLimits): number {
   return Math.min(limits.maxTimeoutMs, Math.max(limits.minTimeoutMs, Math.round(ms)));
-}
-
-/**
- * A writable `/`, home directory or ancestor of it would leave nothing worth sandboxing. The
- * workspace is a realpath, so home is compared both as given and resolved through symlinks.
- */
-function refuseBroadWorkspace(workspace: string, home: string): void {
-  const homes = [resolve(home), realpathOr(resolve(home))];
-  if (workspace === "/" || homes.some((path) => isWithin(workspace, path))) {
-    throw new InvalidInputError(
-      `refusing to make ${workspace} writable in the sandbox: it is / or contains your home ` +
-        "directory; open a project directory instead, or choose danger-full-access",
-      { workspace },
-    );
-  }
 }

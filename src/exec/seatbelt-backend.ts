@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 import { foldsCase, isWithin, realpathOr } from "../paths.ts";
-import type { Backend, BackendOptions, WrapInput } from "./backend.ts";
+import type { Backend, BackendOptions, WrapInput, Wrapped } from "./backend.ts";
 import {
   checkWorkspaceAfter,
   refuseUnsafe,
@@ -50,7 +50,7 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
     stateDir: options.stateDir,
     protectedDirs: options.protectedDirs,
     git: options.git ?? { home: options.home },
-    walk: walks,
+    walk: (workspace) => walks.of(workspace),
     foldsCase: (path) => calls.foldsCase(path) || foldsCase(path),
     seen: new Map(),
   };
@@ -70,72 +70,76 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
   // Workspaces where a command's processes outlived it: later commands there are refused.
   const outlived = new Set<string>();
 
-  return {
-    status,
-    wrap(input, argv) {
-      refuseUnsafe(unsafe, input.workspace);
-      refuseOutlived(outlived, input.workspace);
-      refuseRedirectedGit(input.workspace);
-      const tempDir = commandTempDir(input.workspace);
-      watchdog.holdSandbox(tempDir);
-      let prepared: ReturnType<typeof prepare>;
-      try {
-        prepared = prepare(input, tempDir);
-      } catch (error) {
+  const hidden = (path: string) => {
+    const stores = [...credentialSpellings(scope), ...(context.seen?.values() ?? [])];
+    return stores.some((mask) => isWithin(mask.path, path))
+      ? "it lies in a credential store the sandbox hides"
+      : undefined;
+  };
+  const wrap = (input: WrapInput, argv: readonly string[]): Wrapped => {
+    refuseUnsafe(unsafe, input.workspace);
+    refuseOutlived(outlived, input.workspace);
+    refuseRedirectedGit(input.workspace);
+    const tempDir = commandTempDir(input.workspace);
+    watchdog.holdSandbox(tempDir);
+    let prepared: ReturnType<typeof prepare>;
+    try {
+      prepared = prepare(input, tempDir);
+    } catch (error) {
+      watchdog.releaseSandbox(tempDir);
+      rmSync(tempDir, { recursive: true, force: true });
+      throw error;
+    }
+    const { plan, protection } = prepared;
+    let closed = false;
+    const close = (): string[] => {
+      if (closed) return [];
+      closed = true;
+      const notes: string[] = [];
+      // Nothing of the command may run on while the workspace is checked.
+      const swept = sweepSandbox(tempDir, { calls });
+      if (swept.left > 0) {
+        outlived.add(input.workspace);
+        options.logger.error(
+          `${swept.left} process(es) of a sandboxed command could not be ended; dsh runs no more sandboxed commands in ${input.workspace} until it is started again`,
+          { workspace: input.workspace },
+        );
+        notes.push(
+          "[dsh could not end every process of the command; it refuses further sandboxed " +
+            "commands here until it is started again]",
+        );
+      } else {
         watchdog.releaseSandbox(tempDir);
         rmSync(tempDir, { recursive: true, force: true });
-        throw error;
       }
-      const { plan, protection } = prepared;
-      let closed = false;
-      const close = (): string[] => {
-        if (closed) return [];
-        closed = true;
-        const notes: string[] = [];
-        // Nothing of the command may run on while the workspace is checked.
-        const swept = sweepSandbox(tempDir, { calls });
-        if (swept.left > 0) {
-          outlived.add(input.workspace);
-          options.logger.error(
-            `${swept.left} process(es) of a sandboxed command could not be ended; dsh runs no more sandboxed commands in ${input.workspace} until it is started again`,
-            { workspace: input.workspace },
-          );
-          notes.push(
-            "[dsh could not end every process of the command; it refuses further sandboxed " +
-              "commands here until it is started again]",
-          );
-        } else {
-          watchdog.releaseSandbox(tempDir);
-          rmSync(tempDir, { recursive: true, force: true });
-        }
-        if (protection !== undefined) {
-          notes.push(
-            ...checkWorkspaceAfter(
-              input.workspace,
-              protection,
-              options.logger,
-              walks(input.workspace),
-              unsafe,
-            ),
-          );
-        }
-        return notes;
-      };
-      return {
-        argv: seatbeltArgs(plan, argv),
-        fds: [],
-        // Stores are unreadable here (EPERM), not empty as under bwrap: npm would stop at its
-        // ~/.npmrc, so it reads none.
-        env: () => ({ TMPDIR: tempDir, npm_config_userconfig: "/dev/null" }),
-        close,
-      };
-    },
-    hidden(path) {
-      const stores = [...credentialSpellings(scope), ...(context.seen?.values() ?? [])];
-      return stores.some((mask) => isWithin(mask.path, path))
-        ? "it lies in a credential store the sandbox hides"
-        : undefined;
-    },
+      if (protection !== undefined) {
+        notes.push(
+          ...checkWorkspaceAfter(
+            input.workspace,
+            protection,
+            options.logger,
+            walks.of(input.workspace),
+            unsafe,
+          ),
+        );
+      }
+      return notes;
+    };
+    return {
+      argv: seatbeltArgs(plan, argv),
+      fds: [],
+      // Stores are unreadable here (EPERM), not empty as under bwrap: npm would stop at its
+      // ~/.npmrc, so it reads none.
+      env: () => ({ TMPDIR: tempDir, npm_config_userconfig: "/dev/null" }),
+      close,
+    };
+  };
+  return {
+    status,
+    view: (workspace) => ({
+      hidden,
+      wrap: (command, argv) => wrap({ ...command, workspace }, argv),
+    }),
     close() {},
   };
 }

@@ -69,14 +69,15 @@ function findSupervisor(platform: NodeJS.Platform): Supervisor | undefined {
   return { setpriv, shell, timeout };
 }
 
-// $0: dsh's pid; then the number of cgroups and their cgroup.procs files; then timeout,
+// $0: dsh's pid; then the number of cgroups and the files to join them through (0: the shell
+// itself, its one thread, before it execs the rest of the chain); then timeout,
 // setpriv and sh for the steps after this one; then the command.
 const chainScript = (mergeStderr: boolean) =>
   [
     '[ "$PPID" = "$0" ] || exit 125',
     "n=$1",
     "shift",
-    'while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; n=$((n - 1)); shift; done',
+    'while [ "$n" -gt 0 ]; do echo 0 > "$1" || exit 125; n=$((n - 1)); shift; done',
     "t=$1 p=$2 s=$3",
     "shift 3",
     `exec "$t" -s KILL 0 "$p" --pdeathsig KILL -- "$s" -c '${'[ "$PPID" = "$0" ] || exit 125; exec "$@"'}' "$$" "$@"${mergeStderr ? " 2>&1" : ""}`,
@@ -86,7 +87,7 @@ const MERGED_CHAIN = chainScript(true);
 const SEPARATE_CHAIN = chainScript(false);
 
 export interface SuperviseOptions {
-  /** `cgroup.procs` files the process joins first. */
+  /** The files the process joins its cgroups through, first (`CommandCgroup.procsFiles`). */
   readonly cgroupProcs?: readonly string[];
   /** Whether stderr goes into stdout (the default, for commands) or stays apart. */
   readonly mergeStderr?: boolean;

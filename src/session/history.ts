@@ -14,8 +14,8 @@ interface Step {
   reasoning: string;
   text: string;
   readonly calls: ChatToolCall[];
-  /** Outputs by index in `calls`. */
-  readonly outputs: Map<number, string>;
+  /** Outputs by index in `calls` (made at the first: most steps call no tool). */
+  outputs?: Map<number, string>;
 }
 
 type UserText = string | readonly ChatContentPart[];
@@ -65,7 +65,7 @@ export function createHistoryFold(): HistoryFold {
     const key = `${event.turnId}\u0000${event.step}`;
     let entry = steps.get(key);
     if (entry === undefined) {
-      const step: Step = { reasoning: "", text: "", calls: [], outputs: new Map() };
+      const step: Step = { reasoning: "", text: "", calls: [] };
       entry = { step, item: items.push({ kind: "step", step }) - 1 };
       steps.set(key, entry);
     } else {
@@ -112,10 +112,13 @@ export function createHistoryFold(): HistoryFold {
         if (turn?.turnId === event.turnId) endTurn(event.reason, event.error);
         break;
       case "tool_result": {
-        const waiting = unanswered.get(callKey(event));
+        const key = callKey(event);
+        const waiting = unanswered.get(key);
         const call = waiting?.shift();
+        if (waiting?.length === 0) unanswered.delete(key);
         // A result for no logged call has nothing to answer; the API would reject it.
         if (call !== undefined) {
+          call.step.outputs ??= new Map();
           call.step.outputs.set(call.index, event.output);
           changed(call.item);
         }
@@ -273,7 +276,7 @@ function toMessages(item: Item): ChatMessage[] {
     (call, index): ChatMessage => ({
       role: "tool",
       toolCallId: call.id,
-      content: step.outputs.get(index) ?? CANCELLED_TOOL_OUTPUT,
+      content: step.outputs?.get(index) ?? CANCELLED_TOOL_OUTPUT,
     }),
   );
   return [assistant, ...answers];

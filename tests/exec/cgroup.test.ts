@@ -53,3 +53,58 @@ cgroupTest("an empty cgroup of a dsh that is gone is removed by the next one", a
     if (existsSync(stale)) rmdirSync(stale);
   }
 });
+
+/** Runs `script` in a shell that first joins `cgroup`'s groups; resolves with its exit code. */
+async function inGroups(procsFiles: readonly string[], script: string): Promise<number> {
+  const join = procsFiles.map((file) => `echo $$ > ${file} || exit 125`).join("; ");
+  return Bun.spawn(["/bin/sh", "-c", `${join}; ${script}`], {
+    stdio: ["ignore", "ignore", "ignore"],
+  }).exited;
+}
+
+cgroupTest(
+  "an ended command's group goes to the next, counting only the next one's hits",
+  async () => {
+    const maker = createCgroupMaker(silentLogger);
+    try {
+      const first = maker.create({ processes: 1, memoryBytes: LIMITS.memoryBytes });
+      if (first === undefined || !first.controllers.includes("pids")) return;
+      // The shell is the group's one process: its fork fails at pids.max.
+      await inGroups(first.procsFiles, "(true) || exit 3");
+      expect(first.hit()).toBe("processes");
+      await first.release();
+      const next = maker.create({ processes: 1, memoryBytes: LIMITS.memoryBytes });
+      expect(next?.procsFiles).toEqual(first.procsFiles);
+      expect(next?.hit()).toBeUndefined();
+      await next?.release();
+    } finally {
+      await maker.close();
+    }
+  },
+);
+
+cgroupTest("a kept group something has joined since is not handed out again", async () => {
+  const maker = createCgroupMaker(silentLogger);
+  try {
+    const first = maker.create(LIMITS);
+    if (first === undefined) return;
+    await first.release();
+    const sleeper = Bun.spawn(
+      [
+        "/bin/sh",
+        "-c",
+        `${first.procsFiles.map((file) => `echo $$ > ${file}`).join("; ")}; echo in; exec sleep 60`,
+      ],
+      { stdout: "pipe" },
+    );
+    const reader = sleeper.stdout.getReader();
+    await reader.read();
+    const next = maker.create(LIMITS);
+    expect(next?.procsFiles.some((file) => first.procsFiles.includes(file))).toBe(false);
+    await next?.remove();
+    await first.remove();
+    expect(await sleeper.exited).not.toBe(0);
+  } finally {
+    await maker.close();
+  }
+});
