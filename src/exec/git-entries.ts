@@ -135,6 +135,7 @@ interface Frame {
  * links. A directory dsh cannot list is skipped when no command could change it (another
  * user's, not writable), and unchecked otherwise. Never throws.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split next, with care: the security-critical path.
 export function walkGitEntries(workspace: string, options: WalkOptions): GitWalk {
   const { calls } = options;
   const limits = options.limits ?? DEFAULT_WALK_LIMITS;
