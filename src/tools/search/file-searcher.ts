@@ -120,6 +120,7 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
       const deadline = performance.now() + options.budgetMs;
       const wanted = options.threads ?? Math.min(4, Math.max(1, navigator.hardwareConcurrency));
       const done = new Map<number, BatchReport>();
+      const literal = requiredLiteral(options.regex);
       let taken = 0;
       let delivered = 0;
       let wantMore = true;
@@ -134,7 +135,7 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
             limit,
             lineChars: options.lineChars,
             maxBytes: options.maxBytes,
-            literal: requiredLiteral(options.regex),
+            literal,
             paths: paths.join("\0"),
           };
           const timeout = deadline - performance.now();
