@@ -13,7 +13,7 @@ import * as v from "valibot";
 import { TimeLimitError } from "../errors.ts";
 import type { BatchReport, SearchRequest } from "./search-worker.ts";
 import type { PathSource } from "./path-feed.ts";
-import { searchWorkerMain } from "./search-worker.ts";
+import { batchDirectories, searchWorkerMain } from "./search-worker.ts";
 
 /** Files per message to a thread: enough to amortise the round trip, small enough to balance. */
 const BATCH_FILES = 160;
@@ -101,7 +101,8 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
       threads.push(reused);
       return reused.worker;
     }
-    const source = new Blob([`(${searchWorkerMain.toString()})();`], { type: "text/javascript" });
+    const text = `(${searchWorkerMain.toString()})(${batchDirectories.toString()});`;
+    const source = new Blob([text], { type: "text/javascript" });
     const url = URL.createObjectURL(source);
     const thread = { worker: new Worker(url), url };
     threads.push(thread);
