@@ -57,7 +57,7 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
       const glob = new Bun.Glob(split.pattern);
       const found: string[] = [];
       // Times are read as matches are found, on another thread once there are many.
-      const times = createMtimeReader();
+      using times = createMtimeReader();
       const walk = await collectFiles(base.real, {
         signal: ctx.signal,
         skipDirs: skippedDirs(input.pattern, input.path),

@@ -111,6 +111,22 @@ describe("createMtimeReader", () => {
     });
   }
 
+  test("a reader let go before its times were asked for leaves the next one whole", async () => {
+    const { dir, paths } = within(1_100, new Set());
+    try {
+      {
+        using abandoned = createMtimeReader();
+        for (const file of paths) abandoned.add(file);
+      }
+      const reader = createMtimeReader();
+      for (const file of paths) reader.add(file);
+      const mtimes = await reader.done(new AbortController().signal);
+      expect([...mtimes]).toEqual(paths.map((_, i) => (1_000 + i) * 1_000));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("stops with the signal's reason when cancelled", async () => {
     const { dir, paths } = within(1_100, new Set());
     try {

@@ -20,11 +20,13 @@ const IDLE_MS = 30_000;
 
 const Reply = v.object({ mtimes: v.instance(Float64Array) });
 
-export interface MtimeReader {
+export interface MtimeReader extends Disposable {
   /** Queues `path`; its time is the `n`th of `done`'s, in the order paths were added. */
   add(path: string): void;
   /** Every added path's modification time in ms (0 when it cannot be read), in order. */
   done(signal: AbortSignal): Promise<Float64Array>;
+  /** Lets the thread go: kept for the next glob after `done`, else terminated. */
+  [Symbol.dispose](): void;
 }
 
 interface Batch {
@@ -148,6 +150,8 @@ export function createMtimeReader(): MtimeReader {
         throw error;
       }
     },
+    // A walk that failed or was cancelled never asks for its times: its thread ends here.
+    [Symbol.dispose]: () => release(false),
   };
 }
 
