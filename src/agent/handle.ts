@@ -63,7 +63,7 @@ export interface AgentHandleDeps extends AgentCollaborators {
   readonly library: SessionLibrary;
   /** What is never read into a prompt from a link: credential stores, dsh's state. */
   readonly secrets: SecretPlaces;
-  readonly onDispose: () => void;
+  readonly onDispose: () => void | Promise<void>;
 }
 
 export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
@@ -164,7 +164,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
         await deps.mcp?.[Symbol.asyncDispose]();
         hub.close();
         await log[Symbol.asyncDispose]();
-        deps.onDispose();
+        await deps.onDispose();
       })();
       return disposing;
     },

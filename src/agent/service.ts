@@ -34,6 +34,8 @@ export interface AgentServiceDeps extends AgentCollaborators {
   readonly home: string;
   /** The names the built-in slash commands hold: no skill or custom command takes one. */
   readonly reservedCommands: readonly string[];
+  /** What else ends with a session (its background commands); awaited by its dispose. */
+  readonly sessionClosed?: (sessionId: string) => Promise<void>;
 }
 
 /** Time the instruction files may take to read when a session opens (a hung network mount). */
@@ -107,9 +109,10 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       maxRequests: deps.maxRequestsPerTurn,
       systemPrompt,
       library,
-      onDispose: () => {
+      onDispose: async () => {
         library.close();
         live.delete(log.header.id);
+        await deps.sessionClosed?.(log.header.id);
       },
     });
   }

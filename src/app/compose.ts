@@ -26,6 +26,7 @@ import type { SessionStore } from "../session/types.ts";
 import { version } from "../../package.json";
 import { createCoreTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
+import { createBackgroundJobs } from "../tools/background/jobs.ts";
 import { type SecretPlaces, secretPlacesOf } from "../tools/file-safety/credential-paths.ts";
 import { type Config, currentApiKey } from "./config.ts";
 import { credentialScopeOf, ensureOwnConfigDir, protectedConfigPaths } from "./guarded-paths.ts";
@@ -108,6 +109,8 @@ export function compose(options: ComposeOptions): Composition {
     logger,
     network,
   });
+  // A session's background commands end with it, and then its network namespace goes.
+  const jobs = createBackgroundJobs({ sessionEnded: (id) => network.endScope(id) });
   const approval = createApprovalSeam({
     answerers: options.answerers,
     rules,
@@ -127,6 +130,7 @@ export function compose(options: ComposeOptions): Composition {
       interaction,
       secrets,
       protectedDirs,
+      jobs,
       web: {
         settings: config.web,
         network: network.access,
@@ -159,6 +163,7 @@ export function compose(options: ComposeOptions): Composition {
     platform: `${process.platform} ${process.arch}`,
     now: () => new Date(),
     logger,
+    sessionClosed: (id) => jobs.endSession(id),
     mcp: {
       servers: config.mcp.servers,
       env: options.env,
@@ -179,6 +184,7 @@ export function compose(options: ComposeOptions): Composition {
     secrets,
     rules,
     async [Symbol.asyncDispose]() {
+      await jobs[Symbol.asyncDispose]();
       await runner[Symbol.asyncDispose]();
       await network[Symbol.asyncDispose]();
     },

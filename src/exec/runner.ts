@@ -211,12 +211,14 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
             ? limitArgv(prlimit, bounds, argv)
             : argv;
       // Without its network the command still runs, with none (as bwrap gives it).
-      network = await deps.network?.open(request.network, backendName).catch((error: unknown) => {
-        deps.logger.warn("the command runs without network: its proxy could not be opened", {
-          error,
+      network = await deps.network
+        ?.open(request.network, backendName, request.networkScope)
+        .catch((error: unknown) => {
+          deps.logger.warn("the command runs without network: its proxy could not be opened", {
+            error,
+          });
+          return undefined;
         });
-        return undefined;
-      });
       const attach = network?.attach;
       // The bridge runs outside the command's rlimits: its runtime reserves memory and threads.
       const inner = attach?.type === "bridge" ? [...attach.bridge, "--", ...bounded] : bounded;
@@ -269,7 +271,10 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         cwd,
         env: scrubbed.env,
         extraFds,
-        timeoutMs: clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits),
+        timeoutMs:
+          request.background === true
+            ? UNTIMED_MS
+            : clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits),
         limits,
         signal,
         onOutput: options.onOutput,
@@ -351,6 +356,9 @@ function readTextOr(path: string, fallback: string): string {
     return fallback;
   }
 }
+
+/** The longest timer there is (about 24 days): a background command runs until it is ended. */
+const UNTIMED_MS = 2_147_483_647;
 
 function clampTimeout(ms: number, limits: RunnerLimits): number {
   return Math.min(limits.maxTimeoutMs, Math.max(limits.minTimeoutMs, Math.round(ms)));

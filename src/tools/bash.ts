@@ -14,6 +14,7 @@ import { projectRootOf } from "../rules/project.ts";
 import type { SandboxMode } from "../permission/knobs.ts";
 import type { RenderIntent, TerminalIntent } from "../render/intent.ts";
 import type { Tool, ToolContext, ToolResult } from "./types.ts";
+import type { BackgroundJobs } from "./background/jobs.ts";
 
 export const BashInput = v.object({
   command: v.pipe(
@@ -44,6 +45,16 @@ export const BashInput = v.object({
       v.description("Why the command must run outside the sandbox; shown to the user."),
     ),
   ),
+  run_in_background: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        "Start the command in the background (a dev server, a watcher, a long test run) and " +
+          "return at once with its id; read its output with bash_output, end it with bash_kill. " +
+          "It runs until it exits or the session ends (no timeout); at most 8 at once.",
+      ),
+    ),
+  ),
 });
 export type BashInput = v.InferOutput<typeof BashInput>;
 
@@ -67,6 +78,8 @@ const TITLE_CHARS = 160;
 export interface BashToolDeps {
   /** Runs the commands: the process's one runner, which owns their child processes. */
   readonly runner: CommandRunner;
+  /** Where background commands live; without it `run_in_background` is refused. */
+  readonly jobs?: BackgroundJobs;
 }
 
 /** Creates the `bash` tool over the given command runner. */
@@ -86,7 +99,10 @@ export function createBashTool(deps: BashToolDeps): Tool<typeof BashInput, BashD
       "keeps its beginning and end. Set escalate: true with a justification to ask the user to " +
       "run a command outside the sandbox.",
     input: BashInput,
-    execute: (input, ctx) => executeBash(deps.runner, input, ctx),
+    execute: (input, ctx) =>
+      input.run_in_background === true
+        ? startInBackground(deps, input, ctx)
+        : executeBash(deps.runner, input, ctx),
     presentCall: (input, ctx) => terminalIntent(input.command, ctx.cwd),
     presentResult: (input, result, ctx): RenderIntent => {
       // A command that never ran has no output: the reason is text, not a terminal's print.
@@ -107,6 +123,43 @@ export function createBashTool(deps: BashToolDeps): Tool<typeof BashInput, BashD
   };
 }
 
+/** Starts the command as a background job of the session and returns its id at once. */
+async function startInBackground(
+  deps: BashToolDeps,
+  input: BashInput,
+  ctx: ToolContext,
+): Promise<ToolResult<BashDetails>> {
+  if (deps.jobs === undefined) return refused(ctx.cwd, "Background commands are not offered here.");
+  const mode = await chooseMode(deps.runner, input, ctx);
+  if (mode.type === "refused") return refused(ctx.cwd, mode.message);
+  const request = commandRequest(input, ctx, mode.sandbox);
+  const started = deps.jobs.start(ctx.sessionId, input.command, (signal, onOutput) =>
+    deps.runner.run({ ...request, background: true }, { signal, onOutput }),
+  );
+  if ("refused" in started) return refused(ctx.cwd, started.refused);
+  const where = mode.sandbox === "danger-full-access" ? "unsandboxed" : `sandbox: ${mode.sandbox}`;
+  const text =
+    `id: ${started.job.id}\nstarted in the background (${where}); read its output with ` +
+    `bash_output {"id": "${started.job.id}"}, end it with bash_kill; it ends with the session`;
+  const details = refused(ctx.cwd, text).details;
+  const sandboxed = mode.sandbox !== "danger-full-access";
+  return { isError: false, output: text, details: { ...details, ran: true, sandboxed } };
+}
+
+/** What the runner is asked to run; a session's sandboxed commands share its network. */
+function commandRequest(input: BashInput, ctx: ToolContext, sandbox: SandboxMode) {
+  return {
+    command: input.command,
+    cwd: ctx.cwd,
+    workspace: ctx.cwd,
+    sandbox,
+    timeoutMs: input.timeout_ms,
+    ...(sandbox === "danger-full-access"
+      ? {}
+      : { network: networkRequester(input, ctx), networkScope: ctx.sessionId }),
+  };
+}
+
 async function executeBash(
   runner: CommandRunner,
   input: BashInput,
@@ -116,17 +169,10 @@ async function executeBash(
   if (mode.type === "refused") return refused(ctx.cwd, mode.message);
   let result: CommandResult;
   try {
-    result = await runner.run(
-      {
-        command: input.command,
-        cwd: ctx.cwd,
-        workspace: ctx.cwd,
-        sandbox: mode.sandbox,
-        timeoutMs: input.timeout_ms,
-        ...(mode.sandbox === "danger-full-access" ? {} : { network: networkRequester(input, ctx) }),
-      },
-      { signal: ctx.signal, onOutput: ctx.progress },
-    );
+    result = await runner.run(commandRequest(input, ctx, mode.sandbox), {
+      signal: ctx.signal,
+      onOutput: ctx.progress,
+    });
   } catch (error) {
     if (!(error instanceof DshError)) throw error;
     return refused(ctx.cwd, `${error.message}\nThe command was not run.`);
@@ -280,7 +326,7 @@ function networkRequester(input: BashInput, ctx: ToolContext): NetworkRequester 
   };
 }
 
-function refused(cwd: string, message: string): ToolResult<BashDetails> {
+function refused(cwd: string, message: string): ToolResult<BashDetails> & { details: BashDetails } {
   return {
     isError: true,
     output: message,
