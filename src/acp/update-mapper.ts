@@ -16,6 +16,7 @@ import {
   presentOutputSoFar,
   presentResult,
   presentTerminalOutput,
+  textContent,
 } from "./present.ts";
 
 /** Without terminal cards, running output is resent as text at most this often. */
@@ -71,14 +72,32 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
   const close = (callId: string, call: OpenCall): acp.SessionUpdate[] => {
     open.delete(callId);
     return presentResult(
-      { callId, callIntent: call.intent, isError: true, output: "", streamed: call.streamed },
+      {
+        callId,
+        callIntent: call.intent,
+        isError: true,
+        // A task's card keeps the steps it showed.
+        output: call.intent.type === "terminal" ? "" : call.tail,
+        streamed: call.streamed,
+      },
       options,
     );
   };
 
   const progress = (callId: string, chunk: string): acp.SessionUpdate[] => {
     const call = open.get(callId);
-    if (call === undefined || call.intent.type !== "terminal" || chunk === "") return [];
+    if (call === undefined || chunk === "") return [];
+    // A card that is no terminal (a task's) shows its progress lines so far as its content.
+    if (call.intent.type !== "terminal") {
+      call.tail = (call.tail + chunk).slice(-TEXT_PROGRESS_TAIL);
+      return [
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: callId,
+          content: [textContent(call.tail)],
+        },
+      ];
+    }
     if (options.terminalOutput) {
       call.streamed = true;
       return [presentTerminalOutput(callId, chunk)];

@@ -19,6 +19,10 @@ import type { NoticeBox } from "./notices.ts";
 import { type SessionTurnParts, compactTurn, promptTurn } from "./session-turns.ts";
 import { createSettingsOverlay } from "./settings-overlay.ts";
 import { createTurnEnvelope } from "./turn-envelope.ts";
+import { createSessionRegistry } from "../tools/session-registry.ts";
+import { createToolRegistry } from "../tools/registry.ts";
+import type { TaskSetup } from "./subagents/setup.ts";
+import { createTaskTool } from "./subagents/task-tool.ts";
 import {
   type AgentHandle,
   type LiveEvent,
@@ -64,6 +68,8 @@ export interface AgentHandleDeps extends AgentCollaborators {
   /** What is never read into a prompt from a link: credential stores, dsh's state. */
   readonly secrets: SecretPlaces;
   readonly onDispose: () => void | Promise<void>;
+  /** What the session's `task` tool needs; without it no `task` is offered. */
+  readonly tasks?: TaskSetup;
 }
 
 export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
@@ -83,17 +89,39 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     ended: () => deps.notices.release(),
   });
   let disposing: Promise<void> | undefined;
+  // `task` joins the session's tools once its custom agents are known (before the first request).
+  let taskTools: ToolRegistry | undefined;
+  const tools =
+    deps.tasks === undefined
+      ? deps.tools
+      : createSessionRegistry(deps.tools, () => taskTools ?? NO_TOOLS);
+  const tasksReady = deps.tasks?.agents.then((agents) => {
+    taskTools = createToolRegistry([
+      createTaskTool({
+        ...parts,
+        tools: deps.tools,
+        model: (id) => deps.catalog.get(id),
+        settings: settings.current,
+        agents,
+        environment: deps.tasks?.environment ?? "",
+        maxConcurrent: deps.tasks?.maxConcurrent ?? 1,
+      }),
+    ]);
+  });
 
   const parts: SessionTurnParts = {
     log,
     // The session's own: its requests never take the place of another session's.
     client: deps.client.conversation(),
     // One message object for all the session's requests, once its prompt is made.
-    system: deps.systemPrompt.then((content) => ({ role: "system", content })),
+    system: Promise.all([deps.systemPrompt, tasksReady]).then(([content]) => ({
+      role: "system",
+      content,
+    })),
     catalog: deps.catalog,
-    tools: deps.tools,
+    tools,
     // Read at every request: a change to an MCP server's tool list reaches the next request.
-    definitions: () => deps.tools.definitions({ sessionId: log.header.id }),
+    definitions: () => tools.definitions({ sessionId: log.header.id }),
     settings,
     approval: deps.approval,
     mcp: deps.mcp,
@@ -172,6 +200,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
 }
 
 const DEFAULT_COMPACT_AT = 0.8;
+const NO_TOOLS = createToolRegistry([]);
 
 function hasContent(content: readonly UserContent[]): boolean {
   return content.some((block) => block.type !== "text" || block.text.trim() !== "");

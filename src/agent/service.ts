@@ -14,7 +14,9 @@ import { createSessionRegistry } from "../tools/session-registry.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
 import { createNoticeBox } from "./notices.ts";
 import { createSessionLibrary } from "../library/session-library.ts";
-import { buildSystemPrompt, findInstructions } from "./system-prompt.ts";
+import { buildSystemPrompt, findInstructions, subagentEnvironment } from "./system-prompt.ts";
+import { findCustomAgents } from "./subagents/agent-files.ts";
+import type { TaskSetup } from "./subagents/setup.ts";
 import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
 import type { AgentHandle, AgentService, SessionOpenOptions } from "./types.ts";
 
@@ -34,6 +36,8 @@ export interface AgentServiceDeps extends AgentCollaborators {
   readonly home: string;
   /** The names the built-in slash commands hold: no skill or custom command takes one. */
   readonly reservedCommands: readonly string[];
+  /** `max_subagents`: a session's subagents that run at once; 4 when absent. */
+  readonly maxSubagents?: number;
   /** What else ends with a session (its background commands); awaited by its dispose. */
   readonly sessionClosed?: (sessionId: string) => Promise<void>;
 }
@@ -87,6 +91,22 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
         },
       }),
     );
+    const tasks: TaskSetup = {
+      agents: findCustomAgents({
+        root,
+        configDir: deps.configDir,
+        secrets: deps.secrets,
+        warn: (notice) => notices.post({ severity: "warning", ...notice }),
+        signal: AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS),
+      }),
+      environment: subagentEnvironment({
+        cwd: root,
+        platform: deps.platform,
+        date,
+        instructions,
+      }),
+      maxConcurrent: deps.maxSubagents ?? 4,
+    };
     const specs = mergeServers(deps.mcp.servers, options.mcpServers ?? []);
     mcp =
       specs.length === 0
@@ -109,6 +129,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       maxRequests: deps.maxRequestsPerTurn,
       systemPrompt,
       library,
+      tasks,
       onDispose: async () => {
         library.close();
         live.delete(log.header.id);

@@ -146,6 +146,10 @@ export function liveEventOf(event: SessionEvent): LiveEvent | undefined {
         tokensAfter,
       };
     }
+    case "task_step": {
+      const { turnId, callId, line } = event;
+      return { type: "tool_progress", turnId, callId, chunk: `${line}\n` };
+    }
     case "turn_end": {
       const { turnId, reason, error } = event;
       return error === undefined

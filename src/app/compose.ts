@@ -155,6 +155,7 @@ export function compose(options: ComposeOptions): Composition {
     approval,
     defaults,
     maxRequestsPerTurn: config.maxTurnRequests,
+    maxSubagents: config.maxSubagents,
     compactAt: config.compactAt,
     configDir: config.configDir,
     home,

@@ -4,40 +4,21 @@
  * read with `bash_output` and ended with `bash_kill` (nothing of it left in /proc); one left
  * running ends with its session's close, and with a SIGKILL of dsh (the supervisor chain).
  */
-import { afterAll, beforeAll, describe, expect } from "bun:test";
+import { describe, expect } from "bun:test";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
-import { zedInitialize } from "../support/acp-harness.ts";
-import { type AcpProcess, spawnAcp } from "../support/acp-process.ts";
+import type { AcpProcess } from "../support/acp-process.ts";
+import { acpSessionRig } from "../support/acp-session.ts";
 import { runIf } from "../support/gate.ts";
-import {
-  type ModelServer,
-  type RecordedRequest,
-  startModelServer,
-  textTurn,
-  toolTurn,
-} from "../support/model-server.ts";
+import { type RecordedRequest, textTurn, toolTurn } from "../support/model-server.ts";
 import { sandboxSerialTest } from "../support/sandbox-gate.ts";
 
 const m = acp.methods.agent.session;
 const PYTHON = "/usr/bin/python3";
 const pythonTest = runIf(existsSync(PYTHON), sandboxSerialTest, `no ${PYTHON} here`);
 
-let model: ModelServer;
-beforeAll(async () => {
-  model = await startModelServer();
-});
-afterAll(async () => {
-  expect(model.failures).toEqual([]);
-  await model[Symbol.asyncDispose]();
-});
-
-async function start(): Promise<{ dsh: AcpProcess; sessionId: string }> {
-  const dsh = await spawnAcp({ baseUrl: model.url });
-  await dsh.agent.request(acp.methods.agent.initialize, zedInitialize(true));
-  const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
-  return { dsh, sessionId };
-}
+const rig = acpSessionRig();
+const start = () => rig.start({ terminalOutput: true });
 
 function prompt(dsh: AcpProcess, sessionId: string, text: string) {
   return dsh.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text }] });
@@ -74,10 +55,12 @@ async function gone(marker: string): Promise<void> {
 /** A session whose model started `command` in the background, seen running. */
 async function startSleeper(command: string): Promise<{ dsh: AcpProcess; sessionId: string }> {
   const started = await start();
-  model.script(
-    toolTurn([{ id: "s1", name: "bash", args: { command, run_in_background: true } }]),
-    textTurn("started"),
-  );
+  rig
+    .model()
+    .script(
+      toolTurn([{ id: "s1", name: "bash", args: { command, run_in_background: true } }]),
+      textTurn("started"),
+    );
   await prompt(started.dsh, started.sessionId, "start it");
   expect(processesWith(command).length).toBeGreaterThan(0);
   return started;
@@ -94,18 +77,25 @@ describe("background commands", () => {
       const reach =
         `for i in $(seq 200); do curl -sf http://127.0.0.1:${port}/ >/dev/null && ` +
         "echo reached && break; sleep 0.05; done";
-      const before = model.requests.length;
-      model.script(
-        toolTurn([{ id: "b1", name: "bash", args: { command: server, run_in_background: true } }]),
-        toolTurn([{ id: "b2", name: "bash", args: { command: reach } }]),
-        toolTurn([{ id: "b3", name: "bash_output", args: { id: "bg-1", wait_ms: 5000 } }]),
-        toolTurn([{ id: "b4", name: "bash_kill", args: { id: "bg-1" } }]),
-        toolTurn([{ id: "b5", name: "bash_output", args: { id: "bg-1" } }]),
-        textTurn("done"),
-      );
+      const before = rig.model().requests.length;
+      rig
+        .model()
+        .script(
+          toolTurn([
+            { id: "b1", name: "bash", args: { command: server, run_in_background: true } },
+          ]),
+          toolTurn([{ id: "b2", name: "bash", args: { command: reach } }]),
+          toolTurn([{ id: "b3", name: "bash_output", args: { id: "bg-1", wait_ms: 5000 } }]),
+          toolTurn([{ id: "b4", name: "bash_kill", args: { id: "bg-1" } }]),
+          toolTurn([{ id: "b5", name: "bash_output", args: { id: "bg-1" } }]),
+          textTurn("done"),
+        );
       const answer = await prompt(dsh, sessionId, "serve and reach it");
       expect(answer.stopReason).toBe("end_turn");
-      const results = model.requests.slice(before + 1).map(lastToolMessage);
+      const results = rig
+        .model()
+        .requests.slice(before + 1)
+        .map(lastToolMessage);
       expect(results[0]).toStartWith("id: bg-1\n");
       expect(results[1]).toBe("[exit code 0; sandbox: workspace-write; TIME]\nreached\n");
       expect(results[2]).toMatch(/"GET \/ HTTP\/1\.1" 200/);
@@ -128,10 +118,10 @@ describe("background commands", () => {
         name: "bash",
         args: { command: `sleep 98761${i}`, run_in_background: true },
       }));
-      const before = model.requests.length;
-      model.script(toolTurn(calls), textTurn("done"));
+      const before = rig.model().requests.length;
+      rig.model().script(toolTurn(calls), textTurn("done"));
       await prompt(dsh, sessionId, "start nine");
-      const messages = (model.requests[before + 1]?.body.messages ?? []) as {
+      const messages = (rig.model().requests[before + 1]?.body.messages ?? []) as {
         role: string;
         content: string;
       }[];
