@@ -15,6 +15,8 @@ import {
   presentCall,
   presentOutputSoFar,
   presentResult,
+  presentStillRunning,
+  presentTerminalExit,
   presentTerminalOutput,
   textContent,
 } from "./present.ts";
@@ -65,6 +67,8 @@ interface OpenCall {
 export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
   const now = options.now ?? (() => performance.now());
   const open = new Map<string, OpenCall>();
+  /** Calls whose command still runs in the background after their result: their live terminals. */
+  const running = new Set<string>();
   /** Calls shown as a plan rather than a tool call: the rest of their life is not shown. */
   const quiet = new Set<string>();
   const deferred: Extract<LiveEvent, { type: "notice" }>[] = [];
@@ -147,13 +151,33 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
                 },
               ]
             : [];
-        case "tool_progress":
-          return progress(event.callId, event.chunk);
+        case "tool_progress": {
+          if (!running.has(event.callId)) return progress(event.callId, event.chunk);
+          // A background command's output goes on to its terminal card, then its exit.
+          const updates =
+            options.terminalOutput && event.chunk !== ""
+              ? [presentTerminalOutput(event.callId, event.chunk)]
+              : [];
+          if (event.exit === undefined) return updates;
+          running.delete(event.callId);
+          return options.terminalOutput
+            ? [...updates, presentTerminalExit(event.callId, event.exit)]
+            : updates;
+        }
         case "tool_result": {
           // The plan went out with the call; a client never saw a card to update.
           if (quiet.delete(event.callId)) return [];
           const call = open.get(event.callId);
           open.delete(event.callId);
+          if (
+            !event.isError &&
+            event.intent.type === "terminal" &&
+            event.intent.exit === undefined &&
+            call?.intent.type === "terminal"
+          ) {
+            running.add(event.callId);
+            return [presentStillRunning(event.callId, event.intent, options)];
+          }
           return presentResult(
             {
               callId: event.callId,
@@ -195,7 +219,12 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
       }
     },
     closeAll() {
-      return [...open].flatMap(([id, call]) => close(id, call));
+      // A replayed background command's terminal is over: nothing runs it any more.
+      const ended = options.terminalOutput
+        ? [...running].map((id) => presentTerminalExit(id, { code: null, signal: null }))
+        : [];
+      running.clear();
+      return [...[...open].flatMap(([id, call]) => close(id, call)), ...ended];
     },
   };
 }

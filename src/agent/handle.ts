@@ -25,6 +25,7 @@ import type { TaskSetup } from "./subagents/setup.ts";
 import { createTaskTool } from "./subagents/task-tool.ts";
 import {
   type AgentHandle,
+  type BackgroundCommand,
   type LiveEvent,
   type SessionSettings,
   type SessionStatus,
@@ -70,6 +71,8 @@ export interface AgentHandleDeps extends AgentCollaborators {
   readonly onDispose: () => void | Promise<void>;
   /** What the session's `task` tool needs; without it no `task` is offered. */
   readonly tasks?: TaskSetup;
+  /** The session's background commands; none when absent. */
+  readonly background?: (sessionId: string) => readonly BackgroundCommand[];
 }
 
 export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
@@ -162,10 +165,12 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     },
 
     status(): SessionStatus {
+      const background = deps.background?.(log.header.id) ?? [];
       return {
         contextUsed: contextUsed(log.events),
         contextWindow: deps.catalog.get(settings.current().model).contextWindow,
         costUsd: foldCost(log.events),
+        ...(background.length === 0 ? {} : { background }),
       };
     },
 

@@ -18,7 +18,7 @@ import { buildSystemPrompt, findInstructions, subagentEnvironment } from "./syst
 import { findCustomAgents } from "./subagents/agent-files.ts";
 import type { TaskSetup } from "./subagents/setup.ts";
 import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
-import type { AgentHandle, AgentService, SessionOpenOptions } from "./types.ts";
+import type { AgentHandle, AgentService, BackgroundCommand, SessionOpenOptions } from "./types.ts";
 
 export interface AgentServiceDeps extends AgentCollaborators {
   readonly store: SessionStore;
@@ -38,6 +38,8 @@ export interface AgentServiceDeps extends AgentCollaborators {
   readonly reservedCommands: readonly string[];
   /** `max_subagents`: a session's subagents that run at once; 4 when absent. */
   readonly maxSubagents?: number;
+  /** A session's background commands, for its status. */
+  readonly background?: (sessionId: string) => readonly BackgroundCommand[];
   /** What else ends with a session (its background commands); awaited by its dispose. */
   readonly sessionClosed?: (sessionId: string) => Promise<void>;
 }

@@ -48,7 +48,7 @@ export interface TurnDeps {
   readonly toolContext: (
     callId: string,
     signal: AbortSignal,
-    progress: (chunk: string) => void,
+    progress: ToolContext["progress"],
   ) => ToolContext;
   /** Logs an event and publishes what it is live; for what goes out when it is logged. */
   readonly record: (event: NewSessionEvent) => void;
@@ -317,8 +317,14 @@ async function runToolCall(
   call: ChatToolCall,
   signal: AbortSignal,
 ): Promise<void> {
-  const context = deps.toolContext(call.id, signal, (chunk) =>
-    deps.publish({ type: "tool_progress", turnId, callId: call.id, chunk }),
+  const context = deps.toolContext(call.id, signal, (chunk, exit) =>
+    deps.publish({
+      type: "tool_progress",
+      turnId,
+      callId: call.id,
+      chunk,
+      ...(exit === undefined ? {} : { exit }),
+    }),
   );
   deps.publish({ type: "tool_start", turnId, callId: call.id });
   const executed = await deps.tools.execute(call.name, call.arguments, context);

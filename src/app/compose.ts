@@ -27,6 +27,7 @@ import { version } from "../../package.json";
 import { createCoreTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
 import { createBackgroundJobs } from "../tools/background/jobs.ts";
+import { statusLine } from "../tools/background/tools.ts";
 import { type SecretPlaces, secretPlacesOf } from "../tools/file-safety/credential-paths.ts";
 import { type Config, currentApiKey } from "./config.ts";
 import { credentialScopeOf, ensureOwnConfigDir, protectedConfigPaths } from "./guarded-paths.ts";
@@ -165,6 +166,12 @@ export function compose(options: ComposeOptions): Composition {
     now: () => new Date(),
     logger,
     sessionClosed: (id) => jobs.endSession(id),
+    background: (id) =>
+      jobs.list(id).map((job) => ({
+        id: job.id,
+        command: job.command,
+        status: statusLine(job.status).slice("status: ".length),
+      })),
     mcp: {
       servers: config.mcp.servers,
       env: options.env,

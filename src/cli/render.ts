@@ -161,6 +161,8 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           screen.status(`running ${titles.get(event.callId) ?? "a tool"}`);
           return;
         case "tool_progress": {
+          // A background command's output after its call's result is read with bash_output.
+          if (!titles.has(event.callId)) return;
           let view = outputs.get(event.callId);
           if (view === undefined) {
             view = createCommandOutputView();

@@ -13,7 +13,7 @@ import type { NetworkRequester } from "../network/types.ts";
 import { projectRootOf } from "../rules/project.ts";
 import type { SandboxMode } from "../permission/knobs.ts";
 import type { RenderIntent, TerminalIntent } from "../render/intent.ts";
-import type { Tool, ToolContext, ToolResult } from "./types.ts";
+import type { ProgressExit, Tool, ToolContext, ToolResult } from "./types.ts";
 import type { BackgroundJobs } from "./background/jobs.ts";
 
 export const BashInput = v.object({
@@ -71,6 +71,8 @@ export interface BashDetails {
   readonly cancelled: boolean;
   readonly droppedBytes: number;
   readonly durationMs: number;
+  /** Started in the background: it still runs, and its card stays open until it exits. */
+  readonly background?: true;
 }
 
 const TITLE_CHARS = 160;
@@ -114,9 +116,14 @@ export function createBashTool(deps: BashToolDeps): Tool<typeof BashInput, BashD
           text: result.output,
         };
       }
-      return {
+      const shown = {
         ...terminalIntent(input.command, result.details?.cwd ?? ctx.cwd),
         output: result.details?.output ?? result.output,
+      };
+      // A background command has no exit yet: its card stays a running terminal.
+      if (result.details?.background === true) return shown;
+      return {
+        ...shown,
         exit: { code: result.details?.exitCode ?? null, signal: result.details?.signal ?? null },
       };
     },
@@ -133,9 +140,26 @@ async function startInBackground(
   const mode = await chooseMode(deps.runner, input, ctx);
   if (mode.type === "refused") return refused(ctx.cwd, mode.message);
   const request = commandRequest(input, ctx, mode.sandbox);
-  const started = deps.jobs.start(ctx.sessionId, input.command, (signal, onOutput) =>
-    deps.runner.run({ ...request, background: true }, { signal, onOutput }),
-  );
+  // Its output keeps going to the call's card, which ends when the command does.
+  const started = deps.jobs.start(ctx.sessionId, input.command, async (signal, onOutput) => {
+    let exit: ProgressExit = { code: null, signal: null };
+    try {
+      const result = await deps.runner.run(
+        { ...request, background: true },
+        {
+          signal,
+          onOutput: (text) => {
+            onOutput(text);
+            ctx.progress(text);
+          },
+        },
+      );
+      exit = { code: result.exitCode, signal: result.signal };
+      return result;
+    } finally {
+      ctx.progress("", exit);
+    }
+  });
   if ("refused" in started) return refused(ctx.cwd, started.refused);
   const where = mode.sandbox === "danger-full-access" ? "unsandboxed" : `sandbox: ${mode.sandbox}`;
   const text =
@@ -143,7 +167,11 @@ async function startInBackground(
     `bash_output {"id": "${started.job.id}"}, end it with bash_kill; it ends with the session`;
   const details = refused(ctx.cwd, text).details;
   const sandboxed = mode.sandbox !== "danger-full-access";
-  return { isError: false, output: text, details: { ...details, ran: true, sandboxed } };
+  return {
+    isError: false,
+    output: text,
+    details: { ...details, ran: true, sandboxed, output: "", background: true },
+  };
 }
 
 /** What the runner is asked to run; a session's sandboxed commands share its network. */

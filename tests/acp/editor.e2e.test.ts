@@ -98,6 +98,7 @@ describe("slash commands", () => {
           "- context: 15 of 1,048,576 tokens (0.0%)",
           "- cost: $0.0000",
           "- MCP servers: none",
+          "- background commands: none",
           "- network: through dsh's proxy; no host is allowed yet (commands ask about each)",
         ].join("\n"),
       },

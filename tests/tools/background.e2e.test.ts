@@ -103,6 +103,28 @@ describe("background commands", () => {
       expect(results[3]).toBe(`bg-1: ${server}\nstatus: killed`);
       expect(results[4]).toEndWith("\nstatus: killed");
       expect(processesWith(`http.server ${port}`)).toEqual([]);
+      // Its card: done at once, its terminal live with the server's log until the kill ends it.
+      const card = dsh.updates
+        .filter((n) => n.sessionId === sessionId)
+        .map((n) => n.update)
+        .filter(
+          (update) => update.sessionUpdate === "tool_call_update" && update.toolCallId === "b1",
+        );
+      const done = card.findIndex((update) => "status" in update && update.status === "completed");
+      const meta = card.map((update) => update._meta ?? {});
+      const served = meta.findIndex((m) =>
+        JSON.stringify(m.terminal_output ?? "").includes("GET / HTTP/1.1"),
+      );
+      const exited = meta.findIndex((m) => m.terminal_exit !== undefined);
+      expect(done).toBeGreaterThanOrEqual(0);
+      expect(meta[done]?.terminal_exit).toBeUndefined();
+      expect(served).toBeGreaterThan(done);
+      expect(exited).toBe(card.length - 1);
+      expect(meta[exited]?.terminal_exit).toEqual({
+        terminal_id: "b1",
+        exit_code: null,
+        signal: "SIGKILL",
+      });
       expect(dsh.problems).toEqual([]);
     },
     60_000,
