@@ -6,12 +6,14 @@
  * replays the task's card with its steps.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { readLog } from "../permission/rig.ts";
 import type { AcpProcess } from "../support/acp-process.ts";
 import { acpSessionRig } from "../support/acp-session.ts";
+import { startCliRig } from "../support/cli.ts";
+import { sandboxSerialTest } from "../support/sandbox-gate.ts";
 import {
   type RecordedRequest,
   type ScriptedTurn,
@@ -241,5 +243,98 @@ describe("task", () => {
         : [],
     );
     expect(warnings.join("")).toContain("a custom agent was left out");
+  });
+
+  sandboxSerialTest(
+    "explore's commands run in the read-only sandbox even under danger-full-access",
+    async () => {
+      const { dsh, sessionId } = await rig.start({ env: { DSH_PERMISSION: "danger-full-access" } });
+      await using _ = dsh;
+      const before = rig.model().requests.length;
+      rig
+        .model()
+        .script(
+          toolTurn([task("e1", "try a write", "Create a file.")]),
+          toolTurn([
+            { id: "w1", name: "bash", args: { command: "touch made-here 2>&1; echo $?" } },
+          ]),
+          textTurn("could not"),
+          textTurn("ok"),
+        );
+      await prompt(dsh, sessionId, "try");
+      const child = rig.model().requests[before + 2];
+      const result = String(messagesOf(child).find((m) => m.role === "tool")?.content);
+      expect(result).toStartWith("[exit code 0; sandbox: read-only; ");
+      expect(result).toContain("Read-only file system");
+      expect(existsSync(join(dsh.cwd, "made-here"))).toBe(false);
+    },
+  );
+
+  sandboxSerialTest(
+    "a general child's approvals reach the user, titled with the task, on its card",
+    async () => {
+      const asked: acp.RequestPermissionRequest[] = [];
+      const { dsh, sessionId } = await rig.start({
+        onPermission: (params) => {
+          asked.push(params);
+          return { outcome: { outcome: "selected", optionId: "reject" } };
+        },
+      });
+      await using _ = dsh;
+      const escalate = { command: "touch /outside", escalate: true, justification: "needs it" };
+      rig
+        .model()
+        .script(
+          toolTurn([task("g1", "change it", "Change things.", "general")]),
+          toolTurn([{ id: "x1", name: "bash", args: escalate }]),
+          textTurn("refused"),
+          textTurn("ok"),
+        );
+      await prompt(dsh, sessionId, "change");
+      // On the task's card, which keeps its title; the question names the task.
+      expect(
+        asked.map(({ toolCall }) => [toolCall.toolCallId, toolCall.title, toolCall.content?.[0]]),
+      ).toEqual([
+        [
+          "g1",
+          "general: change it",
+          {
+            type: "content",
+            content: {
+              type: "text",
+              text: "change it: Run `touch /outside` outside the sandbox: the model's reason: needs it",
+            },
+          },
+        ],
+      ]);
+    },
+  );
+});
+
+describe("task in dsh exec --json", () => {
+  test("the child's steps are tool_output events with the task's id", async () => {
+    await using cli = await startCliRig("dsh-task-exec");
+    const project = cli.project("exec");
+    writeFileSync(join(project.cwd, "a.ts"), "// TODO\n");
+    cli.server.script(
+      toolTurn([task("t9", "look", "Find TODO.")]),
+      toolTurn([{ id: "g9", name: "grep", args: { pattern: "TODO" } }]),
+      textTurn("one"),
+      textTurn("done"),
+    );
+    const run = await cli.run(["exec", "--json", "go"], project);
+    expect(run.code).toBe(0);
+    const events = run.stdout
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events).toContainEqual({
+      type: "tool_output",
+      id: "t9",
+      text: "Grep /TODO/ (1 match in 1 file)\n",
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "tool_result", id: "t9", output: "one" }),
+    );
   });
 });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk";
 import { zedInitialize } from "./acp-harness.ts";
-import { type AcpProcess, spawnAcp } from "./acp-process.ts";
+import { type AcpProcess, type AcpProcessOptions, spawnAcp } from "./acp-process.ts";
 import { type ModelServer, startModelServer } from "./model-server.ts";
 
 export interface AcpSessionRig {
@@ -18,6 +18,8 @@ export interface AcpSessionRig {
   start(options?: {
     readonly setup?: (cwd: string) => void;
     readonly terminalOutput?: boolean;
+    readonly env?: Record<string, string>;
+    readonly onPermission?: AcpProcessOptions["onPermission"];
   }): Promise<{ dsh: AcpProcess; sessionId: string }>;
 }
 
@@ -38,7 +40,11 @@ export function acpSessionRig(): AcpSessionRig {
   return {
     model: current,
     async start(options = {}) {
-      const dsh = await spawnAcp({ baseUrl: current().url });
+      const dsh = await spawnAcp({
+        baseUrl: current().url,
+        ...(options.env === undefined ? {} : { env: options.env }),
+        ...(options.onPermission === undefined ? {} : { onPermission: options.onPermission }),
+      });
       options.setup?.(dsh.cwd);
       await dsh.agent.request(
         acp.methods.agent.initialize,

@@ -152,10 +152,14 @@ function taskIntent(
   return {
     type: "generic",
     kind: "think",
-    title: `${agent ?? input.agent ?? "explore"}: ${input.description}`,
+    title: cardTitle(agent ?? input.agent ?? "explore", input.description),
     text,
     ...(answer === undefined ? {} : { summary: `${steps.length} steps` }),
   };
+}
+
+function cardTitle(agent: string, description: string): string {
+  return `${agent}: ${description}`;
 }
 
 async function runChild(
@@ -190,11 +194,17 @@ async function runChild(
     };
   };
   const tools = childRegistry(deps.tools, kind);
-  // Its questions go to the user like the session's, named after the task.
+  // Its questions go to the user like the session's, named after the task, on the task's card
+  // (which keeps its title: a client relabels a card with the title a question carries).
+  const card = cardTitle(kind.name, input.description);
   const approval: ApprovalSeam = {
     request: (request, signal) =>
       deps.approval.request(
-        { ...request, title: `${input.description}: ${request.title}` },
+        {
+          ...request,
+          title: `${input.description}: ${request.title}`,
+          intent: { ...request.intent, title: card },
+        },
         signal,
       ),
   };
