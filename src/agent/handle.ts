@@ -54,7 +54,10 @@ export interface AgentCollaborators {
 }
 
 export interface AgentHandleDeps extends AgentCollaborators {
-  /** The session's own MCP servers, stopped with it; none when it has no servers. */
+  /**
+   * The session's own MCP servers, stopped with it; none when it has no servers. Their tools
+   * follow the core tools (and `task`) in the session's list.
+   */
   readonly mcp?: McpServers;
   /** Where the session's parts raise notices for the user. */
   readonly notices: NoticeBox;
@@ -94,15 +97,22 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   let disposing: Promise<void> | undefined;
   // `task` joins the session's tools once its custom agents are known (before the first request).
   let taskTools: ToolRegistry | undefined;
+  // The core tools, then `task`, then the MCP servers' tools: servers that come and go leave
+  // the rest of the list, and so the requests' cached prefix, as it was.
+  const { mcp } = deps;
+  const mcpTools = mcp === undefined ? undefined : () => mcp.registry();
+  const withMcp = (base: ToolRegistry) =>
+    mcpTools === undefined ? base : createSessionRegistry(base, mcpTools);
+  const withoutTask = withMcp(deps.tools);
   const tools =
     deps.tasks === undefined
-      ? deps.tools
-      : createSessionRegistry(deps.tools, () => taskTools ?? NO_TOOLS);
+      ? withoutTask
+      : withMcp(createSessionRegistry(deps.tools, () => taskTools ?? NO_TOOLS));
   const tasksReady = deps.tasks?.agents.then((agents) => {
     taskTools = createToolRegistry([
       createTaskTool({
         ...parts,
-        tools: deps.tools,
+        tools: withoutTask,
         model: (id) => deps.catalog.get(id),
         settings: settings.current,
         agents,

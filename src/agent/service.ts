@@ -10,7 +10,6 @@ import { ConflictError } from "../errors.ts";
 import { type McpServers, startMcpServers } from "../mcp/servers.ts";
 import { type McpOptions, mergeServers } from "../mcp/types.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
-import { createSessionRegistry } from "../tools/session-registry.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
 import { createNoticeBox } from "./notices.ts";
 import { createSessionLibrary } from "../library/session-library.ts";
@@ -123,7 +122,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
           });
     return createAgentHandle({
       ...deps,
-      tools: mcp === undefined ? deps.tools : createSessionRegistry(deps.tools, mcp.registry),
+      tools: deps.tools,
       mcp,
       notices,
       log,
