@@ -48,6 +48,9 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
   let markdown: MarkdownStream | undefined;
   let held = "";
   const titles = new Map<string, string>();
+  /** Open calls that show steps (tasks), and those of them that run beside another. */
+  const tasks = new Set<string>();
+  const crowded = new Set<string>();
   const outputs = new Map<string, CommandOutputView>();
   /** The plan as last printed: it is printed again only when it changes. */
   let shownPlan: string | undefined;
@@ -154,6 +157,10 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           }
           const title = shortened(oneLine(event.intent.title));
           titles.set(event.callId, title);
+          if (event.intent.type === "generic" && event.intent.kind === "think") {
+            tasks.add(event.callId);
+            if (tasks.size > 1) for (const id of tasks) crowded.add(id);
+          }
           activity(`${style.cyan("▸")} ${title}`);
           return;
         }
@@ -168,7 +175,9 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
             view = createCommandOutputView();
             outputs.set(event.callId, view);
           }
-          for (const line of view.push(event.chunk)) activity(style.dim(`  │ ${line}`));
+          // Tasks running side by side say whose line it is.
+          const whose = crowded.has(event.callId) ? `${titles.get(event.callId)} › ` : "";
+          for (const line of view.push(event.chunk)) activity(style.dim(`  │ ${whose}${line}`));
           return;
         }
         case "tool_result": {
@@ -179,7 +188,10 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           }
           const view = outputs.get(event.callId);
           outputs.delete(event.callId);
+          const whose = crowded.has(event.callId) ? `${titles.get(event.callId)}: ` : "";
           titles.delete(event.callId);
+          tasks.delete(event.callId);
+          crowded.delete(event.callId);
           const lines =
             view?.seen === true
               ? view.end()
@@ -194,7 +206,7 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           } else {
             if (options.diffShown?.(event.callId) !== true)
               for (const line of diffLines(event.intent, style)) activity(`  ${line}`);
-            const summary = resultSummary(event.intent);
+            const summary = `${whose}${resultSummary(event.intent)}`;
             activity(
               commandFailed(event.intent)
                 ? style.red(`  ✗ ${summary}`)

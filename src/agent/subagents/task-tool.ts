@@ -154,7 +154,9 @@ function taskIntent(
     kind: "think",
     title: cardTitle(agent ?? input.agent ?? "explore", input.description),
     text,
-    ...(answer === undefined ? {} : { summary: `${steps.length} steps` }),
+    ...(answer === undefined
+      ? {}
+      : { summary: `${steps.length} ${steps.length === 1 ? "step" : "steps"}` }),
   };
 }
 
