@@ -52,7 +52,7 @@ async function gone(marker: string): Promise<void> {
   while (processesWith(marker).length > 0) await Bun.sleep(20);
 }
 
-/** A session whose model started `command` in the background, seen running. */
+/** A session whose model started `command` in the background, once it runs. */
 async function startSleeper(command: string): Promise<{ dsh: AcpProcess; sessionId: string }> {
   const started = await start();
   rig
@@ -62,7 +62,8 @@ async function startSleeper(command: string): Promise<{ dsh: AcpProcess; session
       textTurn("started"),
     );
   await prompt(started.dsh, started.sessionId, "start it");
-  expect(processesWith(command).length).toBeGreaterThan(0);
+  // The call answers at once; the command starts a moment later.
+  while (processesWith(command).length === 0) await Bun.sleep(10);
   return started;
 }
 
@@ -168,6 +169,31 @@ describe("background commands", () => {
     },
     60_000,
   );
+
+  const ends: [string, (dsh: AcpProcess, sessionId: string) => Promise<unknown>][] = [
+    ["the session's delete", (dsh, sessionId) => dsh.agent.request(m.delete, { sessionId })],
+    ["stdin's end (EOF)", (dsh) => dsh.closeStdin()],
+    [
+      "SIGTERM",
+      (dsh) => {
+        dsh.proc.kill("SIGTERM");
+        return dsh.proc.exited;
+      },
+    ],
+  ];
+  for (const [what, end] of ends) {
+    sandboxSerialTest(
+      `one left running ends with ${what}`,
+      async () => {
+        const marker = `sleep 98764${ends.findIndex(([name]) => name === what)}`;
+        const { dsh, sessionId } = await startSleeper(marker);
+        await using _ = dsh;
+        await end(dsh, sessionId);
+        await gone(marker);
+      },
+      60_000,
+    );
+  }
 
   sandboxSerialTest(
     "one left running ends when dsh is killed with SIGKILL",
