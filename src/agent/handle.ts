@@ -21,6 +21,7 @@ import { createSettingsOverlay } from "./settings-overlay.ts";
 import { createTurnEnvelope } from "./turn-envelope.ts";
 import { createSessionRegistry } from "../tools/session-registry.ts";
 import { createToolRegistry } from "../tools/registry.ts";
+import type { CustomAgent } from "./subagents/agent-files.ts";
 import type { TaskSetup } from "./subagents/setup.ts";
 import { createTaskTool } from "./subagents/task-tool.ts";
 import {
@@ -108,7 +109,9 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     deps.tasks === undefined
       ? withoutTask
       : withMcp(createSessionRegistry(deps.tools, () => taskTools ?? NO_TOOLS));
-  const tasksReady = deps.tasks?.agents.then((agents) => {
+  // Finding custom agents never fails a session: without them `task` still has its built-ins.
+  const agentsFound = deps.tasks?.agents.catch((): readonly CustomAgent[] => []);
+  const tasksReady = agentsFound?.then((agents) => {
     taskTools = createToolRegistry([
       createTaskTool({
         ...parts,
