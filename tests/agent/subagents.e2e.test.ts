@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { readLog } from "../permission/rig.ts";
-import type { AcpProcess } from "../support/acp-process.ts";
+import { type AcpProcess, spawnAcp } from "../support/acp-process.ts";
+import { zedInitialize } from "../support/acp-harness.ts";
 import { acpSessionRig } from "../support/acp-session.ts";
 import { startCliRig } from "../support/cli.ts";
 import { sandboxSerialTest } from "../support/sandbox-gate.ts";
@@ -25,6 +26,17 @@ const m = acp.methods.agent.session;
 
 const rig = acpSessionRig();
 const start = (setup?: (cwd: string) => void) => rig.start(setup === undefined ? {} : { setup });
+
+/** A fresh session, the index its first model request will have, and the model's script. */
+async function session(setup?: (cwd: string) => void) {
+  const started = await start(setup);
+  const model = rig.model();
+  return {
+    ...started,
+    before: model.requests.length,
+    script: (...turns: ScriptedTurn[]) => model.script(...turns),
+  };
+}
 
 const prompt = (dsh: AcpProcess, sessionId: string, text: string) =>
   dsh.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text }] });
@@ -187,16 +199,13 @@ describe("task", () => {
   });
 
   test("a cancel stops every child at once; no request follows", async () => {
-    const { dsh, sessionId } = await start();
+    const { dsh, sessionId, before, script } = await session();
     await using _ = dsh;
-    const before = rig.model().requests.length;
-    rig
-      .model()
-      .script(
-        toolTurn([task("c1", "one", "first"), task("c2", "two", "second")]),
-        { respond: { hang: true } },
-        { respond: { hang: true } },
-      );
+    script(
+      toolTurn([task("c1", "one", "first"), task("c2", "two", "second")]),
+      { respond: { hang: true } },
+      { respond: { hang: true } },
+    );
     const answer = prompt(dsh, sessionId, "two long ones");
     await rig.model().received(before + 2);
     await dsh.agent.notify(m.cancel, { sessionId });
@@ -309,6 +318,57 @@ describe("task", () => {
       ]);
     },
   );
+
+  test("max_subagents = 1: the second task starts once the first has answered", async () => {
+    const { dsh, sessionId } = await rig.start({ configToml: "max_subagents = 1\n" });
+    await using _ = dsh;
+    const before = rig.model().requests.length;
+    rig
+      .model()
+      .script(
+        toolTurn([task("q1", "one", "first job"), task("q2", "two", "second job")]),
+        toolTurn([{ id: "l1", name: "glob", args: { pattern: "*" } }]),
+        textTurn("first answer"),
+        textTurn("second answer"),
+        textTurn("both"),
+      );
+    await prompt(dsh, sessionId, "two in a row");
+    const prompts = rig
+      .model()
+      .requests.slice(before + 1, before + 4)
+      .map((request) => promptOf(request));
+    expect(prompts).toEqual(["first job", "first job", "second job"]);
+  });
+
+  test("a crash mid-task loads consistently: the card with its steps, failed; the session goes on", async () => {
+    const { dsh, sessionId, before, script } = await session();
+    await using _ = dsh;
+    script(
+      toolTurn([task("k1", "long", "Look around.")]),
+      toolTurn([{ id: "l2", name: "glob", args: { pattern: "*" } }]),
+      { respond: { hang: true } },
+    );
+    void prompt(dsh, sessionId, "go").catch(() => undefined);
+    await rig.model().received(before + 2);
+    dsh.proc.kill("SIGKILL");
+    await dsh.proc.exited;
+    await using again = await spawnAcp({ baseUrl: rig.model().url, env: { DSH_HOME: dsh.home } });
+    await again.agent.request(acp.methods.agent.initialize, zedInitialize(false));
+    await again.agent.request(m.load, { sessionId, cwd: dsh.cwd, mcpServers: [] });
+    const card = again.updates
+      .map((n) => n.update)
+      .filter(
+        (update) => update.sessionUpdate === "tool_call_update" && update.toolCallId === "k1",
+      );
+    expect(card.at(-1)).toMatchObject({
+      status: "failed",
+      content: [{ type: "content", content: { type: "text", text: "Glob * (0 files)\n" } }],
+    });
+    rig.model().script(textTurn("still here"));
+    expect((await prompt(again, sessionId, "and now?")).stopReason).toBe("end_turn");
+    const history = messagesOf(rig.model().requests.at(-1));
+    expect(history.find((message) => message.role === "tool")?.content).toContain("cancelled");
+  });
 });
 
 describe("task in dsh exec --json", () => {

@@ -20,6 +20,7 @@ export interface AcpSessionRig {
     readonly terminalOutput?: boolean;
     readonly env?: Record<string, string>;
     readonly onPermission?: AcpProcessOptions["onPermission"];
+    readonly configToml?: string;
   }): Promise<{ dsh: AcpProcess; sessionId: string }>;
 }
 
@@ -44,6 +45,7 @@ export function acpSessionRig(): AcpSessionRig {
         baseUrl: current().url,
         ...(options.env === undefined ? {} : { env: options.env }),
         ...(options.onPermission === undefined ? {} : { onPermission: options.onPermission }),
+        ...(options.configToml === undefined ? {} : { configToml: options.configToml }),
       });
       options.setup?.(dsh.cwd);
       await dsh.agent.request(
