@@ -55,7 +55,7 @@ function replayedEvent(event: SessionEvent): MappedEvent | undefined {
 
 /** The context meter and the session's cost as of the end of the log, when it knows them. */
 function usageNow(events: readonly SessionEvent[]): LiveEvent | undefined {
-  const last = events.findLast((event) => event.type === "usage");
+  const last = events.findLast((event) => event.type === "usage" && event.task === undefined);
   if (last?.type !== "usage" || last.contextWindow === undefined) return undefined;
   const { turnId, promptTokens, completionTokens, contextWindow } = last;
   return {

@@ -19,8 +19,14 @@ import type { NoticeBox } from "./notices.ts";
 import { type SessionTurnParts, compactTurn, promptTurn } from "./session-turns.ts";
 import { createSettingsOverlay } from "./settings-overlay.ts";
 import { createTurnEnvelope } from "./turn-envelope.ts";
+import { createSessionRegistry } from "../tools/session-registry.ts";
+import { createToolRegistry } from "../tools/registry.ts";
+import type { CustomAgent } from "./subagents/agent-files.ts";
+import type { TaskSetup } from "./subagents/setup.ts";
+import { createTaskTool } from "./subagents/task-tool.ts";
 import {
   type AgentHandle,
+  type BackgroundCommand,
   type LiveEvent,
   type SessionSettings,
   type SessionStatus,
@@ -49,7 +55,10 @@ export interface AgentCollaborators {
 }
 
 export interface AgentHandleDeps extends AgentCollaborators {
-  /** The session's own MCP servers, stopped with it; none when it has no servers. */
+  /**
+   * The session's own MCP servers, stopped with it; none when it has no servers. Their tools
+   * follow the core tools (and `task`) in the session's list.
+   */
   readonly mcp?: McpServers;
   /** Where the session's parts raise notices for the user. */
   readonly notices: NoticeBox;
@@ -63,7 +72,11 @@ export interface AgentHandleDeps extends AgentCollaborators {
   readonly library: SessionLibrary;
   /** What is never read into a prompt from a link: credential stores, dsh's state. */
   readonly secrets: SecretPlaces;
-  readonly onDispose: () => void;
+  readonly onDispose: () => void | Promise<void>;
+  /** What the session's `task` tool needs; without it no `task` is offered. */
+  readonly tasks?: TaskSetup;
+  /** The session's background commands; none when absent. */
+  readonly background?: (sessionId: string) => readonly BackgroundCommand[];
 }
 
 export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
@@ -83,17 +96,48 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     ended: () => deps.notices.release(),
   });
   let disposing: Promise<void> | undefined;
+  // `task` joins the session's tools once its custom agents are known (before the first request).
+  let taskTools: ToolRegistry | undefined;
+  // The core tools, then `task`, then the MCP servers' tools: servers that come and go leave
+  // the rest of the list, and so the requests' cached prefix, as it was.
+  const { mcp } = deps;
+  const mcpTools = mcp === undefined ? undefined : () => mcp.registry();
+  const withMcp = (base: ToolRegistry) =>
+    mcpTools === undefined ? base : createSessionRegistry(base, mcpTools);
+  const withoutTask = withMcp(deps.tools);
+  const tools =
+    deps.tasks === undefined
+      ? withoutTask
+      : withMcp(createSessionRegistry(deps.tools, () => taskTools ?? NO_TOOLS));
+  // Finding custom agents never fails a session: without them `task` still has its built-ins.
+  const agentsFound = deps.tasks?.agents.catch((): readonly CustomAgent[] => []);
+  const tasksReady = agentsFound?.then((agents) => {
+    taskTools = createToolRegistry([
+      createTaskTool({
+        ...parts,
+        tools: withoutTask,
+        model: (id) => deps.catalog.get(id),
+        settings: settings.current,
+        agents,
+        environment: deps.tasks?.environment ?? "",
+        maxConcurrent: deps.tasks?.maxConcurrent ?? 1,
+      }),
+    ]);
+  });
 
   const parts: SessionTurnParts = {
     log,
     // The session's own: its requests never take the place of another session's.
     client: deps.client.conversation(),
     // One message object for all the session's requests, once its prompt is made.
-    system: deps.systemPrompt.then((content) => ({ role: "system", content })),
+    system: Promise.all([deps.systemPrompt, tasksReady]).then(([content]) => ({
+      role: "system",
+      content,
+    })),
     catalog: deps.catalog,
-    tools: deps.tools,
+    tools,
     // Read at every request: a change to an MCP server's tool list reaches the next request.
-    definitions: () => deps.tools.definitions({ sessionId: log.header.id }),
+    definitions: () => tools.definitions({ sessionId: log.header.id }),
     settings,
     approval: deps.approval,
     mcp: deps.mcp,
@@ -134,10 +178,12 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     },
 
     status(): SessionStatus {
+      const background = deps.background?.(log.header.id) ?? [];
       return {
         contextUsed: contextUsed(log.events),
         contextWindow: deps.catalog.get(settings.current().model).contextWindow,
         costUsd: foldCost(log.events),
+        ...(background.length === 0 ? {} : { background }),
       };
     },
 
@@ -164,7 +210,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
         await deps.mcp?.[Symbol.asyncDispose]();
         hub.close();
         await log[Symbol.asyncDispose]();
-        deps.onDispose();
+        await deps.onDispose();
       })();
       return disposing;
     },
@@ -172,6 +218,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
 }
 
 const DEFAULT_COMPACT_AT = 0.8;
+const NO_TOOLS = createToolRegistry([]);
 
 function hasContent(content: readonly UserContent[]): boolean {
   return content.some((block) => block.type !== "text" || block.text.trim() !== "");

@@ -9,13 +9,14 @@ import { checkCwd, checkSameCwd } from "../session/cwd.ts";
 import { ConflictError } from "../errors.ts";
 import type { McpNotice, McpServerSpec, McpServers } from "../mcp/types.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
-import { createSessionRegistry } from "../tools/session-registry.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
 import { createNoticeBox } from "./notices.ts";
 import { createSessionLibrary } from "../library/session-library.ts";
-import { buildSystemPrompt, findInstructions } from "./system-prompt.ts";
+import { buildSystemPrompt, findInstructions, subagentEnvironment } from "./system-prompt.ts";
+import { findCustomAgents } from "./subagents/agent-files.ts";
+import type { TaskSetup } from "./subagents/setup.ts";
 import type { SecretPlaces } from "../file-safety/credential-paths.ts";
-import type { AgentHandle, AgentService, SessionOpenOptions } from "./types.ts";
+import type { AgentHandle, AgentService, BackgroundCommand, SessionOpenOptions } from "./types.ts";
 
 export interface AgentServiceDeps extends AgentCollaborators {
   readonly store: SessionStore;
@@ -33,6 +34,12 @@ export interface AgentServiceDeps extends AgentCollaborators {
   readonly home: string;
   /** The names the built-in slash commands hold: no skill or custom command takes one. */
   readonly reservedCommands: readonly string[];
+  /** `max_subagents`: a session's subagents that run at once; 4 when absent. */
+  readonly maxSubagents?: number;
+  /** A session's background commands, for its status. */
+  readonly background?: (sessionId: string) => readonly BackgroundCommand[];
+  /** What else ends with a session (its background commands); awaited by its dispose. */
+  readonly sessionClosed?: (sessionId: string) => Promise<void>;
 }
 
 /** What a session opening asks of `sessionTools`. */
@@ -96,6 +103,22 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
         },
       }),
     );
+    const tasks: TaskSetup = {
+      agents: findCustomAgents({
+        root,
+        configDir: deps.configDir,
+        secrets: deps.secrets,
+        warn: (notice) => notices.post({ severity: "warning", ...notice }),
+        signal: AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS),
+      }),
+      environment: subagentEnvironment({
+        cwd: root,
+        platform: deps.platform,
+        date,
+        instructions,
+      }),
+      maxConcurrent: deps.maxSubagents ?? 4,
+    };
     mcp = deps.sessionTools({
       cwd: root,
       servers: options.mcpServers ?? [],
@@ -104,7 +127,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
     });
     return createAgentHandle({
       ...deps,
-      tools: mcp === undefined ? deps.tools : createSessionRegistry(deps.tools, mcp.registry),
+      tools: deps.tools,
       mcp,
       notices,
       log,
@@ -112,9 +135,11 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       maxRequests: deps.maxRequestsPerTurn,
       systemPrompt,
       library,
-      onDispose: () => {
+      tasks,
+      onDispose: async () => {
         library.close();
         live.delete(log.header.id);
+        await deps.sessionClosed?.(log.header.id);
       },
     });
   }

@@ -111,6 +111,8 @@ export async function promptTurn(
       publish,
       compactAt: parts.compactAt,
       now: parts.now,
+      // Subagents of one step run side by side.
+      concurrent: (name) => name === "task",
     },
     turnId,
     signal,

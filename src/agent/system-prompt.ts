@@ -30,15 +30,30 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     ...webGuidance(input.web),
     "Paths may be absolute or relative to the working directory. Answer concisely; use Markdown.",
     "",
-    `Working directory: ${input.cwd}`,
-    `Platform: ${input.platform}`,
-    `Date: ${input.date}`,
+    ...environmentLines(input),
   ];
   if (input.skills !== undefined && input.skills !== "") parts.push("", input.skills);
-  for (const { path, text } of input.instructions) {
-    parts.push("", `Instructions from ${path}:`, text.trim());
-  }
+  parts.push(...instructionLines(input));
   return parts.join("\n");
+}
+
+/** The end of every subagent's system prompt: where it works, and the project's instructions. */
+export function subagentEnvironment(
+  input: Pick<SystemPromptInput, "cwd" | "platform" | "date" | "instructions">,
+): string {
+  return [...environmentLines(input), ...instructionLines(input)].join("\n");
+}
+
+function environmentLines(input: Pick<SystemPromptInput, "cwd" | "platform" | "date">): string[] {
+  return [`Working directory: ${input.cwd}`, `Platform: ${input.platform}`, `Date: ${input.date}`];
+}
+
+function instructionLines(input: Pick<SystemPromptInput, "instructions">): string[] {
+  return input.instructions.flatMap(({ path, text }) => [
+    "",
+    `Instructions from ${path}:`,
+    text.trim(),
+  ]);
 }
 
 /** When to reach for the web tools, and that what they return is data: empty without them. */

@@ -11,6 +11,7 @@ import type { Effort, Usage } from "../llm/types.ts";
 import type { McpServerSpec, McpServerStatus } from "../mcp/types.ts";
 import type { SessionLibrary } from "../library/types.ts";
 import { parseRawInput } from "../tools/raw-arguments.ts";
+import type { ProgressExit } from "../tools/types.ts";
 
 export type {
   Effort,
@@ -59,6 +60,8 @@ export type LiveEvent =
       readonly turnId: string;
       readonly callId: string;
       readonly chunk: string;
+      /** A background command the call started has ended (after the call's result). */
+      readonly exit?: ProgressExit;
     }
   | {
       readonly type: "tool_result";
@@ -146,6 +149,10 @@ export function liveEventOf(event: SessionEvent): LiveEvent | undefined {
         tokensAfter,
       };
     }
+    case "task_step": {
+      const { turnId, callId, line } = event;
+      return { type: "tool_progress", turnId, callId, chunk: `${line}\n` };
+    }
     case "turn_end": {
       const { turnId, reason, error } = event;
       return error === undefined
@@ -174,6 +181,16 @@ export interface SessionStatus {
   readonly contextWindow: number;
   /** Cumulative cost of the session in USD (across restarts), 0 when the model has no prices. */
   readonly costUsd: number;
+  /** The session's background commands (running ones and ended ones), oldest first; absent without any. */
+  readonly background?: readonly BackgroundCommand[];
+}
+
+/** A background command as `/status` lists it. */
+export interface BackgroundCommand {
+  readonly id: string;
+  readonly command: string;
+  /** `running`, `exited <code>` or `killed`. */
+  readonly status: string;
 }
 
 export interface AgentHandle extends AsyncDisposable {

@@ -43,6 +43,8 @@ export const ConfigFile = lazySchema(() =>
     max_turn_requests: v.optional(
       v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)),
     ),
+    /** Subagents (`task` calls) one session runs at once; the rest wait. */
+    max_subagents: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(32))),
     /** Seconds of silence from the model endpoint after which a step gives up. */
     stream_timeout: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(86_400))),
     models: v.optional(v.array(UserModelConfig)),
@@ -93,6 +95,8 @@ export interface Config {
   readonly sandbox: SandboxPreference;
   readonly log: string;
   readonly maxTurnRequests: number;
+  /** `max_subagents`: subagents one session runs at once. */
+  readonly maxSubagents: number;
   /** `DSH_STREAM_TIMEOUT` / `stream_timeout`, in ms: the longest wait on a silent endpoint. */
   readonly streamTimeoutMs: number;
   readonly models: readonly v.InferOutput<typeof UserModelConfig>[];
@@ -170,6 +174,7 @@ export function loadConfig(
     sandbox,
     log: logDestination(nonEmpty(env.DSH_LOG) ?? file.log ?? "stderr"),
     maxTurnRequests: file.max_turn_requests ?? 100,
+    maxSubagents: file.max_subagents ?? 4,
     streamTimeoutMs: streamTimeoutMs(nonEmpty(env.DSH_STREAM_TIMEOUT), file.stream_timeout),
     models: file.models ?? [],
     env: file.env ?? { include: [], allow_secret: [] },

@@ -1,6 +1,7 @@
 /** `/status`: what the session runs with and how full its context is, answered without a model request. */
 import { presetOf } from "../permission/knobs.ts";
 import type { SandboxStatus } from "../exec/types.ts";
+import type { BackgroundCommand } from "../agent/types.ts";
 import { takesEffort } from "../settings/table.ts";
 import type { CommandSession, SlashCommand } from "./types.ts";
 
@@ -21,6 +22,7 @@ export const statusCommand: SlashCommand = {
       `context: ${count(status.contextUsed)} of ${count(status.contextWindow)} tokens (${share.toFixed(1)}%)`,
       `cost: $${status.costUsd.toFixed(4)}`,
       `MCP servers: ${mcpLine(session)}`,
+      `background commands: ${backgroundLine(status.background ?? [])}`,
       ...rulesLines(session),
       `network: ${await networkLine(session, settings.knobs.sandboxMode)}`,
     ];
@@ -48,6 +50,12 @@ function mcpLine(session: CommandSession): string {
       return `${server.name} (ready, ${server.tools} ${server.tools === 1 ? "tool" : "tools"})`;
     })
     .join(", ");
+}
+
+/** `bg-1 \`npm run dev\` (running), bg-2 \`make test\` (exited 0)`, or `none`. */
+function backgroundLine(commands: readonly BackgroundCommand[]): string {
+  if (commands.length === 0) return "none";
+  return commands.map((c) => `${c.id} \`${c.command}\` (${c.status})`).join(", ");
 }
 
 /** The saved rules of the project on one line; nothing when the surface has no rule book. */

@@ -137,7 +137,7 @@ function openNetwork(
   request: CommandRequest,
   backend: "bwrap" | "seatbelt",
 ): Promise<CommandNetwork | undefined> {
-  const opening = context.network?.open(request.network, backend);
+  const opening = context.network?.open(request.network, backend, request.networkScope);
   return (opening ?? Promise.resolve(undefined)).catch((error: unknown) => {
     context.logger.warn("the command runs without network: its proxy could not be opened", {
       error,

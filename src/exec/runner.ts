@@ -240,7 +240,10 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         cwd,
         env,
         extraFds: plan.fds,
-        timeoutMs: clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits),
+        timeoutMs:
+          request.background === true
+            ? UNTIMED_MS
+            : clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits),
         limits,
         signal,
         onOutput: options.onOutput,
@@ -316,6 +319,9 @@ function readTextOr(path: string, fallback: string): string {
     return fallback;
   }
 }
+
+/** The longest timer there is (about 24 days): a background command runs until it is ended. */
+const UNTIMED_MS = 2_147_483_647;
 
 function clampTimeout(ms: number, limits: RunnerLimits): number {
   return Math.min(limits.maxTimeoutMs, Math.max(limits.minTimeoutMs, Math.round(ms)));

@@ -200,7 +200,7 @@ export function estimateContextTokens(
   return total;
 }
 
-/** The last request's usage after `afterSeq`, not counting compaction summaries. */
+/** The last request's usage after `afterSeq`, not counting compaction summaries or subagents. */
 function lastContextUsage(
   events: readonly SessionEvent[],
   afterSeq: number,
@@ -208,7 +208,8 @@ function lastContextUsage(
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i];
     if (event === undefined || event.seq <= afterSeq) return undefined;
-    if (event.type === "usage" && event.compaction !== true) return event;
+    if (event.type === "usage" && event.compaction !== true && event.task === undefined)
+      return event;
   }
   return undefined;
 }

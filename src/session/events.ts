@@ -130,6 +130,18 @@ export const UsageEvent = v.object({
   contextWindow: v.optional(v.number()),
   /** Set on the usage of a compaction's summary request (it says nothing of the context). */
   compaction: v.optional(v.literal(true)),
+  /**
+   * The `task` call whose subagent made the request: it counts in the session's cost, and says
+   * nothing of the session's own context.
+   */
+  task: v.optional(v.string()),
+});
+/** One step of a `task` call's subagent ("Read src/app.ts"), shown as that call's progress. */
+export const TaskStepEvent = v.object({
+  type: v.literal("task_step"),
+  ...turn,
+  callId: v.string(),
+  line: v.string(),
 });
 /**
  * The context was compacted: from now on the model reads `summary` in place of every event up
@@ -163,6 +175,7 @@ export const SessionEvent = v.variant("type", [
   UsageEvent,
   CompactionEvent,
   TurnEndEvent,
+  TaskStepEvent,
   // The settings a session records, one event each (see `settings.ts`).
   ...SETTING_EVENTS,
 ]);

@@ -7,6 +7,12 @@ import type { RenderIntent } from "../render/intent.ts";
 
 export type { RenderIntent };
 
+/** How a command a call left running ended. */
+export interface ProgressExit {
+  readonly code: number | null;
+  readonly signal: string | null;
+}
+
 /** What the model reads back. `details` is structured data for the tool's own presenter. */
 export interface ToolResult<Details = unknown> {
   readonly isError: boolean;
@@ -41,8 +47,11 @@ export interface ToolContext {
    * question early (as a deny), beside the call's own signal.
    */
   ask(request: ToolApprovalRequest, signal?: AbortSignal): Promise<AskOutcome>;
-  /** Live progress (e.g. command output) for subscribers; never logged chunk by chunk. */
-  readonly progress: (chunk: string) => void;
+  /**
+   * Live progress (e.g. command output) for subscribers; never logged chunk by chunk. `exit`
+   * says a command the call left running (in the background) has ended.
+   */
+  readonly progress: (chunk: string, exit?: ProgressExit) => void;
 }
 
 /**

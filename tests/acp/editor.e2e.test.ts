@@ -98,6 +98,7 @@ describe("slash commands", () => {
           "- context: 15 of 1,048,576 tokens (0.0%)",
           "- cost: $0.0000",
           "- MCP servers: none",
+          "- background commands: none",
           "- network: through dsh's proxy; no host is allowed yet (commands ask about each)",
         ].join("\n"),
       },
@@ -433,7 +434,7 @@ describe("tools", () => {
     await dsh.agent.request(m.prompt, { sessionId, prompt: text("go") });
     const messages = model.requests[1]?.body.messages as { role: string; content: unknown }[];
     expect(messages.find((message) => message.role === "tool")?.content).toBe(
-      'unknown tool "nope"; known tools: read_file, write_file, edit_file, glob, grep, bash, todo_write, web_fetch',
+      'unknown tool "nope"; known tools: read_file, write_file, edit_file, glob, grep, bash, todo_write, web_fetch, bash_output, bash_kill',
     );
     const offered = ((model.requests[0]?.body.tools ?? []) as { function: { name: string } }[]).map(
       (tool) => tool.function.name,

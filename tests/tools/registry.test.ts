@@ -312,7 +312,7 @@ describe("tool definitions", () => {
       },
       {
         name: "bash",
-        properties: ["command", "timeout_ms", "escalate", "justification"],
+        properties: ["command", "timeout_ms", "escalate", "justification", "run_in_background"],
         required: ["command"],
       },
       { name: "ask_user_question", properties: ["questions"], required: ["questions"] },
