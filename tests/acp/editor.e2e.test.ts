@@ -434,7 +434,7 @@ describe("tools", () => {
     await dsh.agent.request(m.prompt, { sessionId, prompt: text("go") });
     const messages = model.requests[1]?.body.messages as { role: string; content: unknown }[];
     expect(messages.find((message) => message.role === "tool")?.content).toBe(
-      'unknown tool "nope"; known tools: read_file, write_file, edit_file, glob, grep, bash, todo_write, web_fetch, bash_output, bash_kill',
+      'unknown tool "nope"; known tools: read_file, write_file, edit_file, glob, grep, bash, todo_write, web_fetch, bash_output, bash_kill, task',
     );
     const offered = ((model.requests[0]?.body.tools ?? []) as { function: { name: string } }[]).map(
       (tool) => tool.function.name,
