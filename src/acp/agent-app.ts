@@ -36,6 +36,8 @@ export interface AgentAppDeps {
   readonly clientOptions: () => ClientOptions;
   /** Whether an API key is there now (the environment's, or one `dsh login` stored). */
   readonly hasApiKey: () => boolean;
+  /** Removes the key `dsh login` stored (ACP `logout`); a key from the environment stays. */
+  readonly logout?: () => void;
   /** Writes a burst of `session/update`s (a replay) straight to the output, in order. */
   readonly writeUpdates: UpdateWriter;
 }
@@ -60,6 +62,11 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
     .onRequest(m.authenticate, () => {
       if (deps.hasApiKey()) return {};
       throw noKeyError();
+    })
+    .onRequest(m.logout, () => {
+      deps.logout?.();
+      logger.info("signed out: the stored key was removed");
+      return {};
     })
     .onRequest(m.session.new, ({ params, client }) => {
       // Zed shows its sign-in flow for this error instead of a turn that fails later.

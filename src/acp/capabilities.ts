@@ -11,7 +11,7 @@ export const LOGIN_METHOD_ID = "dsh-login";
  */
 export function authMethods(capabilities: acp.ClientCapabilities | undefined): acp.AuthMethod[] {
   const name = "Log in with an API key";
-  if (capabilities?.auth?.terminal === true) {
+  if (takesTerminalAuth(capabilities)) {
     return [
       {
         id: LOGIN_METHOD_ID,
@@ -31,6 +31,11 @@ export function authMethods(capabilities: acp.ClientCapabilities | undefined): a
   ];
 }
 
+/** `auth.terminal`, or the legacy `_meta["terminal-auth"]` flag older clients send instead. */
+function takesTerminalAuth(capabilities: acp.ClientCapabilities | undefined): boolean {
+  return capabilities?.auth?.terminal === true || capabilities?._meta?.["terminal-auth"] === true;
+}
+
 /**
  * The `initialize` answer: always protocol version 1, whatever the client asked for. Images
  * are advertised when some model of the catalog has vision (`images`).
@@ -47,6 +52,7 @@ export function initializeResponse(
       promptCapabilities: { image: images, audio: false, embeddedContext: true },
       sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {} },
       mcpCapabilities: { http: true, sse: true },
+      auth: { logout: {} },
     },
     agentInfo: { name: "dsh", title: "dsh", version },
     authMethods: authMethods(capabilities),

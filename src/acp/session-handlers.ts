@@ -4,7 +4,8 @@
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/types.ts";
-import { ConflictError, InvalidInputError } from "../errors.ts";
+import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
+import { isSessionId } from "../session/ids.ts";
 import type { Logger } from "../log.ts";
 import { type AcpModel, configChange, configOptions } from "./config-options.ts";
 import { checkCwd, checkCwdText, checkSameCwd } from "../session/cwd.ts";
@@ -163,13 +164,16 @@ function checkSessionId(id: string): void {
 /**
  * `session/delete`: a live session is closed first, unless a prompt runs in it (ConflictError:
  * the client cancels first) or it is loading; then its log is removed. The id stays reserved
- * meanwhile, so no load or prompt can slip in between.
+ * meanwhile, so no load or prompt can slip in between. A session that does not exist (or an
+ * id no session can have) is deleted already: that succeeds, as the spec asks; an id that could
+ * name another path is still refused.
  */
 async function deleteSession(
   deps: SessionHandlerDeps,
   sessionId: string,
 ): Promise<acp.DeleteSessionResponse> {
   checkSessionId(sessionId);
+  if (!isSessionId(sessionId)) return {};
   const live = deps.table.get(sessionId);
   if (live?.busy === true) {
     throw new ConflictError(`session ${sessionId} is running a prompt; cancel it first`, {
@@ -178,7 +182,11 @@ async function deleteSession(
   }
   return deps.table.reserve(sessionId, async () => {
     if (deps.table.get(sessionId) !== undefined) await deps.table.close(sessionId);
-    await deps.service.delete(sessionId);
+    try {
+      await deps.service.delete(sessionId);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
     return {};
   });
 }

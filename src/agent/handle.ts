@@ -13,7 +13,7 @@ import type { SessionLibrary } from "../library/types.ts";
 import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
-import { checkContentForModel } from "./content-check.ts";
+import { imageNoticeFor } from "./content-check.ts";
 import { createEventHub } from "./event-hub.ts";
 import type { NoticeBox } from "./notices.ts";
 import { type SessionTurnParts, compactTurn, promptTurn } from "./session-turns.ts";
@@ -83,6 +83,8 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     ended: () => deps.notices.release(),
   });
   let disposing: Promise<void> | undefined;
+  /** Models the user was already told cannot see images: told once per model and session. */
+  const toldBlind = new Set<string>();
 
   const parts: SessionTurnParts = {
     log,
@@ -120,7 +122,11 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       if (!disposing && !turns.running()) {
         if (!hasContent(content)) throw new InvalidInputError("the prompt is empty");
         const model = deps.catalog.get(settings.current().model);
-        checkContentForModel(content, model, deps.catalog.models());
+        const notice = imageNoticeFor(content, model, deps.catalog.models());
+        if (notice !== undefined && !toldBlind.has(model.id)) {
+          toldBlind.add(model.id);
+          deps.notices.post(notice);
+        }
       }
       return turns.run(signal, (turnId, turnSignal) =>
         promptTurn(parts, turnId, turnSignal, content),

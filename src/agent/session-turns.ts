@@ -29,7 +29,7 @@ export interface SessionTurnParts {
   readonly client: ModelClient;
   /** The session's system message: one object for all its requests, made before the first. */
   readonly system: Promise<Extract<ChatMessage, { role: "system" }>>;
-  readonly catalog: { get(id: string): ModelInfo };
+  readonly catalog: { get(id: string): ModelInfo; models(): readonly ModelInfo[] };
   readonly tools: ToolRegistry;
   /** The tool definitions offered right now. */
   readonly definitions: () => readonly ToolDefinition[];
@@ -95,6 +95,7 @@ export async function promptTurn(
       maxRequests: parts.maxRequests,
       settings: settings.current,
       model: (id) => parts.catalog.get(id),
+      ...visionModelOf(parts.catalog.models()),
       toolContext: (toolCallId, signal, progress) =>
         createToolContext(
           {
@@ -164,4 +165,10 @@ function compactionOutcome(turnId: string, result: CompactionResult): TurnOutcom
       return exhaustive;
     }
   }
+}
+
+/** The first model of the catalog with vision, when there is one. */
+function visionModelOf(models: readonly ModelInfo[]): { visionModel?: string } {
+  const id = models.find((model) => model.vision)?.id;
+  return id === undefined ? {} : { visionModel: id };
 }

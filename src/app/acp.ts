@@ -6,6 +6,7 @@ import { createAcpApprovalAnswerer } from "../acp/approval.ts";
 import { createAcpQuestioner } from "../acp/elicitation.ts";
 import { runAcpServer } from "../acp/server.ts";
 import { createLogger } from "../log.ts";
+import { removeStoredKey } from "../auth/key-store.ts";
 import type { AgentService } from "../agent/types.ts";
 import type { Composition } from "./compose.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
@@ -71,6 +72,9 @@ export async function runAcp(
     images: catalog.models().some((model) => model.vision === true),
     logger,
     hasApiKey: () => currentApiKey(config, env) !== undefined || !needsApiKey(defaultEndpoint),
+    logout: () => {
+      removeStoredKey(config.home);
+    },
     input: Bun.stdin.stream(),
     output: stdout.output,
     outputGone: stdout.readerGone,

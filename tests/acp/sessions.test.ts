@@ -22,6 +22,7 @@ describe("initialize", () => {
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
         sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {} },
         mcpCapabilities: { http: true, sse: true },
+        auth: { logout: {} },
       },
       agentInfo: { name: "dsh", title: "dsh", version: "0.0.0-test" },
       authMethods: [
