@@ -76,6 +76,7 @@ export async function runAcpCommand(
     ...(deps.sandbox === undefined ? {} : { sandbox: deps.sandbox }),
     ...(hosts === undefined ? {} : { allowedHosts: () => hosts(session.id, session.handle.cwd) }),
     runTurn: (start) => session.runTurn(start, signal),
+    confirm: (question) => session.ask(question, signal),
     settingsChanged: (settings) =>
       session.send([
         {

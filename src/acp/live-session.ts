@@ -60,10 +60,24 @@ export interface LiveSession extends AcpPermissionTarget, AcpFormTarget, AsyncDi
   advertiseCommands(delayMs?: number): Promise<void>;
   /** Moves what `sendLater` holds to `ms` from now; nothing when it holds nothing. */
   postpone(ms: number): void;
+  /**
+   * Asks the user a yes/no question outside any turn (a command's, such as /undo's conflicts):
+   * a tool call of its own, then a permission request on it. False when declined or unanswered.
+   */
+  ask(question: SessionQuestion, signal: AbortSignal): Promise<boolean>;
   /** Cancels the running turn, if any. */
   cancel(): void;
   /** Resolves once no prompt is in flight. */
   settled(): Promise<void>;
+}
+
+/** A yes/no question for the user. */
+export interface SessionQuestion {
+  readonly title: string;
+  readonly detail: string;
+  /** The labels of the two answers. */
+  readonly yes: string;
+  readonly no: string;
 }
 
 /** Opens a live session over `handle` and starts pumping its events. */
@@ -198,6 +212,44 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     },
     cancel,
     settled: () => inFlight?.settled ?? Promise.resolve(),
+    async ask(question, signal) {
+      const toolCallId = `dsh-ask-${crypto.randomUUID()}`;
+      const content: acp.ToolCallContent[] = [
+        { type: "content", content: { type: "text", text: question.detail } },
+      ];
+      await send([
+        {
+          sessionUpdate: "tool_call",
+          toolCallId,
+          title: question.title,
+          kind: "edit",
+          status: "pending",
+          content,
+        },
+      ]);
+      let yes = false;
+      try {
+        const response = await client.request(
+          acp.methods.client.session.requestPermission,
+          {
+            sessionId,
+            toolCall: { toolCallId, title: question.title, content },
+            options: [
+              { optionId: "yes", name: question.yes, kind: "allow_once" },
+              { optionId: "no", name: question.no, kind: "reject_once" },
+            ],
+          },
+          { cancellationSignal: signal, stopWaitingOnCancel: true },
+        );
+        yes = response.outcome.outcome === "selected" && response.outcome.optionId === "yes";
+      } catch (error) {
+        logger.info("a question ended without an answer; taken as no", { sessionId, error });
+      }
+      await send([
+        { sessionUpdate: "tool_call_update", toolCallId, status: yes ? "completed" : "failed" },
+      ]);
+      return yes;
+    },
     async requestPermission(
       request: AskedRequest & { readonly toolCallId: string },
       signal: AbortSignal,

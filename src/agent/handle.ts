@@ -4,7 +4,9 @@
  * while idle until the next prompt anchors them in the log (`settings-overlay.ts`).
  */
 import type { ApprovalSeam } from "../approval/types.ts";
-import { InvalidInputError } from "../errors.ts";
+import type { SessionCheckpoints } from "../checkpoints/session-checkpoints.ts";
+import { ConflictError, InvalidInputError } from "../errors.ts";
+import { visiblePromptTurns } from "../session/rewind.ts";
 import type { Logger } from "../log.ts";
 import type { ModelClient, ModelInfo } from "../llm/types.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
@@ -64,6 +66,8 @@ export interface AgentHandleDeps extends AgentCollaborators {
   /** What is never read into a prompt from a link: credential stores, dsh's state. */
   readonly secrets: SecretPlaces;
   readonly onDispose: () => void;
+  /** The session's checkpoints; none are kept when absent. */
+  readonly checkpoints?: SessionCheckpoints;
 }
 
 export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
@@ -112,6 +116,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       if (live !== undefined) publish(live);
     },
     publish,
+    ...(deps.checkpoints === undefined ? {} : { checkpoints: deps.checkpoints }),
   };
 
   return {
@@ -163,6 +168,20 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     mcpServers: () => deps.mcp?.statuses() ?? [],
 
     library: deps.library,
+
+    ...(deps.checkpoints === undefined ? {} : { checkpoints: deps.checkpoints }),
+
+    rewind(turnId) {
+      if (turns.running()) {
+        throw new ConflictError(`a turn is running in session ${log.header.id}`, {
+          sessionId: log.header.id,
+        });
+      }
+      const turn = visiblePromptTurns(log.events).find((t) => t.turnId === turnId);
+      const fromSeq = turn?.events[0]?.seq;
+      if (fromSeq === undefined) throw new InvalidInputError(`no turn ${turnId} to rewind to`);
+      log.append({ type: "rewind", toTurnId: turnId, fromSeq });
+    },
 
     [Symbol.asyncDispose]() {
       disposing ??= (async () => {

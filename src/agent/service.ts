@@ -13,6 +13,8 @@ import type { SessionLog, SessionStore } from "../session/types.ts";
 import { createSessionRegistry } from "../tools/session-registry.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
 import { createNoticeBox } from "./notices.ts";
+import type { CheckpointSettings } from "../checkpoints/config.ts";
+import { openSessionCheckpoints, removeCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import { createSessionLibrary } from "../library/session-library.ts";
 import { buildSystemPrompt, findInstructions } from "./system-prompt.ts";
 import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
@@ -34,6 +36,16 @@ export interface AgentServiceDeps extends AgentCollaborators {
   readonly home: string;
   /** The names the built-in slash commands hold: no skill or custom command takes one. */
   readonly reservedCommands: readonly string[];
+  /** Where and how sessions keep checkpoints of their workspace; none are kept when absent. */
+  readonly checkpoints?: CheckpointPlace;
+}
+
+/** Where checkpoints are kept (dsh's state directory), and their settings. */
+export interface CheckpointPlace {
+  readonly stateDir: string;
+  readonly settings: CheckpointSettings;
+  /** The PATH git is looked for in. */
+  readonly path: string | undefined;
 }
 
 /** Time the instruction files may take to read when a session opens (a hung network mount). */
@@ -97,8 +109,23 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
             report: notices.post,
             onPromptsChanged: library.promptsChanged,
           });
+    const place = deps.checkpoints;
+    const checkpoints =
+      place === undefined
+        ? undefined
+        : openSessionCheckpoints({
+            home: place.stateDir,
+            sessionId: log.header.id,
+            roots: [root],
+            settings: place.settings,
+            path: place.path,
+            logger: deps.logger,
+          });
+    // Staged now, so the first turn's checkpoint costs what changed since the session opened.
+    checkpoints?.warm();
     return createAgentHandle({
       ...deps,
+      checkpoints,
       tools: mcp === undefined ? deps.tools : createSessionRegistry(deps.tools, mcp.registry),
       mcp,
       notices,
@@ -148,6 +175,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
     async delete(id) {
       if (live.has(id)) throw new ConflictError(`session ${id} is open`, { sessionId: id });
       await deps.store.delete(id);
+      if (deps.checkpoints !== undefined) removeCheckpoints(deps.checkpoints.stateDir, id);
     },
   };
 }

@@ -17,6 +17,7 @@ import { createToolContext } from "../tools/tool-context.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { type CompactionResult, compactContext } from "./compaction.ts";
 import { embedMentionedFiles } from "./mentions.ts";
+import type { SessionCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import type { NoticeBox } from "./notices.ts";
 import type { SettingsOverlay } from "./settings-overlay.ts";
 import { runTurnLoop } from "./turn.ts";
@@ -48,6 +49,8 @@ export interface SessionTurnParts {
   /** Logs an event and publishes what it is live. */
   readonly record: (event: NewSessionEvent) => void;
   readonly publish: (event: LiveEvent) => void;
+  /** Where the workspace is recorded before and after each prompt turn. */
+  readonly checkpoints?: SessionCheckpoints;
 }
 
 /** A prompt's turn, up to the end of its model/tool loop (the envelope logs the end). */
@@ -84,6 +87,26 @@ export async function promptTurn(
   // Servers still starting get their bounded start-up time before the first request.
   await parts.mcp?.started(signal);
   parts.notices.listen((notice) => publish({ type: "notice", turnId, ...notice }));
+  // Whatever the turn does to files, by file tools or by commands, can be undone from here.
+  await parts.checkpoints?.before(turnId);
+  try {
+    return await loop(parts, turnId, signal);
+  } finally {
+    const dropped = (await parts.checkpoints?.after(turnId)) ?? [];
+    if (dropped.length > 0) {
+      parts.notices.post({
+        severity: "info",
+        title: `checkpoints of ${dropped.length} older turn(s) were dropped`,
+        description:
+          "the store reached its size limit ([checkpoints] max_size_mb): /undo and /rewind no longer reach those turns",
+      });
+    }
+  }
+}
+
+/** The model/tool loop of a prompt's turn. */
+async function loop(parts: SessionTurnParts, turnId: string, signal: AbortSignal) {
+  const { log, settings, publish } = parts;
   return await runTurnLoop(
     {
       log,

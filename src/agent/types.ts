@@ -2,6 +2,7 @@
  * Contracts between the agent and the surfaces that drive it (ACP bridge, terminal). Surfaces
  * import only this file from `src/agent`, never the loop.
  */
+import type { SessionCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import type { Knobs } from "../permission/knobs.ts";
 import type { LoggedError, SessionEvent, StopReason, UserContent } from "../session/events.ts";
 import { type SessionSettings, isSettingEvent } from "../session/settings.ts";
@@ -156,6 +157,7 @@ export function liveEventOf(event: SessionEvent): LiveEvent | undefined {
     case "user_message":
     case "prompt_submit":
     case "usage":
+    case "rewind":
       return undefined;
     default: {
       // Asked last: most of a log is not settings.
@@ -214,6 +216,14 @@ export interface AgentHandle extends AsyncDisposable {
    * (the slash commands both surfaces offer beside the built-in ones).
    */
   readonly library: SessionLibrary;
+  /** The workspace's state before and after each prompt turn (`/undo`, `/rewind`, `/diff`). */
+  readonly checkpoints?: SessionCheckpoints;
+  /**
+   * Takes the conversation back to before prompt turn `turnId`, which it still shows: a
+   * `rewind` event, after which the model, replay and a reload read the log without that turn
+   * and those after it (the log keeps them). ConflictError while a turn runs.
+   */
+  rewind(turnId: string): void;
 }
 
 /** What a session is opened with besides its directory. */

@@ -103,7 +103,14 @@ export async function runChatCommand(
       context.out.write("permission unchanged\n");
       return { type: "handled" };
     }
-    const result = await runSlashCommand(invocation, context.session);
+    const result = await runSlashCommand(invocation, {
+      ...context.session,
+      handle: context.session.handle,
+      confirm: async (question) => {
+        context.out.write(`${question.title}\n${question.detail}\n`);
+        return context.confirm(`  ${question.yes}? [y/N] `);
+      },
+    });
     if (result.type === "reply") context.out.write(`${terminalText(result.text)}\n`);
     else if (result.outcome.reason !== "end_turn") context.error(describeOutcome(result.outcome));
   } catch (error) {

@@ -27,6 +27,7 @@ import { isDumbTerminal } from "./style.ts";
 import { createTerminalAnswerer } from "./terminal-answerer.ts";
 import type { CliIo, OpenSession } from "./types.ts";
 import { createTerminalView } from "./view.ts";
+import { withoutRewound } from "../session/rewind.ts";
 
 export interface ChatOptions {
   readonly open: OpenSession;
@@ -129,7 +130,7 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
   out.write(`${style.bold("dsh")} · ${banner}\n`);
   for (const warning of await startupWarnings(session, io.env))
     out.write(`${style.yellow("!")} ${terminalText(warning)}\n`);
-  const recent = recentExchanges(session.handle.history(), style);
+  const recent = recentExchanges(withoutRewound(session.handle.history()), style);
   if (recent !== "") out.write(`\n${recent}`);
   out.write(style.dim("/help for commands, Ctrl-D to exit\n"));
   // From here on the prompt is on screen, also while `dsh chat "PROMPT"` runs its first turn.

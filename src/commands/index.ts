@@ -5,6 +5,7 @@
  */
 import type { AgentHandle } from "../agent/types.ts";
 import { closestMatch } from "../closest-match.ts";
+import { diffCommand, rewindCommand, undoCommand } from "./checkpoint-commands.ts";
 import { LATER_COMMANDS } from "./later-commands.ts";
 import { libraryCommands } from "./library-commands.ts";
 import { commandsCommand, skillsCommand } from "./listing-commands.ts";
@@ -29,6 +30,9 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   statusCommand,
   skillsCommand,
   commandsCommand,
+  undoCommand,
+  rewindCommand,
+  diffCommand,
 ];
 
 /** Every command `findSlashCommand` knows: the offered ones, then those not available yet. */

@@ -25,16 +25,6 @@ function later(
 
 /** Recognised on both surfaces, advertised on neither until they work. */
 export const LATER_COMMANDS: readonly SlashCommand[] = [
-  later("diff", "What this session changed in the workspace", "`git diff` shows what changed"),
-  later(
-    "undo",
-    "Restore the files the last turn changed",
-    "`git diff` and `git checkout -- FILE` undo a change",
-  ),
-  later("rewind", "Go back N turns, files and conversation", "start over with /new", {
-    hint: "number of prompt turns",
-    argument: "N",
-  }),
   later("fork", "A new session holding this one's history", "/new starts a fresh session"),
   later(
     "add-dir",

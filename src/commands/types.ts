@@ -32,8 +32,22 @@ export interface CommandSession {
   readonly runTurn: (start: (signal: AbortSignal) => Promise<TurnOutcome>) => Promise<TurnOutcome>;
   /** The project's saved "always allow" rules, worded as `dsh rules` lists them (for `/status`). */
   readonly rules?: () => readonly string[];
+  /**
+   * Asks the user a yes/no question (over ACP a permission request, in the chat a line to
+   * answer); false when declined or when nobody can answer.
+   */
+  readonly confirm?: (question: CommandQuestion) => Promise<boolean>;
   /** Told after a command changed the settings (over ACP: a `config_option_update`). */
   readonly settingsChanged?: (settings: SessionSettings) => Promise<void>;
+}
+
+/** A yes/no question a command asks. */
+export interface CommandQuestion {
+  readonly title: string;
+  readonly detail: string;
+  /** The labels of the two answers. */
+  readonly yes: string;
+  readonly no: string;
 }
 
 /** What a command did: an answer to show the user, or a turn it ran. */

@@ -152,6 +152,17 @@ export const TurnEndEvent = v.object({
   reason: EndReason,
   error: v.optional(LoggedError),
 });
+/**
+ * The conversation goes back to before turn `toTurnId`: from now on the model, a reload and
+ * replay read the log as if the events from `fromSeq` (that turn's first) up to this one were
+ * not there. The log keeps them.
+ */
+export const RewindEvent = v.object({
+  type: v.literal("rewind"),
+  ...EVENT_FIELDS,
+  toTurnId: v.string(),
+  fromSeq: v.pipe(v.number(), v.integer(), v.minValue(0)),
+});
 export const SessionEvent = v.variant("type", [
   TurnStartEvent,
   UserMessageEvent,
@@ -163,6 +174,7 @@ export const SessionEvent = v.variant("type", [
   UsageEvent,
   CompactionEvent,
   TurnEndEvent,
+  RewindEvent,
   // The settings a session records, one event each (see `settings.ts`).
   ...SETTING_EVENTS,
 ]);

@@ -124,6 +124,7 @@ export function createHistoryFold(): HistoryFold {
       case "prompt_submit":
       case "usage":
       case "compaction":
+      case "rewind":
         break;
       default: {
         // Settings are no part of the conversation.

@@ -65,6 +65,9 @@ describe("slash commands", () => {
         { name: "status" },
         { name: "skills" },
         { name: "commands" },
+        { name: "undo" },
+        { name: "rewind", input: { hint: expect.any(String) } },
+        { name: "diff", input: { hint: expect.any(String) } },
       ],
     });
     await dsh.agent.request(m.close, { sessionId });

@@ -94,6 +94,9 @@ describe("slash commands", () => {
       "status",
       "skills",
       "commands",
+      "undo",
+      "rewind",
+      "diff",
     ]);
   });
 

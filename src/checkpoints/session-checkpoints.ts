@@ -1,0 +1,396 @@
+/**
+ * A session's checkpoints: before and after each prompt turn, the tree of every workspace root
+ * (the cwd and each added directory) in the session's shadow store, under
+ * `$DSH_HOME/checkpoints/<sessionId>/`. `/undo`, `/rewind` and `/diff` are plans over these
+ * trees; the store is bounded in size (oldest turns go first) and deleted with the session.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import * as v from "valibot";
+import type { Logger } from "../log.ts";
+import type { CheckpointSettings } from "./config.ts";
+import { CheckpointError, type ShadowGit, findGit, shadowGit } from "./shadow-git.ts";
+import { type RestoreReport, changedPaths, restorePaths, snapshot, treeDiff } from "./tree-ops.ts";
+
+const Trees = v.record(v.string(), v.string());
+const TurnRecord = v.object({
+  turnId: v.string(),
+  before: Trees,
+  after: v.optional(Trees),
+  undone: v.optional(v.boolean()),
+});
+const Records = v.object({
+  version: v.literal(1),
+  turns: v.array(TurnRecord),
+  /** Turns dropped to keep the store under its size limit, oldest first. */
+  dropped: v.optional(v.array(v.string())),
+});
+type TurnRecord = v.InferOutput<typeof TurnRecord>;
+type Records = v.InferOutput<typeof Records>;
+
+/** What a restore would do in one root. */
+export interface RootPlan {
+  readonly root: string;
+  /** The tree the files go back to. */
+  readonly tree: string;
+  /** Paths dsh changed in the turns undone, to put back. */
+  readonly paths: readonly string[];
+  /** Of those, the ones changed again since (outside dsh): asked about before they are overwritten. */
+  readonly conflicts: readonly string[];
+}
+
+export interface RestorePlan {
+  /** The turns whose changes go back, oldest first. */
+  readonly turnIds: readonly string[];
+  readonly roots: readonly RootPlan[];
+}
+
+export type PlanResult =
+  | { readonly type: "plan"; readonly plan: RestorePlan }
+  | { readonly type: "none"; readonly reason: string };
+
+export interface RootReport extends RestoreReport {
+  readonly root: string;
+  /** Conflicting files left as they are. */
+  readonly kept: readonly string[];
+}
+
+export interface SessionCheckpoints {
+  /** Why there are no checkpoints (git missing, turned off), or undefined when there are. */
+  readonly unavailable: string | undefined;
+  /** Adds a workspace root (an added directory); its first snapshot is taken now. */
+  addRoot(root: string): void;
+  /** Stages the roots in the background, so the first turn's checkpoint is incremental. */
+  warm(): void;
+  /** Records the workspace before prompt turn `turnId`. */
+  before(turnId: string): Promise<void>;
+  /** Records it after; returns the ids of turns dropped to stay under the size limit. */
+  after(turnId: string): Promise<readonly string[]>;
+  /** The plan that undoes the last turn that changed files and is not undone yet. */
+  undoPlan(): Promise<PlanResult>;
+  /** The plan that puts the files back to before `turnIds[0]` (the turns rewound, in order). */
+  rewindPlan(turnIds: readonly string[]): Promise<PlanResult>;
+  /** Carries a plan out; conflicting files are overwritten only with `overwriteConflicts`. */
+  apply(plan: RestorePlan, overwriteConflicts: boolean): Promise<RootReport[]>;
+  /** What the session changed since its first checkpoint, or in its last `turns` turns. */
+  diff(turns?: number): Promise<string>;
+  /** Removes the store (the session was deleted). */
+  remove(): void;
+}
+
+export interface SessionCheckpointsOptions {
+  readonly home: string;
+  readonly sessionId: string;
+  readonly roots: readonly string[];
+  readonly settings: CheckpointSettings;
+  readonly path: string | undefined;
+  readonly logger: Logger;
+}
+
+/** Where a session's shadow store lies. */
+export function checkpointDir(home: string, sessionId: string): string {
+  return join(home, "checkpoints", sessionId);
+}
+
+/** Deletes a session's store, if it has one. Never throws. */
+export function removeCheckpoints(home: string, sessionId: string): void {
+  rmSync(checkpointDir(home, sessionId), { recursive: true, force: true });
+}
+
+export function openSessionCheckpoints(options: SessionCheckpointsOptions): SessionCheckpoints {
+  const git = options.settings.enabled ? findGit(options.path) : undefined;
+  const unavailable = !options.settings.enabled
+    ? "checkpoints are turned off ([checkpoints] enabled = false)"
+    : git === undefined
+      ? "git is not installed, and dsh keeps its checkpoints with git: install git to get /undo, /rewind and /diff"
+      : undefined;
+  if (git === undefined || unavailable !== undefined) return disabled(unavailable ?? "");
+  const dir = checkpointDir(options.home, options.sessionId);
+  const gitDir = join(dir, "git");
+  const recordsFile = join(dir, "turns.json");
+  const roots = [...options.roots];
+  const gits = new Map<string, ShadowGit>();
+  const gitOf = (root: string): ShadowGit => {
+    let found = gits.get(root);
+    if (found === undefined) {
+      found = shadowGit({ git, gitDir, root, indexFile: join(dir, `index-${rootKey(root)}`) });
+      gits.set(root, found);
+    }
+    return found;
+  };
+  let records: Records = readRecords(recordsFile, options.logger);
+  const save = () => {
+    const tmp = `${recordsFile}.tmp`;
+    writeFileSync(tmp, JSON.stringify(records));
+    renameSync(tmp, recordsFile);
+  };
+  // One git operation on the store at a time: snapshots, restores and pruning never overlap.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  const snapshotAll = async (): Promise<Record<string, string>> => {
+    const trees: Record<string, string> = {};
+    for (const root of roots) trees[root] = await snapshot(gitOf(root));
+    return trees;
+  };
+  const safely = async <T>(what: string, work: () => Promise<T>, fallback: T): Promise<T> => {
+    try {
+      return await serial(work);
+    } catch (error) {
+      options.logger.warn(`could not ${what}`, { sessionId: options.sessionId, error });
+      return fallback;
+    }
+  };
+
+  const plan = async (targets: readonly TurnRecord[]): Promise<PlanResult> => {
+    const first = targets[0];
+    if (first === undefined) return { type: "none", reason: "no turn to go back to" };
+    const now = await snapshotAll();
+    const planned: RootPlan[] = [];
+    for (const root of roots) {
+      const tree = first.before[root];
+      if (tree === undefined) continue;
+      const touched = new Set<string>();
+      for (const turn of targets) {
+        const before = turn.before[root];
+        const after = turn.after?.[root] ?? now[root];
+        if (before === undefined || after === undefined) continue;
+        for (const path of await changedPaths(gitOf(root), before, after)) touched.add(path);
+      }
+      const last = targets.at(-1)?.after?.[root] ?? now[root] ?? tree;
+      const since = new Set(await changedPaths(gitOf(root), last, now[root] ?? last));
+      const paths = [...touched].sort();
+      planned.push({ root, tree, paths, conflicts: paths.filter((path) => since.has(path)) });
+    }
+    return { type: "plan", plan: { turnIds: targets.map((t) => t.turnId), roots: planned } };
+  };
+
+  return {
+    unavailable: undefined,
+    addRoot(root) {
+      if (roots.includes(root)) return;
+      roots.push(root);
+      void safely("stage an added directory", () => snapshot(gitOf(root)), "");
+    },
+    warm() {
+      void safely("stage the workspace", snapshotAll, {});
+    },
+    async before(turnId) {
+      const trees = await safely("record a checkpoint", snapshotAll, undefined);
+      if (trees === undefined) return;
+      records = { ...records, turns: [...records.turns, { turnId, before: trees }] };
+      save();
+    },
+    async after(turnId) {
+      const record = records.turns.findLast((turn) => turn.turnId === turnId);
+      if (record === undefined) return [];
+      const trees = await safely("record a checkpoint", snapshotAll, undefined);
+      if (trees === undefined) return [];
+      record.after = trees;
+      save();
+      return safely("keep the checkpoints under their size limit", () => bound(), []);
+    },
+    async undoPlan() {
+      return serial(async () => {
+        const now = await snapshotAll();
+        for (let i = records.turns.length - 1; i >= 0; i--) {
+          const turn = records.turns[i];
+          if (turn === undefined || turn.undone === true) continue;
+          if (!(await changedFiles(turn, now))) continue;
+          return plan([turn]);
+        }
+        const reason =
+          (records.dropped?.length ?? 0) > 0
+            ? `no turn left to undo: older checkpoints were dropped to keep the store under ${options.settings.maxSizeMb} MB ([checkpoints] max_size_mb)`
+            : "no turn of this session changed files";
+        return { type: "none", reason };
+      });
+    },
+    async rewindPlan(turnIds) {
+      return serial(async () => {
+        const targets = records.turns.filter((turn) => turnIds.includes(turn.turnId));
+        if (targets.length === 0 || targets[0]?.turnId !== turnIds[0]) {
+          const dropped = records.dropped?.includes(turnIds[0] ?? "") === true;
+          return {
+            type: "none",
+            reason: dropped
+              ? `the checkpoint of that turn was dropped to keep the store under ${options.settings.maxSizeMb} MB ([checkpoints] max_size_mb)`
+              : "that turn has no checkpoint",
+          };
+        }
+        return plan(targets);
+      });
+    },
+    async apply(restore, overwriteConflicts) {
+      return serial(async () => {
+        const reports: RootReport[] = [];
+        for (const root of restore.roots) {
+          const conflicts = new Set(root.conflicts);
+          const paths = overwriteConflicts
+            ? root.paths
+            : root.paths.filter((path) => !conflicts.has(path));
+          const scratch = join(dir, `scratch-${rootKey(root.root)}`);
+          const report = await restorePaths(gitOf(root.root), root.root, root.tree, paths, scratch);
+          reports.push({
+            root: root.root,
+            ...report,
+            kept: overwriteConflicts ? [] : root.conflicts,
+          });
+        }
+        for (const turn of records.turns) {
+          if (restore.turnIds.includes(turn.turnId)) turn.undone = true;
+        }
+        save();
+        return reports;
+      });
+    },
+    async diff(turns) {
+      return serial(async () => {
+        const now = await snapshotAll();
+        const from = turns === undefined ? records.turns[0] : records.turns.at(-Math.max(1, turns));
+        if (from === undefined) return "";
+        const parts: string[] = [];
+        for (const root of roots) {
+          const base = from.before[root];
+          const current = now[root];
+          if (base === undefined || current === undefined) continue;
+          const text = await treeDiff(gitOf(root), base, current);
+          if (text === "") continue;
+          parts.push(roots.length > 1 ? `# ${root}\n${text}` : text);
+        }
+        return parts.join("\n");
+      });
+    },
+    remove() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+
+  /** Whether `turn` changed a file (in any root) between its before and after. */
+  async function changedFiles(turn: TurnRecord, now: Record<string, string>): Promise<boolean> {
+    for (const root of roots) {
+      const before = turn.before[root];
+      const after = turn.after?.[root] ?? now[root];
+      if (before === undefined || after === undefined) continue;
+      if (before !== after && (await changedPaths(gitOf(root), before, after)).length > 0)
+        return true;
+    }
+    return false;
+  }
+
+  /** Drops the oldest turns while the store is over its limit; returns their ids. */
+  async function bound(): Promise<string[]> {
+    const limit = options.settings.maxSizeMb * 1024 * 1024;
+    if (storeBytes(gitDir) <= limit) return [];
+    const root = roots[0];
+    if (root === undefined) return [];
+    const store = gitOf(root);
+    const dropped: string[] = [];
+    for (;;) {
+      await keepOnly(store, records.turns);
+      if (storeBytes(gitDir) <= limit || records.turns.length <= 1) break;
+      const oldest = records.turns.shift();
+      if (oldest !== undefined) dropped.push(oldest.turnId);
+    }
+    if (dropped.length > 0) {
+      records = { ...records, dropped: [...(records.dropped ?? []), ...dropped] };
+      save();
+      options.logger.info("dropped old checkpoints to stay under the size limit", {
+        sessionId: options.sessionId,
+        dropped: dropped.length,
+      });
+    }
+    return dropped;
+  }
+}
+
+/** Points one ref at each tree still recorded, then packs and prunes everything else. */
+async function keepOnly(git: ShadowGit, turns: readonly TurnRecord[]): Promise<void> {
+  const trees = new Set<string>();
+  for (const turn of turns) {
+    for (const tree of [...Object.values(turn.before), ...Object.values(turn.after ?? {})]) {
+      trees.add(tree);
+    }
+  }
+  const existing = await git.text(["for-each-ref", "--format=%(refname)", "refs/keep/"]);
+  const commands = [
+    ...existing
+      .split("\n")
+      .filter((ref) => ref !== "")
+      .map((ref) => `delete ${ref}`),
+    ...[...trees].map((tree) => `update refs/keep/${tree} ${tree}`),
+  ];
+  if (commands.length > 0) await git.run(["update-ref", "--stdin"], `${commands.join("\n")}\n`);
+  await git.run(["repack", "-a", "-d", "-q"]);
+  await git.run(["prune-packed"]);
+  await git.run(["prune", "--expire=now"]);
+}
+
+/** Bytes the store's objects take on disk. */
+function storeBytes(gitDir: string): number {
+  let total = 0;
+  const walk = (dir: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      try {
+        const stat = statSync(path);
+        if (stat.isDirectory()) walk(path);
+        else total += stat.size;
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  };
+  walk(join(gitDir, "objects"));
+  return total;
+}
+
+function rootKey(root: string): string {
+  return createHash("sha256").update(root).digest("hex").slice(0, 16);
+}
+
+function readRecords(file: string, logger: Logger): Records {
+  try {
+    const parsed = v.safeParse(Records, JSON.parse(readFileSync(file, "utf8")));
+    if (parsed.success) return parsed.output;
+    logger.warn("the checkpoint records do not validate; starting them again", { file });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      logger.warn("could not read the checkpoint records; starting them again", { file, error });
+    }
+  }
+  return { version: 1, turns: [] };
+}
+
+/** Checkpoints that say why there are none. */
+function disabled(reason: string): SessionCheckpoints {
+  const none = async (): Promise<PlanResult> => ({ type: "none", reason });
+  return {
+    unavailable: reason,
+    addRoot() {},
+    warm() {},
+    async before() {},
+    async after() {
+      return [];
+    },
+    undoPlan: none,
+    rewindPlan: none,
+    async apply() {
+      throw new CheckpointError(reason);
+    },
+    async diff() {
+      throw new CheckpointError(reason);
+    },
+    remove() {},
+  };
+}
