@@ -5,6 +5,9 @@ import type { PresentOptions } from "./present.ts";
 /** The id of dsh's one auth method (ACP terminal auth: the editor runs `dsh acp --login`). */
 export const LOGIN_METHOD_ID = "dsh-login";
 
+/** `sessionCapabilities.fork`, which the stable types do not name yet. */
+const FORK: { readonly fork: Record<string, never> } = { fork: {} };
+
 /**
  * How a user signs in: where the client runs terminal auth, a terminal method that runs
  * `dsh acp --login`; elsewhere an agent method whose `authenticate` checks a key is there.
@@ -50,7 +53,8 @@ export function initializeResponse(
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: images, audio: false, embeddedContext: true },
-      sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {} },
+      // `fork` is ACP's unstable fork, which dsh serves too.
+      sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {}, ...FORK },
       mcpCapabilities: { http: true, sse: true },
       auth: { logout: {} },
     },

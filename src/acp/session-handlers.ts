@@ -13,6 +13,7 @@ import type { LiveSession } from "./live-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
 import { NEW_SESSION_COMMANDS_DELAY_MS } from "./commands.ts";
 import { mcpServerSpecs } from "./mcp-servers.ts";
+import type { ForkSessionRequest } from "./fork-request.ts";
 import { replayStream } from "./replay.ts";
 import type { SessionTable } from "./sessions.ts";
 
@@ -87,6 +88,36 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       params: acp.ResumeSessionRequest,
       client: acp.AgentContext,
     ): Promise<acp.ResumeSessionResponse> => reopen(params, client, false),
+    /**
+     * `session/fork`: a new session holding the source's whole history (live or saved), with
+     * its own id and log; the source is unchanged. A source running a prompt is refused.
+     */
+    async fork(
+      params: ForkSessionRequest,
+      client: acp.AgentContext,
+    ): Promise<{ sessionId: string; configOptions: acp.SessionConfigOption[] }> {
+      checkSessionId(params.sessionId);
+      await checkCwd(params.cwd);
+      const mcpServers = mcpServerSpecs(params.mcpServers ?? []);
+      const live = table.get(params.sessionId);
+      if (live?.busy === true) {
+        throw new ConflictError(`session ${params.sessionId} is running a prompt`, {
+          sessionId: params.sessionId,
+        });
+      }
+      const history = await table.reserve(params.sessionId, async () => {
+        const open = table.get(params.sessionId);
+        if (open !== undefined) return [...open.handle.history()];
+        await using saved = await service.resume(params.sessionId);
+        return [...saved.history()];
+      });
+      const session = await table.open(
+        () => service.fork({ cwd: params.cwd, history, mcpServers }),
+        client,
+      );
+      void session.advertiseCommands(NEW_SESSION_COMMANDS_DELAY_MS);
+      return { sessionId: session.id, configOptions: optionsOf(session) };
+    },
     async list(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
       // Every session fits in one page, so dsh never hands out a cursor to come back with.
       if (params.cursor != null)

@@ -9,6 +9,7 @@ import { checkCwd, checkSameCwd } from "../session/cwd.ts";
 import { ConflictError } from "../errors.ts";
 import { type McpServers, startMcpServers } from "../mcp/servers.ts";
 import { type McpOptions, mergeServers } from "../mcp/types.ts";
+import type { NewSessionEvent } from "../session/events.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
 import { createSessionRegistry } from "../tools/session-registry.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
@@ -147,6 +148,24 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       const log = await deps.store.create({ cwd });
       live.add(log.header.id);
       try {
+        return await open(log, root, options);
+      } catch (error) {
+        live.delete(log.header.id);
+        await log[Symbol.asyncDispose]();
+        throw error;
+      }
+    },
+
+    async fork({ cwd, history, ...options }) {
+      const root = await sessionRoot(cwd);
+      const log = await deps.store.create({ cwd });
+      live.add(log.header.id);
+      try {
+        for (const event of history) {
+          const { seq: _seq, at: _at, ...copy } = event;
+          log.append(copy as NewSessionEvent);
+        }
+        await log.flush();
         return await open(log, root, options);
       } catch (error) {
         live.delete(log.header.id);

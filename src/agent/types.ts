@@ -244,6 +244,14 @@ export interface AgentService {
    * session is already live in this process.
    */
   resume(id: string, options?: { cwd?: string } & SessionOpenOptions): Promise<AgentHandle>;
+  /**
+   * A new session (its own id and log) whose history is `history`, another session's events
+   * (all of them, or those before a turn): copied in order, so the seqs compactions and
+   * rewinds name stay true. The source is not touched.
+   */
+  fork(
+    options: { cwd: string; history: readonly SessionEvent[] } & SessionOpenOptions,
+  ): Promise<AgentHandle>;
   list(): Promise<SessionSummary[]>;
   /**
    * Deletes a saved session's log. ConflictError while the session is open (in this process:

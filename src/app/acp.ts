@@ -53,6 +53,7 @@ export async function runAcp(
   const service: AgentService = {
     create: async (options) => (await composed()).service.create(options),
     resume: async (id, options) => (await composed()).service.resume(id, options),
+    fork: async (options) => (await composed()).service.fork(options),
     list: async () => (await composed()).service.list(),
     delete: async (id) => (await composed()).service.delete(id),
   };

@@ -82,6 +82,12 @@ export async function openTerminalSession(
         handle = next;
         await previous[Symbol.asyncDispose]();
       },
+      async startFork(history) {
+        const next = await composition.service.fork({ cwd: handle.cwd, history });
+        const previous = handle;
+        handle = next;
+        await previous[Symbol.asyncDispose]();
+      },
       readMention: createMentionReader(() => handle.cwd, composition.secrets),
       keyOrigin: keyOrigin(config, env),
       rules: () =>

@@ -120,10 +120,18 @@ export function openSessionCheckpoints(options: SessionCheckpointsOptions): Sess
     return found;
   };
   let records: Records = readRecords(recordsFile, options.logger);
+  // A record that cannot be written (a full disk) costs that checkpoint, never the turn.
   const save = () => {
     const tmp = `${recordsFile}.tmp`;
-    writeFileSync(tmp, JSON.stringify(records));
-    renameSync(tmp, recordsFile);
+    try {
+      writeFileSync(tmp, JSON.stringify(records));
+      renameSync(tmp, recordsFile);
+    } catch (error) {
+      options.logger.warn("could not save the checkpoint records", {
+        sessionId: options.sessionId,
+        error,
+      });
+    }
   };
   // One git operation on the store at a time: snapshots, restores and pruning never overlap.
   let queue: Promise<unknown> = Promise.resolve();

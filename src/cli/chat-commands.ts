@@ -55,7 +55,7 @@ export function chatCommandNames(handle: AgentHandle): string[] {
 export interface ChatCommandContext {
   readonly session: Pick<
     CommandSession,
-    "handle" | "models" | "sandbox" | "allowedHosts" | "runTurn" | "rules"
+    "handle" | "models" | "sandbox" | "allowedHosts" | "runTurn" | "rules" | "fork"
   >;
   /** Where replies go (above the prompt). */
   readonly out: TextSink;

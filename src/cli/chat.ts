@@ -157,6 +157,11 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
       sandbox: session.sandbox,
       runTurn,
       rules: session.rules,
+      fork: async (history) => {
+        await session.startFork(history);
+        follow(session.handle);
+        return { sessionId: session.handle.sessionId, switched: true };
+      },
     },
     out,
     error,

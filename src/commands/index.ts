@@ -5,7 +5,7 @@
  */
 import type { AgentHandle } from "../agent/types.ts";
 import { closestMatch } from "../closest-match.ts";
-import { diffCommand, rewindCommand, undoCommand } from "./checkpoint-commands.ts";
+import { diffCommand, forkCommand, rewindCommand, undoCommand } from "./checkpoint-commands.ts";
 import { LATER_COMMANDS } from "./later-commands.ts";
 import { libraryCommands } from "./library-commands.ts";
 import { commandsCommand, skillsCommand } from "./listing-commands.ts";
@@ -33,6 +33,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   undoCommand,
   rewindCommand,
   diffCommand,
+  forkCommand,
 ];
 
 /** Every command `findSlashCommand` knows: the offered ones, then those not available yet. */

@@ -25,7 +25,6 @@ function later(
 
 /** Recognised on both surfaces, advertised on neither until they work. */
 export const LATER_COMMANDS: readonly SlashCommand[] = [
-  later("fork", "A new session holding this one's history", "/new starts a fresh session"),
   later(
     "add-dir",
     "Let the session work in one more directory",

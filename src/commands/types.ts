@@ -5,6 +5,7 @@
  */
 import type { AgentHandle, SessionSettings, TurnOutcome } from "../agent/types.ts";
 import type { SandboxStatus } from "../exec/types.ts";
+import type { SessionEvent } from "../session/events.ts";
 import type { AllowedHosts } from "../network/types.ts";
 import type { Thinking } from "../settings/table.ts";
 
@@ -37,6 +38,13 @@ export interface CommandSession {
    * answer); false when declined or when nobody can answer.
    */
   readonly confirm?: (question: CommandQuestion) => Promise<boolean>;
+  /**
+   * Starts a new session holding `history` (`/fork`): in the terminal the chat moves to it
+   * (`switched`); in an editor it is saved for the user to open.
+   */
+  readonly fork?: (
+    history: readonly SessionEvent[],
+  ) => Promise<{ readonly sessionId: string; readonly switched: boolean }>;
   /** Told after a command changed the settings (over ACP: a `config_option_update`). */
   readonly settingsChanged?: (settings: SessionSettings) => Promise<void>;
 }

@@ -68,6 +68,7 @@ describe("slash commands", () => {
         { name: "undo" },
         { name: "rewind", input: { hint: expect.any(String) } },
         { name: "diff", input: { hint: expect.any(String) } },
+        { name: "fork", input: { hint: expect.any(String) } },
       ],
     });
     await dsh.agent.request(m.close, { sessionId });

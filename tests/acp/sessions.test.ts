@@ -20,7 +20,8 @@ describe("initialize", () => {
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {} },
+        // `fork` is the unstable schema's, which the stable types do not name.
+        sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {}, ...{ fork: {} } },
         mcpCapabilities: { http: true, sse: true },
         auth: { logout: {} },
       },

@@ -224,3 +224,64 @@ describe("/undo", () => {
     },
   );
 });
+
+/** The user messages' text of model request `n`. */
+function userTexts(model: ModelServer, n: number): string[] {
+  const messages = model.requests[n]?.body.messages as { role: string; content: unknown }[];
+  return messages
+    .filter((message) => message.role === "user")
+    .map((message) => (typeof message.content === "string" ? message.content : "?"));
+}
+
+describe("/rewind", () => {
+  sandboxTest(
+    "/rewind 2 restores the files and the next request's history, and survives a reload",
+    async () => {
+      await using model = await startModelServer();
+      await using dsh = await spawnAcp({ baseUrl: model.url });
+      await dsh.agent.request(acp.methods.agent.initialize, { protocolVersion: 1 });
+      project(dsh.cwd);
+      const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
+      model.script(
+        textTurn("first answer"),
+        toolTurn([{ id: "w1", name: "write_file", args: { path: "second.txt", content: "2\n" } }]),
+        textTurn("second answer"),
+        toolTurn([{ id: "w2", name: "write_file", args: { path: "a.txt", content: "third\n" } }]),
+        textTurn("third answer"),
+        textTurn("fourth answer"),
+      );
+      await prompt(dsh, sessionId, "one");
+      await prompt(dsh, sessionId, "two");
+      await prompt(dsh, sessionId, "three");
+      expect(readFileSync(join(dsh.cwd, "a.txt"), "utf8")).toBe("third\n");
+
+      const rewind = await prompt(dsh, sessionId, "/rewind 2");
+      expect(rewind.reply).toContain('continues from before "two"');
+      expect(rewind.reply).toContain("removed    second.txt");
+      expect(rewind.reply).toContain("restored   a.txt");
+      expect(existsSync(join(dsh.cwd, "second.txt"))).toBe(false);
+      expect(readFileSync(join(dsh.cwd, "a.txt"), "utf8")).toBe("alpha\n");
+      const sent = model.requests.length;
+      await prompt(dsh, sessionId, "four");
+      expect(userTexts(model, sent)).toEqual(["one", "four"]);
+      expect((await dsh.closeStdin()).code).toBe(0);
+
+      // The log keeps every turn; a reload sees the rewound conversation.
+      const log = readFileSync(join(dsh.home, "sessions", `${sessionId}.jsonl`), "utf8");
+      expect(log).toContain('"three"');
+      expect(log).toContain('"type":"rewind"');
+      await using again = await spawnAcp({ baseUrl: model.url, env: { DSH_HOME: dsh.home } });
+      await again.agent.request(acp.methods.agent.initialize, { protocolVersion: 1 });
+      await again.agent.request(m.load, { sessionId, cwd: dsh.cwd, mcpServers: [] });
+      const replayed = again.updates
+        .filter((n) => n.sessionId === sessionId && n.update.sessionUpdate === "user_message_chunk")
+        .map((n) => (n.update as { content: { text?: string } }).content.text);
+      expect(replayed).toEqual(["one", "four"]);
+      model.script(textTurn("fifth answer"));
+      const next = model.requests.length;
+      await again.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text: "five" }] });
+      expect(userTexts(model, next)).toEqual(["one", "four", "five"]);
+      expect([...dsh.problems, ...again.problems]).toEqual([]);
+    },
+  );
+});

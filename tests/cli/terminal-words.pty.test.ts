@@ -51,7 +51,7 @@ describe("familiar commands", () => {
     expect(await pty.exited).toBe(0);
   });
 
-  test("/diff, /undo and /rewind answer in the chat and never reach the model; those still to come say so", async () => {
+  test("/diff, /undo, /rewind and /fork answer in the chat and never reach the model; those still to come say so", async () => {
     const project = rig.project("later");
     const before = rig.server.requests.length;
     await using pty = chatPty(rig, project);
@@ -60,7 +60,7 @@ describe("familiar commands", () => {
       ["/diff", "No changes since the session began."],
       ["/undo", "no turn of this session changed files"],
       ["/rewind 2", "this session has no prompt turn to go back to"],
-      ["/fork", "/fork is not available yet"],
+      ["/fork", "Forked: this chat goes on in session "],
       ["/add-dir ../x", "/add-dir is not available yet"],
     ];
     for (const [command, answer] of answers) {

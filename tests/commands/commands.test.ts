@@ -97,6 +97,7 @@ describe("slash commands", () => {
       "undo",
       "rewind",
       "diff",
+      "fork",
     ]);
   });
 
