@@ -54,7 +54,14 @@ export function initializeResponse(
       loadSession: true,
       promptCapabilities: { image: images, audio: false, embeddedContext: true },
       // `fork` is ACP's unstable fork, which dsh serves too.
-      sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {}, ...FORK },
+      sessionCapabilities: {
+        list: {},
+        close: {},
+        resume: {},
+        delete: {},
+        additionalDirectories: {},
+        ...FORK,
+      },
       mcpCapabilities: { http: true, sse: true },
       auth: { logout: {} },
     },

@@ -44,7 +44,12 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
 
   /** Reopens a session (or takes the live one), optionally replaying its transcript first. */
   const reopen = async (
-    params: { sessionId: string; cwd: string; mcpServers?: readonly acp.McpServer[] },
+    params: {
+      sessionId: string;
+      cwd: string;
+      mcpServers?: readonly acp.McpServer[];
+      additionalDirectories?: readonly string[] | null;
+    },
     client: acp.AgentContext,
     replay: boolean,
   ) => {
@@ -52,13 +57,20 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
     checkSessionId(sessionId);
     checkCwdText(cwd);
     const mcpServers = mcpServerSpecs(params.mcpServers);
+    const additionalDirectories = params.additionalDirectories ?? [];
     return table.reserve(sessionId, async () => {
       const existing = table.get(sessionId);
       // A live session keeps the servers it runs: one process per server per session.
-      if (existing !== undefined) await checkReusable(existing, cwd);
+      if (existing !== undefined) {
+        await checkReusable(existing, cwd);
+        for (const dir of additionalDirectories) await existing.handle.addDirectory(dir);
+      }
       const session =
         existing ??
-        (await table.open(() => service.resume(sessionId, { cwd, mcpServers }), client));
+        (await table.open(
+          () => service.resume(sessionId, { cwd, mcpServers, additionalDirectories }),
+          client,
+        ));
       if (replay) await sendReplay(session, deps);
       // The client knows a loaded or resumed id before it asked, so this lands (zed.md §2).
       await session.advertiseCommands();
@@ -73,8 +85,9 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
     ): Promise<acp.NewSessionResponse> {
       await checkCwd(params.cwd);
       const mcpServers = mcpServerSpecs(params.mcpServers);
+      const additionalDirectories = params.additionalDirectories ?? [];
       const session = await table.open(
-        () => service.create({ cwd: params.cwd, mcpServers }),
+        () => service.create({ cwd: params.cwd, mcpServers, additionalDirectories }),
         client,
       );
       void session.advertiseCommands(NEW_SESSION_COMMANDS_DELAY_MS);
@@ -112,7 +125,13 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
         return [...saved.history()];
       });
       const session = await table.open(
-        () => service.fork({ cwd: params.cwd, history, mcpServers }),
+        () =>
+          service.fork({
+            cwd: params.cwd,
+            history,
+            mcpServers,
+            additionalDirectories: params.additionalDirectories ?? [],
+          }),
         client,
       );
       void session.advertiseCommands(NEW_SESSION_COMMANDS_DELAY_MS);

@@ -7,6 +7,7 @@ import type { ApprovalSeam } from "../approval/types.ts";
 import type { SessionCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import { ConflictError, InvalidInputError } from "../errors.ts";
 import { visiblePromptTurns } from "../session/rewind.ts";
+import { checkAddedDirectory } from "../session/directories.ts";
 import type { Logger } from "../log.ts";
 import type { ModelClient, ModelInfo } from "../llm/types.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
@@ -68,6 +69,8 @@ export interface AgentHandleDeps extends AgentCollaborators {
   readonly onDispose: () => void;
   /** The session's checkpoints; none are kept when absent. */
   readonly checkpoints?: SessionCheckpoints;
+  /** The directories it works in besides its root (realpaths), as opened. */
+  readonly directories?: readonly string[];
 }
 
 export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
@@ -90,6 +93,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
   /** Models the user was already told cannot see images: told once per model and session. */
   const toldBlind = new Set<string>();
 
+  const directories = [...(deps.directories ?? [])];
   const parts: SessionTurnParts = {
     log,
     // The session's own: its requests never take the place of another session's.
@@ -106,6 +110,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     notices: deps.notices,
     logger: deps.logger,
     root: deps.root,
+    directories: () => directories,
     secrets: deps.secrets,
     maxRequests: deps.maxRequests,
     compactAt: deps.compactAt ?? DEFAULT_COMPACT_AT,
@@ -170,6 +175,23 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     library: deps.library,
 
     ...(deps.checkpoints === undefined ? {} : { checkpoints: deps.checkpoints }),
+
+    directories: () => directories,
+
+    async addDirectory(path) {
+      const real = await checkAddedDirectory(path);
+      if (turns.running()) {
+        throw new ConflictError(`a turn is running in session ${log.header.id}`, {
+          sessionId: log.header.id,
+        });
+      }
+      if (real === deps.root || directories.includes(real)) return real;
+      log.append({ type: "directory", path: real });
+      await log.flush();
+      directories.push(real);
+      deps.checkpoints?.addRoot(real);
+      return real;
+    },
 
     rewind(turnId) {
       if (turns.running()) {

@@ -6,14 +6,15 @@
  */
 import { realpath } from "node:fs/promises";
 import { checkCwd, checkSameCwd } from "../session/cwd.ts";
-import { ConflictError } from "../errors.ts";
+import { ConflictError, errorMessage } from "../errors.ts";
+import { checkAddedDirectory, loggedDirectories } from "../session/directories.ts";
 import { type McpServers, startMcpServers } from "../mcp/servers.ts";
 import { type McpOptions, mergeServers } from "../mcp/types.ts";
 import type { NewSessionEvent } from "../session/events.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
 import { createSessionRegistry } from "../tools/session-registry.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
-import { createNoticeBox } from "./notices.ts";
+import { type Notice, createNoticeBox } from "./notices.ts";
 import type { CheckpointSettings } from "../checkpoints/config.ts";
 import { openSessionCheckpoints, removeCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import { createSessionLibrary } from "../library/session-library.ts";
@@ -60,21 +61,38 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
     log: SessionLog,
     root: string,
     options: SessionOpenOptions,
+    given: readonly string[],
   ): Promise<AgentHandle> {
     const notices = createNoticeBox();
+    const directories = await sessionDirectories(log, root, given, notices.post);
+    const signal = AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS);
     const instructions = await findInstructions({
       cwd: root,
       configDir: deps.configDir,
       secrets: deps.secrets,
       logger: deps.logger,
       report: notices.post,
-      signal: AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS),
+      signal,
     });
+    // Each added directory's own AGENTS.md files, as a project of its own.
+    for (const dir of directories) {
+      const found = await findInstructions({
+        cwd: dir,
+        configDir: undefined,
+        secrets: deps.secrets,
+        logger: deps.logger,
+        report: notices.post,
+        signal,
+      });
+      for (const file of found) {
+        if (!instructions.some((known) => known.path === file.path)) instructions.push(file);
+      }
+    }
     let mcp: McpServers | undefined;
     // Skills and custom commands are found in the background: opening never waits for them.
     const library = createSessionLibrary({
       root,
-      extraRoots: [],
+      extraRoots: directories,
       configDir: deps.configDir,
       home: deps.home,
       secrets: deps.secrets,
@@ -92,6 +110,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
         date,
         instructions,
         skills,
+        directories,
         web: {
           fetch: deps.tools.names.includes("web_fetch"),
           search: deps.tools.names.includes("web_search"),
@@ -117,7 +136,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
         : openSessionCheckpoints({
             home: place.stateDir,
             sessionId: log.header.id,
-            roots: [root],
+            roots: [root, ...directories],
             settings: place.settings,
             path: place.path,
             logger: deps.logger,
@@ -127,6 +146,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
     return createAgentHandle({
       ...deps,
       checkpoints,
+      directories,
       tools: mcp === undefined ? deps.tools : createSessionRegistry(deps.tools, mcp.registry),
       mcp,
       notices,
@@ -145,10 +165,11 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
   return {
     async create({ cwd, ...options }) {
       const root = await sessionRoot(cwd);
+      const given = await checkedDirectories(options);
       const log = await deps.store.create({ cwd });
       live.add(log.header.id);
       try {
-        return await open(log, root, options);
+        return await open(log, root, options, given);
       } catch (error) {
         live.delete(log.header.id);
         await log[Symbol.asyncDispose]();
@@ -158,6 +179,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
 
     async fork({ cwd, history, ...options }) {
       const root = await sessionRoot(cwd);
+      const given = await checkedDirectories(options);
       const log = await deps.store.create({ cwd });
       live.add(log.header.id);
       try {
@@ -166,7 +188,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
           log.append(copy as NewSessionEvent);
         }
         await log.flush();
-        return await open(log, root, options);
+        return await open(log, root, options, given);
       } catch (error) {
         live.delete(log.header.id);
         await log[Symbol.asyncDispose]();
@@ -176,12 +198,13 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
 
     async resume(id, { cwd, ...options } = {}) {
       if (live.has(id)) throw new ConflictError(`session ${id} is already open`, { sessionId: id });
+      const given = await checkedDirectories(options);
       live.add(id);
       let log: SessionLog | undefined;
       try {
         log = await deps.store.open(id);
         if (cwd !== undefined) await checkSameCwd(id, log.header.cwd, cwd);
-        return await open(log, await sessionRoot(log.header.cwd), options);
+        return await open(log, await sessionRoot(log.header.cwd), options, given);
       } catch (error) {
         live.delete(id);
         await log?.[Symbol.asyncDispose]();
@@ -197,6 +220,41 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       if (deps.checkpoints !== undefined) removeCheckpoints(deps.checkpoints.stateDir, id);
     },
   };
+}
+
+/** The realpaths of the directories a request adds; InvalidInputError naming a bad entry. */
+function checkedDirectories(options: SessionOpenOptions): Promise<string[]> {
+  return Promise.all((options.additionalDirectories ?? []).map(checkAddedDirectory));
+}
+
+/**
+ * The directories a session works in besides its root: those its log names (one gone since is
+ * left out, and the user told) and those given now, which are logged.
+ */
+async function sessionDirectories(
+  log: SessionLog,
+  root: string,
+  given: readonly string[],
+  report: (notice: Notice) => void,
+): Promise<string[]> {
+  const directories: string[] = [];
+  for (const logged of loggedDirectories(log.events)) {
+    try {
+      directories.push(await checkAddedDirectory(logged));
+    } catch (error) {
+      report({
+        severity: "warning",
+        title: `the added directory ${logged} is left out`,
+        description: errorMessage(error),
+      });
+    }
+  }
+  for (const dir of given) {
+    if (dir === root || directories.includes(dir)) continue;
+    log.append({ type: "directory", path: dir });
+    directories.push(dir);
+  }
+  return directories.filter((dir) => dir !== root);
 }
 
 /** Checks `cwd` (absolute, an existing directory, no kernel file system) and returns its realpath. */

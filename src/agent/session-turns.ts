@@ -41,6 +41,8 @@ export interface SessionTurnParts {
   readonly logger: Logger;
   /** The session root, realpath'd. */
   readonly root: string;
+  /** The directories the session works in besides its root, now. */
+  readonly directories?: () => readonly string[];
   /** What is never read into a prompt from a link. */
   readonly secrets: SecretPlaces;
   readonly maxRequests: number;
@@ -126,6 +128,7 @@ async function loop(parts: SessionTurnParts, turnId: string, signal: AbortSignal
             sessionId: log.header.id,
             toolCallId,
             cwd: parts.root,
+            roots: parts.directories?.() ?? [],
             knobs: settings.current().knobs,
             progress,
           },

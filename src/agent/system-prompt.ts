@@ -18,6 +18,8 @@ export interface SystemPromptInput {
   readonly skills?: string;
   /** The web tools offered; the prompt mentions only those. */
   readonly web?: { readonly fetch: boolean; readonly search: boolean };
+  /** More directories the session works in (realpaths), writable like the working directory. */
+  readonly directories?: readonly string[];
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): string {
@@ -31,6 +33,11 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     "Paths may be absolute or relative to the working directory. Answer concisely; use Markdown.",
     "",
     `Working directory: ${input.cwd}`,
+    ...((input.directories?.length ?? 0) > 0
+      ? [
+          `Also working in (files and commands may change them as in the working directory): ${input.directories?.join(", ")}`,
+        ]
+      : []),
     `Platform: ${input.platform}`,
     `Date: ${input.date}`,
   ];

@@ -158,6 +158,7 @@ export function liveEventOf(event: SessionEvent): LiveEvent | undefined {
     case "prompt_submit":
     case "usage":
     case "rewind":
+    case "directory":
       return undefined;
     default: {
       // Asked last: most of a log is not settings.
@@ -224,6 +225,13 @@ export interface AgentHandle extends AsyncDisposable {
    * and those after it (the log keeps them). ConflictError while a turn runs.
    */
   rewind(turnId: string): void;
+  /** The directories the session works in besides its cwd (realpaths), in the order added. */
+  directories(): readonly string[];
+  /**
+   * Adds one (`/add-dir`): absolute and existing, else InvalidInputError naming it; logged, so
+   * a reload restores it. Resolves with its realpath. ConflictError while a turn runs.
+   */
+  addDirectory(path: string): Promise<string>;
 }
 
 /** What a session is opened with besides its directory. */
@@ -233,6 +241,11 @@ export interface SessionOpenOptions {
    * them wins a name clash. They start in the background: opening never waits for them.
    */
   readonly mcpServers?: readonly McpServerSpec[];
+  /**
+   * More directories the session works in (absolute, existing; InvalidInputError naming the
+   * entry otherwise), beside those its log already names; each is logged.
+   */
+  readonly additionalDirectories?: readonly string[];
 }
 
 export interface AgentService {

@@ -6,7 +6,6 @@
 import type { AgentHandle } from "../agent/types.ts";
 import {
   type CommandSession,
-  LATER_COMMANDS,
   type TERMINAL_COMMAND_NAMES,
   findSessionCommand,
   knownCommandNames,
@@ -147,14 +146,7 @@ function helpText(handle: AgentHandle, columns: number): string {
       description: c.description,
     })),
   ];
-  const later = LATER_COMMANDS.map((c) => `/${c.name}`).join(", ");
   const keys =
     "Esc or Ctrl-C stops a turn; Enter during a turn queues a message; Tab completes commands and paths; @path attaches a file.";
-  return `${layoutHelp(rows, columns)}${layoutHelp(
-    [
-      { usage: "", description: `${later}: not available yet.` },
-      { usage: "", description: keys },
-    ],
-    columns,
-  )}`;
+  return `${layoutHelp(rows, columns)}${layoutHelp([{ usage: "", description: keys }], columns)}`;
 }

@@ -7,7 +7,6 @@ import { relative } from "node:path";
 import type { RestorePlan, RootReport } from "../checkpoints/session-checkpoints.ts";
 import { InvalidInputError } from "../errors.ts";
 import { realpathOr } from "../paths.ts";
-import type { SessionEvent } from "../session/events.ts";
 import { promptTitle } from "../session/folds.ts";
 import { visiblePromptTurns } from "../session/rewind.ts";
 import type { CommandResult, CommandSession, SlashCommand } from "./types.ts";
@@ -139,33 +138,3 @@ function shown(root: string, path: string, session: CommandSession): string {
   const rel = relative(realpathOr(session.handle.cwd), absolute);
   return rel.startsWith("..") ? absolute : rel;
 }
-
-export const forkCommand: SlashCommand = {
-  name: "fork",
-  description: "A new session holding this one's history (before the last N turns, when given)",
-  hint: "number of prompt turns to leave out (none when absent)",
-  argument: "N",
-  async run(args, session) {
-    if (session.fork === undefined) return reply("/fork is not offered here");
-    const history = session.handle.history();
-    let kept: readonly SessionEvent[] = history;
-    if (args !== "") {
-      const count = Number(args);
-      const turns = visiblePromptTurns(history);
-      if (!Number.isInteger(count) || count < 0 || count > turns.length) {
-        throw new InvalidInputError(
-          `/fork takes a number of turns to leave out (0 to ${turns.length})`,
-        );
-      }
-      const first = turns[turns.length - count]?.events[0]?.seq;
-      if (first !== undefined) kept = history.filter((event) => event.seq < first);
-    }
-    const forked = await session.fork(kept);
-    const source = session.handle.sessionId;
-    return reply(
-      forked.switched
-        ? `Forked: this chat goes on in session ${forked.sessionId}, with the same history; the original is saved: dsh --resume ${source}`
-        : `Forked into session ${forked.sessionId}, holding this session's history; this one is unchanged. Open it from the thread history (or dsh --resume ${forked.sessionId}).`,
-    );
-  },
-};

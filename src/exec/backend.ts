@@ -40,6 +40,8 @@ export interface WrapInput {
   readonly cwd: string;
   /** How the command reaches dsh's proxy; no network at all when absent. */
   readonly network?: SandboxAttach;
+  /** The session's added directories (realpaths): each gets what `workspace` gets. */
+  readonly extraWorkspaces?: readonly string[];
 }
 
 export interface Wrapped {
@@ -170,25 +172,39 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   return {
     status: probe.status,
     wrap(input, argv) {
-      refuseUnsafe(unsafe, input.workspace);
-      refuseRedirectedGit(input.workspace);
-      const masks = [...credentialMasks(), ...stateDirMasks(options.stateDir, input.workspace)];
+      const extras = input.extraWorkspaces ?? [];
+      const roots = [input.workspace, ...extras];
+      for (const root of roots) {
+        refuseUnsafe(unsafe, root);
+        refuseRedirectedGit(root);
+      }
+      const masks = [
+        ...credentialMasks(),
+        ...uniqueMasks(roots.flatMap((root) => stateDirMasks(options.stateDir, root))),
+      ];
       const writable = input.mode === "workspace-write";
       const git = options.git ?? { home: options.home };
       // Held from before any placeholder is made until the command has ended.
-      const hold = writable ? placeholders.hold(input.workspace) : undefined;
+      const holds = writable ? roots.map((root) => placeholders.hold(root)) : [];
+      const hold = holds[0];
+      const releaseAll = () => {
+        for (const held of holds) held.release();
+      };
       try {
-        const protection = writable
-          ? protectWorkspace(input.workspace, {
-              stateDir: options.stateDir,
-              protectedDirs: options.protectedDirs,
-              pinned: storePins(masks, input.workspace),
-              placeholder: hold?.make,
-              git,
-              walk: walks(input.workspace),
-            })
+        const protections = writable
+          ? roots.map((root, i) =>
+              protectWorkspace(root, {
+                stateDir: options.stateDir,
+                protectedDirs: options.protectedDirs,
+                pinned: storePins(masks, root),
+                placeholder: holds[i]?.make,
+                git,
+                walk: walks(root),
+              }),
+            )
           : undefined;
-        hold?.seal();
+        const protection = protections?.[0];
+        for (const held of holds) held.seal();
         const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
         const guards = protection?.guards ?? [];
         // git in the sandbox must not stage the placeholders (`git-excludes.ts`).
@@ -200,6 +216,10 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         const plan = {
           ...input,
           guards,
+          extraWorkspaces: extras.map((path, i) => ({
+            path,
+            guards: protections?.[i + 1]?.guards ?? [],
+          })),
           masks,
           services,
           kernel,
@@ -217,17 +237,15 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           if (closed) return [];
           closed = true;
           filter?.close();
-          if (protection === undefined) return [];
+          if (protections === undefined) return [];
           try {
-            return checkWorkspaceAfter(
-              input.workspace,
-              protection,
-              options.logger,
-              walks(input.workspace),
-              unsafe,
-            );
+            return roots.flatMap((root, i) => {
+              const kept = protections[i];
+              if (kept === undefined) return [];
+              return checkWorkspaceAfter(root, kept, options.logger, walks(root), unsafe);
+            });
           } finally {
-            hold?.release();
+            releaseAll();
           }
         };
         return {
@@ -239,7 +257,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           close,
         };
       } catch (error) {
-        hold?.release();
+        releaseAll();
         throw error;
       }
     },
@@ -265,6 +283,18 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     },
     close: () => placeholders.flush(),
   };
+}
+
+/** Masks without repeats (each root may name the same state directory). */
+function uniqueMasks<T extends { readonly path: string }>(masks: readonly T[]): T[] {
+  const seen = new Set<string>();
+  const unique: T[] = [];
+  for (const mask of masks) {
+    if (seen.has(mask.path)) continue;
+    seen.add(mask.path);
+    unique.push(mask);
+  }
+  return unique;
 }
 
 /**

@@ -175,6 +175,9 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     if (shell === undefined) throw new InvalidInputError(noShellMessage());
     const cwd = realDirectory(request.cwd, "cwd");
     const workspace = realDirectory(request.workspace, "workspace");
+    const extraWorkspaces = (request.extraWorkspaces ?? []).map((dir) =>
+      realDirectory(dir, "added directory"),
+    );
     // stderr goes into stdout inside the child, so the two arrive in their true order: the
     // supervisor chain does it, else a wrapper shell. `--` keeps a command that starts with a
     // dash from being read as a shell option.
@@ -194,7 +197,9 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     if (request.sandbox !== "danger-full-access") {
       const opened = await openOnce();
       if (!opened.status.ok) throw new SandboxUnavailableError(opened.status);
-      if (request.sandbox === "workspace-write") refuseBroadWorkspace(workspace, deps.home);
+      if (request.sandbox === "workspace-write") {
+        for (const root of [workspace, ...extraWorkspaces]) refuseBroadWorkspace(root, deps.home);
+      }
       const hidden = opened.hidden(cwd, workspace);
       if (hidden !== undefined) {
         throw new InvalidInputError(`cwd ${cwd} is outside the sandbox's view: ${hidden}`, { cwd });
@@ -222,7 +227,10 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       const inner = attach?.type === "bridge" ? [...attach.bridge, "--", ...bounded] : bounded;
       let wrapped: ReturnType<Backend["wrap"]>;
       try {
-        wrapped = opened.wrap({ mode: request.sandbox, workspace, cwd, network: attach }, inner);
+        wrapped = opened.wrap(
+          { mode: request.sandbox, workspace, cwd, network: attach, extraWorkspaces },
+          inner,
+        );
       } catch (error) {
         network?.close();
         throw error;

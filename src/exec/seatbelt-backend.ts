@@ -73,9 +73,11 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
   return {
     status,
     wrap(input, argv) {
-      refuseUnsafe(unsafe, input.workspace);
-      refuseOutlived(outlived, input.workspace);
-      refuseRedirectedGit(input.workspace);
+      for (const root of [input.workspace, ...(input.extraWorkspaces ?? [])]) {
+        refuseUnsafe(unsafe, root);
+        refuseOutlived(outlived, root);
+        refuseRedirectedGit(root);
+      }
       const tempDir = commandTempDir(input.workspace);
       watchdog.holdSandbox(tempDir);
       let prepared: ReturnType<typeof prepare>;
@@ -86,7 +88,7 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
         rmSync(tempDir, { recursive: true, force: true });
         throw error;
       }
-      const { plan, protection } = prepared;
+      const { plan, protection, extraProtections } = prepared;
       let closed = false;
       const close = (): string[] => {
         if (closed) return [];
@@ -118,6 +120,11 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
               unsafe,
             ),
           );
+        }
+        for (const [i, extra] of extraProtections.entries()) {
+          const root = input.extraWorkspaces?.[i];
+          if (root === undefined) continue;
+          notes.push(...checkWorkspaceAfter(root, extra, options.logger, walks(root), unsafe));
         }
         return notes;
       };

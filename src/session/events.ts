@@ -163,6 +163,15 @@ export const RewindEvent = v.object({
   toTurnId: v.string(),
   fromSeq: v.pipe(v.number(), v.integer(), v.minValue(0)),
 });
+/**
+ * One more directory the session works in (`additionalDirectories`, `--add-dir`, `/add-dir`):
+ * a realpath, writable like the cwd. A reload restores every one the log names.
+ */
+export const DirectoryEvent = v.object({
+  type: v.literal("directory"),
+  ...EVENT_FIELDS,
+  path: v.string(),
+});
 export const SessionEvent = v.variant("type", [
   TurnStartEvent,
   UserMessageEvent,
@@ -175,6 +184,7 @@ export const SessionEvent = v.variant("type", [
   CompactionEvent,
   TurnEndEvent,
   RewindEvent,
+  DirectoryEvent,
   // The settings a session records, one event each (see `settings.ts`).
   ...SETTING_EVENTS,
 ]);

@@ -125,6 +125,7 @@ export function createHistoryFold(): HistoryFold {
       case "usage":
       case "compaction":
       case "rewind":
+      case "directory":
         break;
       default: {
         // Settings are no part of the conversation.

@@ -121,6 +121,9 @@ async function executeBash(
         command: input.command,
         cwd: ctx.cwd,
         workspace: ctx.cwd,
+        ...(ctx.roots === undefined || ctx.roots.length === 0
+          ? {}
+          : { extraWorkspaces: ctx.roots }),
         sandbox: mode.sandbox,
         timeoutMs: input.timeout_ms,
         ...(mode.sandbox === "danger-full-access" ? {} : { network: networkRequester(input, ctx) }),

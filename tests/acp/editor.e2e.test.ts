@@ -69,6 +69,7 @@ describe("slash commands", () => {
         { name: "rewind", input: { hint: expect.any(String) } },
         { name: "diff", input: { hint: expect.any(String) } },
         { name: "fork", input: { hint: expect.any(String) } },
+        { name: "add-dir", input: { hint: "directory" } },
       ],
     });
     await dsh.agent.request(m.close, { sessionId });

@@ -21,7 +21,14 @@ describe("initialize", () => {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
         // `fork` is the unstable schema's, which the stable types do not name.
-        sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {}, ...{ fork: {} } },
+        sessionCapabilities: {
+          list: {},
+          close: {},
+          resume: {},
+          delete: {},
+          additionalDirectories: {},
+          ...{ fork: {} },
+        },
         mcpCapabilities: { http: true, sse: true },
         auth: { logout: {} },
       },

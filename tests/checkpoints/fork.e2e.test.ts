@@ -8,6 +8,7 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { type AcpProcess, spawnAcp } from "../support/acp-process.ts";
 import { ensureBinary } from "../support/binary.ts";
+import { promptFor, userTexts } from "./acp-turns.ts";
 import { type ModelServer, startModelServer, textTurn } from "../support/model-server.ts";
 
 const m = acp.methods.agent.session;
@@ -16,26 +17,8 @@ beforeAll(async () => {
   await ensureBinary();
 });
 
-function userTexts(model: ModelServer, n: number): string[] {
-  const messages = model.requests[n]?.body.messages as { role: string; content: unknown }[];
-  return messages
-    .filter((message) => message.role === "user")
-    .map((message) => (typeof message.content === "string" ? message.content : "?"));
-}
-
 async function say(dsh: AcpProcess, sessionId: string, text: string): Promise<string> {
-  const before = dsh.updates.length;
-  await dsh.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text }] });
-  return dsh.updates
-    .slice(before)
-    .flatMap((n) =>
-      n.sessionId === sessionId &&
-      n.update.sessionUpdate === "agent_message_chunk" &&
-      n.update.content.type === "text"
-        ? [n.update.content.text]
-        : [],
-    )
-    .join("");
+  return (await promptFor(dsh, sessionId, text)).reply;
 }
 
 /** A session with two answered prompts. */

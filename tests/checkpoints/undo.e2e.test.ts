@@ -11,6 +11,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { sandboxTest } from "../exec/sandbox-support.ts";
 import { type AcpProcess, spawnAcp } from "../support/acp-process.ts";
 import { ensureBinary } from "../support/binary.ts";
+import { promptFor, userTexts } from "./acp-turns.ts";
 import { type ModelServer, startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
 
 const m = acp.methods.agent.session;
@@ -81,23 +82,7 @@ function lastText(dsh: AcpProcess, sessionId: string): string {
   return chunks.join("");
 }
 
-async function prompt(dsh: AcpProcess, sessionId: string, text: string) {
-  const before = dsh.updates.length;
-  const response = await dsh.agent.request(m.prompt, {
-    sessionId,
-    prompt: [{ type: "text", text }],
-  });
-  const reply = dsh.updates
-    .slice(before)
-    .filter((n) => n.sessionId === sessionId)
-    .flatMap((n) =>
-      n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text"
-        ? [n.update.content.text]
-        : [],
-    )
-    .join("");
-  return { ...response, reply };
-}
+const prompt = promptFor;
 
 /** The turn that changes files both ways: file tools and commands. */
 function scriptChangingTurn(model: ModelServer): void {
@@ -224,14 +209,6 @@ describe("/undo", () => {
     },
   );
 });
-
-/** The user messages' text of model request `n`. */
-function userTexts(model: ModelServer, n: number): string[] {
-  const messages = model.requests[n]?.body.messages as { role: string; content: unknown }[];
-  return messages
-    .filter((message) => message.role === "user")
-    .map((message) => (typeof message.content === "string" ? message.content : "?"));
-}
 
 describe("/rewind", () => {
   sandboxTest(

@@ -51,7 +51,7 @@ describe("familiar commands", () => {
     expect(await pty.exited).toBe(0);
   });
 
-  test("/diff, /undo, /rewind and /fork answer in the chat and never reach the model; those still to come say so", async () => {
+  test("/diff, /undo, /rewind, /fork and /add-dir answer in the chat and never reach the model", async () => {
     const project = rig.project("later");
     const before = rig.server.requests.length;
     await using pty = chatPty(rig, project);
@@ -61,7 +61,7 @@ describe("familiar commands", () => {
       ["/undo", "no turn of this session changed files"],
       ["/rewind 2", "this session has no prompt turn to go back to"],
       ["/fork", "Forked: this chat goes on in session "],
-      ["/add-dir ../x", "/add-dir is not available yet"],
+      ["/add-dir /no/such/dir", 'additional directory "/no/such/dir" does not exist'],
     ];
     for (const [command, answer] of answers) {
       const mark = pty.output().length;

@@ -32,6 +32,7 @@ function recordingSession(): { session: CommandSession; calls: unknown[] } {
       return settings;
     },
     status: () => status,
+    directories: () => [],
     mcpServers: () => [
       { name: "github", state: "ready", tools: 12 },
       { name: "docs", state: "failed", tools: 0, error: "connection refused" },
@@ -98,6 +99,7 @@ describe("slash commands", () => {
       "rewind",
       "diff",
       "fork",
+      "add-dir",
     ]);
   });
 
