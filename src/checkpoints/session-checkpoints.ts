@@ -142,7 +142,7 @@ export function openSessionCheckpoints(options: SessionCheckpointsOptions): Sess
   };
   const snapshotAll = async (): Promise<Record<string, string>> => {
     const trees: Record<string, string> = {};
-    for (const root of roots) trees[root] = await snapshot(gitOf(root));
+    for (const root of roots) trees[root] = await snapshot(gitOf(root), root);
     return trees;
   };
   const safely = async <T>(what: string, work: () => Promise<T>, fallback: T): Promise<T> => {
@@ -182,7 +182,7 @@ export function openSessionCheckpoints(options: SessionCheckpointsOptions): Sess
     addRoot(root) {
       if (roots.includes(root)) return;
       roots.push(root);
-      void safely("stage an added directory", () => snapshot(gitOf(root)), "");
+      void safely("stage an added directory", () => snapshot(gitOf(root), root), "");
     },
     warm() {
       void safely("stage the workspace", snapshotAll, {});

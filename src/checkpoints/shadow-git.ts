@@ -31,6 +31,10 @@ export interface ShadowGit {
   text(args: readonly string[], input?: string): Promise<string>;
   /** The same git staging in another index (a scratch one for a restore). */
   withIndex(indexFile: string): ShadowGit;
+  /** Runs git with `args`, its stdin written from `chunks` as they come. */
+  feed(args: readonly string[], chunks: Iterable<Uint8Array>): Promise<void>;
+  /** Whether this root's index exists yet (it does after the first snapshot). */
+  hasIndex(): boolean;
 }
 
 export interface ShadowGitOptions {
@@ -88,8 +92,13 @@ function gitWith(options: ShadowGitOptions, config: readonly string[]): ShadowGi
     HOME: options.gitDir,
     LC_ALL: "C",
   };
+  const argvOf = (args: readonly string[]) => [
+    options.git,
+    ...config.flatMap((entry) => ["-c", entry]),
+    ...args,
+  ];
   const run = async (args: readonly string[], input?: string): Promise<Uint8Array> => {
-    const argv = [options.git, ...config.flatMap((entry) => ["-c", entry]), ...args];
+    const argv = argvOf(args);
     const proc = Bun.spawn(argv, {
       cwd: options.root,
       env,
@@ -113,6 +122,34 @@ function gitWith(options: ShadowGitOptions, config: readonly string[]): ShadowGi
     run,
     text: async (args, input) => new TextDecoder().decode(await run(args, input)),
     withIndex: (indexFile) => gitWith({ ...options, indexFile }, config),
+    hasIndex: () => existsSync(options.indexFile),
+    async feed(args, chunks) {
+      const proc = Bun.spawn(argvOf(args), {
+        cwd: options.root,
+        env,
+        stdin: "pipe",
+        stdout: "ignore",
+        stderr: "pipe",
+      });
+      const stderr = new Response(proc.stderr).text();
+      try {
+        for (const chunk of chunks) {
+          proc.stdin.write(chunk);
+          await proc.stdin.flush();
+        }
+      } finally {
+        await proc.stdin.end();
+      }
+      const code = await proc.exited;
+      if (code !== 0) {
+        throw new CheckpointError(
+          `git ${args[0]} failed: ${(await stderr).trim() || `exit ${code}`}`,
+          {
+            root: options.root,
+          },
+        );
+      }
+    },
   };
 }
 
