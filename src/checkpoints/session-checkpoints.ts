@@ -133,6 +133,8 @@ export function openSessionCheckpoints(options: SessionCheckpointsOptions): Sess
       });
     }
   };
+  /** The store's size after its last bounding (0: never bounded). */
+  let settledBytes = 0;
   // One git operation on the store at a time: snapshots, restores and pruning never overlap.
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
@@ -293,7 +295,9 @@ export function openSessionCheckpoints(options: SessionCheckpointsOptions): Sess
   /** Drops the oldest turns while the store is over its limit; returns their ids. */
   async function bound(): Promise<string[]> {
     const limit = options.settings.maxSizeMb * 1024 * 1024;
-    if (storeBytes(gitDir) <= limit) return [];
+    // A workspace bigger than the limit on its own is not repacked again every turn: only once
+    // the store grew by a tenth of the limit since.
+    if (storeBytes(gitDir) <= Math.max(limit, settledBytes + limit / 10)) return [];
     const root = roots[0];
     if (root === undefined) return [];
     const store = gitOf(root);
@@ -304,6 +308,7 @@ export function openSessionCheckpoints(options: SessionCheckpointsOptions): Sess
       const oldest = records.turns.shift();
       if (oldest !== undefined) dropped.push(oldest.turnId);
     }
+    settledBytes = storeBytes(gitDir);
     if (dropped.length > 0) {
       records = { ...records, dropped: [...(records.dropped ?? []), ...dropped] };
       save();
@@ -324,13 +329,15 @@ async function keepOnly(git: ShadowGit, turns: readonly TurnRecord[]): Promise<v
       trees.add(tree);
     }
   }
-  const existing = await git.text(["for-each-ref", "--format=%(refname)", "refs/keep/"]);
+  const listed = await git.text(["for-each-ref", "--format=%(refname)", "refs/keep/"]);
+  const existing = new Set(listed.split("\n").filter((ref) => ref !== ""));
+  const wanted = new Set([...trees].map((tree) => `refs/keep/${tree}`));
+  // One transaction may name a ref once: refs kept stay as they are.
   const commands = [
-    ...existing
-      .split("\n")
-      .filter((ref) => ref !== "")
-      .map((ref) => `delete ${ref}`),
-    ...[...trees].map((tree) => `update refs/keep/${tree} ${tree}`),
+    ...[...existing].filter((ref) => !wanted.has(ref)).map((ref) => `delete ${ref}`),
+    ...[...wanted]
+      .filter((ref) => !existing.has(ref))
+      .map((ref) => `update ${ref} ${ref.slice("refs/keep/".length)}`),
   ];
   if (commands.length > 0) await git.run(["update-ref", "--stdin"], `${commands.join("\n")}\n`);
   await git.run(["repack", "-a", "-d", "-q"]);

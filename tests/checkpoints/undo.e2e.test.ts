@@ -165,6 +165,11 @@ describe("/undo", () => {
       expect((await prompt(dsh, sessionId, "/undo")).reply).toContain(
         "no turn of this session changed files",
       );
+      // The checkpoints go with their session.
+      const store = join(dsh.home, "checkpoints", sessionId);
+      expect(existsSync(store)).toBe(true);
+      expect(await dsh.agent.request(m.delete, { sessionId })).toEqual({});
+      expect(existsSync(store)).toBe(false);
       expect(dsh.problems).toEqual([]);
     },
   );
