@@ -139,6 +139,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
             roots: [root, ...directories],
             settings: place.settings,
             path: place.path,
+            userHome: deps.home,
             logger: deps.logger,
           });
     // Staged now, so the first turn's checkpoint costs what changed since the session opened.

@@ -9,6 +9,7 @@ import { readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync 
 import { join } from "node:path";
 import * as v from "valibot";
 import type { Logger } from "../log.ts";
+import { isWithin } from "../paths.ts";
 import type { CheckpointSettings } from "./config.ts";
 import { CheckpointError, type ShadowGit, findGit, shadowGit } from "./shadow-git.ts";
 import { type RestoreReport, changedPaths, restorePaths, snapshot, treeDiff } from "./tree-ops.ts";
@@ -85,6 +86,8 @@ export interface SessionCheckpointsOptions {
   readonly roots: readonly string[];
   readonly settings: CheckpointSettings;
   readonly path: string | undefined;
+  /** The user's home: a root that is it (or holds it), or `/`, gets no checkpoints. */
+  readonly userHome?: string;
   readonly logger: Logger;
 }
 
@@ -100,11 +103,16 @@ export function removeCheckpoints(home: string, sessionId: string): void {
 
 export function openSessionCheckpoints(options: SessionCheckpointsOptions): SessionCheckpoints {
   const git = options.settings.enabled ? findGit(options.path) : undefined;
+  const broad = options.roots.find(
+    (root) => root === "/" || (options.userHome !== undefined && isWithin(root, options.userHome)),
+  );
   const unavailable = !options.settings.enabled
     ? "checkpoints are turned off ([checkpoints] enabled = false)"
     : git === undefined
       ? "git is not installed, and dsh keeps its checkpoints with git: install git to get /undo, /rewind and /diff"
-      : undefined;
+      : broad !== undefined
+        ? `dsh keeps no checkpoints of ${broad}: it is / or holds your home; open a project directory instead`
+        : undefined;
   if (git === undefined || unavailable !== undefined) return disabled(unavailable ?? "");
   const dir = checkpointDir(options.home, options.sessionId);
   const gitDir = join(dir, "git");

@@ -94,3 +94,20 @@ describe("the checkpoint store", () => {
     });
   });
 });
+
+test("a root that is / or holds the user's home gets no checkpoints: it would copy everything", () => {
+  const { home, root } = place();
+  const open = (roots: string[]) =>
+    openSessionCheckpoints({
+      home,
+      sessionId: "s",
+      roots,
+      settings: { enabled: true, maxSizeMb: 64 },
+      path: process.env.PATH,
+      userHome: join(root, "me"),
+      logger: silentLogger,
+    }).unavailable;
+  expect(open([root])).toContain(`dsh keeps no checkpoints of ${root}`);
+  expect(open(["/"])).toContain("dsh keeps no checkpoints of /");
+  expect(open([join(root, "me", "project")])).toBeUndefined();
+});
