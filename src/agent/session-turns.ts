@@ -90,10 +90,13 @@ export async function promptTurn(
   await parts.mcp?.started(signal);
   parts.notices.listen((notice) => publish({ type: "notice", turnId, ...notice }));
   // Whatever the turn does to files, by file tools or by commands, can be undone from here.
-  await parts.checkpoints?.before(turnId);
+  // Recorded while the model answers: the first tool call waits for it, the request does not.
+  const recorded = parts.checkpoints?.before(turnId);
   try {
-    return await loop(parts, turnId, signal);
+    const tools = recorded === undefined ? parts.tools : afterCheckpoint(parts.tools, recorded);
+    return await loop({ ...parts, tools }, turnId, signal);
   } finally {
+    await recorded;
     const dropped = (await parts.checkpoints?.after(turnId)) ?? [];
     if (dropped.length > 0) {
       parts.notices.post({
@@ -191,6 +194,21 @@ function compactionOutcome(turnId: string, result: CompactionResult): TurnOutcom
       return exhaustive;
     }
   }
+}
+
+/** `tools`, whose calls run only once the turn's checkpoint is recorded. */
+function afterCheckpoint(tools: ToolRegistry, recorded: Promise<void>): ToolRegistry {
+  return {
+    get names() {
+      return tools.names;
+    },
+    definitions: (ctx) => tools.definitions(ctx),
+    presentCall: (name, raw, ctx) => tools.presentCall(name, raw, ctx),
+    async execute(name, raw, ctx) {
+      await recorded;
+      return tools.execute(name, raw, ctx);
+    },
+  };
 }
 
 /** The first model of the catalog with vision, when there is one. */
