@@ -6,11 +6,12 @@
  */
 import { beforeAll, describe, expect } from "bun:test";
 import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { sandboxTest } from "../exec/sandbox-support.ts";
 import { type AcpProcess, spawnAcp } from "../support/acp-process.ts";
 import { ensureBinary } from "../support/binary.ts";
+import { TEST_SANDBOX } from "../support/sandbox-choice.ts";
 import { promptFor, userTexts } from "./acp-turns.ts";
 import { type ModelServer, startModelServer, textTurn, toolTurn } from "../support/model-server.ts";
 
@@ -217,7 +218,7 @@ describe("/undo", () => {
 
 describe("/rewind", () => {
   sandboxTest(
-    "/rewind 2 restores the files and the next request's history, and survives a reload",
+    "/rewind 2 restores the files and the next request's history, and survives a reload and --resume",
     async () => {
       await using model = await startModelServer();
       await using dsh = await spawnAcp({ baseUrl: model.url });
@@ -263,6 +264,27 @@ describe("/rewind", () => {
       const next = model.requests.length;
       await again.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text: "five" }] });
       expect(userTexts(model, next)).toEqual(["one", "four", "five"]);
+      expect((await again.closeStdin()).code).toBe(0);
+
+      // `dsh --resume` reads the same conversation.
+      model.script(textTurn("sixth answer"));
+      const resumed = model.requests.length;
+      const root = dirname(dsh.cwd);
+      // Not spawnSync: the model server answers from this process.
+      const exec = Bun.spawn([await ensureBinary(), "exec", "--resume", sessionId, "six"], {
+        cwd: dsh.cwd,
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          DSH_SANDBOX: TEST_SANDBOX,
+          HOME: join(root, "user"),
+          DSH_HOME: dsh.home,
+          DSH_CONFIG: join(root, "config.toml"),
+          DSH_BASE_URL: model.url,
+          DSH_API_KEY: "test-key",
+        },
+      });
+      expect(await exec.exited).toBe(0);
+      expect(userTexts(model, resumed)).toEqual(["one", "four", "five", "six"]);
       expect([...dsh.problems, ...again.problems]).toEqual([]);
     },
   );
