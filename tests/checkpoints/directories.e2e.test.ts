@@ -1,7 +1,7 @@
 /**
  * More directories through the compiled binary: `additionalDirectories` over ACP and
  * `--add-dir` for `dsh exec`. An added directory is writable in the sandbox and by the file
- * tools (no question asked), a sibling is not; a bad entry is -32602 naming it; the log keeps
+ * tools (no question asked), its git control files are not, a sibling is not; a bad entry is -32602 naming it; the log keeps
  * the directories, so a reload restores them; `/status` lists them; `/undo` covers them.
  */
 import { afterAll, beforeAll, describe, expect } from "bun:test";
@@ -34,6 +34,10 @@ function besides(cwd: string): { extra: string; sibling: string } {
   mkdirSync(extra, { recursive: true });
   mkdirSync(sibling, { recursive: true });
   writeFileSync(join(extra, "lib.txt"), "v1\n");
+  // A repository of its own, whose control files stay protected as the cwd's are.
+  Bun.spawnSync(["git", "init", "-q", extra], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", HOME: extra },
+  });
   return { extra, sibling };
 }
 
@@ -71,13 +75,14 @@ describe("additionalDirectories", () => {
         mcpServers: [],
         additionalDirectories: [extra],
       });
+      const gitConfig = readFileSync(join(extra, ".git", "config"), "utf8");
       model.script(
         toolTurn([
           {
             id: "b1",
             name: "bash",
             args: {
-              command: `echo cmd > ${extra}/from-command.txt; echo no > ${sibling}/from-command.txt; echo done`,
+              command: `echo cmd > ${extra}/from-command.txt; echo no > ${sibling}/from-command.txt; echo evil > ${extra}/.git/hooks/pre-commit; echo '[core]' >> ${extra}/.git/config; echo done`,
             },
           },
           { id: "w1", name: "write_file", args: { path: `${extra}/lib.txt`, content: "v2\n" } },
@@ -87,6 +92,8 @@ describe("additionalDirectories", () => {
       await reply(dsh, sessionId, "write in both");
       expect(readFileSync(join(extra, "from-command.txt"), "utf8")).toBe("cmd\n");
       expect(existsSync(join(sibling, "from-command.txt"))).toBe(false);
+      expect(existsSync(join(extra, ".git", "hooks", "pre-commit"))).toBe(false);
+      expect(readFileSync(join(extra, ".git", "config"), "utf8")).toBe(gitConfig);
       expect(readFileSync(join(extra, "lib.txt"), "utf8")).toBe("v2\n");
       // Inside an added directory the file tools write without asking.
       expect(asked).toEqual([]);
