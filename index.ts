@@ -14,7 +14,7 @@ import { HELP, UsageError, parseArgs } from "./src/app/args.ts";
 import { exitOnTermination } from "./src/app/exit-on-signal.ts";
 import { type ProcessIo, processIo } from "./src/app/process-io.ts";
 import { DshError, errorMessage } from "./src/errors.ts";
-import { terminalText } from "./src/exec/sanitize.ts";
+import { terminalText } from "./src/render/terminal-text.ts";
 
 async function main(io: ProcessIo, argv: readonly string[]): Promise<number> {
   // Not a user command: dsh runs itself so inside a command's sandbox (see the module).

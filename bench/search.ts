@@ -5,7 +5,7 @@
  */
 import { createGlobTool } from "../src/tools/glob.ts";
 import { createGrepTool } from "../src/tools/grep.ts";
-import { secretPlacesOf } from "../src/tools/file-safety/credential-paths.ts";
+import { secretPlacesOf } from "../src/file-safety/credential-paths.ts";
 import { toolContext } from "../tests/tools/harness.ts";
 import { emit, size } from "./lib/figures.ts";
 import { searchTree } from "./lib/search-tree.ts";

@@ -14,14 +14,11 @@ import {
   initializeResponse,
 } from "./capabilities.ts";
 import type { AcpModel } from "./config-options.ts";
-import { toRequestError, turnError } from "./errors.ts";
+import { toRequestError } from "./errors.ts";
 import { errorMessage } from "../errors.ts";
 import { parseForkRequest } from "./fork-request.ts";
-import { commandOf, runAcpCommand } from "./commands.ts";
-import { userContentOf } from "./prompt-content.ts";
 import { type UpdateWriter, createSessionHandlers } from "./session-handlers.ts";
 import type { SessionTable } from "./sessions.ts";
-import { settlementOf } from "./stop-reason.ts";
 
 export interface AgentAppDeps {
   readonly service: AgentService;
@@ -97,16 +94,7 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
         guard(async () => sessions.setConfigOption(params), params.sessionId),
       )
       .onRequest(m.session.prompt, ({ params, signal }) =>
-        guard(async (): Promise<acp.PromptResponse> => {
-          const session = table.require(params.sessionId);
-          const command = await commandOf(params.prompt, session.handle);
-          const settlement =
-            command === undefined
-              ? settlementOf(await session.prompt(userContentOf(params.prompt), signal))
-              : await runAcpCommand(command, session, deps, signal);
-          if (settlement.type === "error") throw turnError(settlement.error);
-          return { stopReason: settlement.stopReason };
-        }, params.sessionId),
+        guard(() => sessions.prompt(params, signal), params.sessionId),
       )
       .onNotification(m.session.cancel, ({ params }) => {
         // Cancel for an idle, loading or unknown session is ignored, as the spec asks.

@@ -1,5 +1,6 @@
 /** What dsh advertises in `initialize`, and what it reads from the client's capabilities. */
 import * as acp from "@agentclientprotocol/sdk";
+import { REMOTE_TRANSPORTS } from "../mcp/types.ts";
 import type { PresentOptions } from "./present.ts";
 
 /** The id of dsh's one auth method (ACP terminal auth: the editor runs `dsh acp --login`). */
@@ -62,7 +63,7 @@ export function initializeResponse(
         additionalDirectories: {},
         ...FORK,
       },
-      mcpCapabilities: { http: true, sse: true },
+      mcpCapabilities: Object.fromEntries(REMOTE_TRANSPORTS.map((name) => [name, true])),
       auth: { logout: {} },
     },
     agentInfo: { name: "dsh", title: "dsh", version },

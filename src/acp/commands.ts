@@ -11,7 +11,7 @@ import { ConflictError } from "../errors.ts";
 import type { SandboxStatus } from "../exec/types.ts";
 import type { AllowedHosts } from "../network/types.ts";
 import { type AcpModel, configOptions } from "./config-options.ts";
-import type { LiveSession } from "./live-session.ts";
+import type { BridgeSession } from "./bridge-session.ts";
 import { type PromptSettlement, settlementOf } from "./stop-reason.ts";
 
 /**
@@ -62,7 +62,7 @@ export interface AcpCommandDeps {
  */
 export async function runAcpCommand(
   invocation: CommandInvocation,
-  session: LiveSession,
+  session: BridgeSession,
   deps: AcpCommandDeps,
   signal: AbortSignal,
 ): Promise<PromptSettlement> {

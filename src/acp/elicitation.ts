@@ -1,5 +1,5 @@
 /**
- * The ACP provider of the interaction seam. A live session whose client advertised form
+ * The ACP provider of the interaction seam. A bridged session whose client advertised form
  * elicitation registers here; its questions become one `elicitation/create` form scoped to the
  * session and the asking tool call. Anything but a valid accept is a decline; the turn's abort
  * cancels the request and settles the question `cancelled` at once, whatever the client does.

@@ -8,7 +8,9 @@ import type { McpServerSpec } from "../agent/types.ts";
  */
 export function mcpServerSpecs(servers: readonly acp.McpServer[] | undefined): McpServerSpec[] {
   return (servers ?? []).map((server): McpServerSpec => {
-    if ("type" in server && (server.type === "http" || server.type === "sse")) {
+    // ACP tags its remote entries with their transport: REMOTE_TRANSPORTS (src/mcp/types.ts)
+    // names the same ones, so a transport dsh does not speak fails the typecheck here.
+    if ("type" in server) {
       return {
         transport: server.type,
         name: server.name,

@@ -10,7 +10,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { InvalidInputError } from "../errors.ts";
 import type { UserContent } from "../session/events.ts";
 import { uriName } from "../session/folds.ts";
-import { MAX_EMBEDDED_CHARS, boundEmbeddedText } from "../tools/file-safety/embedded-text.ts";
+import { MAX_EMBEDDED_CHARS, boundEmbeddedText } from "../file-safety/embedded-text.ts";
 import { checkImage } from "./image-content.ts";
 
 export { MAX_EMBEDDED_CHARS };

@@ -1,6 +1,7 @@
 /**
- * The session lifecycle methods: new, load, resume, list, close and config changes. Every
- * check that can fail on the request alone (cwd, id) runs before any agent is built.
+ * The session methods: new, load, resume, list, close, delete, config changes and prompt
+ * (a slash command or a turn). Every check that can fail on the request alone (cwd, id) runs
+ * before any agent is built.
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/types.ts";
@@ -9,15 +10,23 @@ import { isSessionId } from "../session/ids.ts";
 import type { Logger } from "../log.ts";
 import { type AcpModel, configChange, configOptions } from "./config-options.ts";
 import { checkCwd, checkCwdText, checkSameCwd } from "../session/cwd.ts";
-import type { LiveSession } from "./live-session.ts";
+import type { BridgeSession } from "./bridge-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
-import { NEW_SESSION_COMMANDS_DELAY_MS } from "./commands.ts";
+import {
+  type AcpCommandDeps,
+  NEW_SESSION_COMMANDS_DELAY_MS,
+  commandOf,
+  runAcpCommand,
+} from "./commands.ts";
+import { turnError } from "./errors.ts";
 import { mcpServerSpecs } from "./mcp-servers.ts";
 import type { ForkSessionRequest } from "./fork-request.ts";
+import { userContentOf } from "./prompt-content.ts";
 import { replayStream } from "./replay.ts";
 import type { SessionTable } from "./sessions.ts";
+import { settlementOf } from "./stop-reason.ts";
 
-export interface SessionHandlerDeps {
+export interface SessionHandlerDeps extends AcpCommandDeps {
   readonly service: AgentService;
   readonly models: () => readonly AcpModel[];
   readonly table: SessionTable;
@@ -39,7 +48,7 @@ export type UpdateWriter = (
 /** The session methods, each taking parsed params and the connection's client context. */
 export function createSessionHandlers(deps: SessionHandlerDeps) {
   const { service, table } = deps;
-  const optionsOf = (session: LiveSession) =>
+  const optionsOf = (session: BridgeSession) =>
     configOptions(session.handle.settings(), deps.models());
 
   /** Reopens a session (or takes the live one), optionally replaying its transcript first. */
@@ -60,7 +69,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
     const additionalDirectories = params.additionalDirectories ?? [];
     return table.reserve(sessionId, async () => {
       const existing = table.get(sessionId);
-      // A live session keeps the servers it runs: one process per server per session.
+      // An open session keeps the servers it runs: one process per server per session.
       if (existing !== undefined) {
         await checkReusable(existing, cwd);
         for (const dir of additionalDirectories) await existing.handle.addDirectory(dir);
@@ -101,42 +110,8 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       params: acp.ResumeSessionRequest,
       client: acp.AgentContext,
     ): Promise<acp.ResumeSessionResponse> => reopen(params, client, false),
-    /**
-     * `session/fork`: a new session holding the source's whole history (live or saved), with
-     * its own id and log; the source is unchanged. A source running a prompt is refused.
-     */
-    async fork(
-      params: ForkSessionRequest,
-      client: acp.AgentContext,
-    ): Promise<{ sessionId: string; configOptions: acp.SessionConfigOption[] }> {
-      checkSessionId(params.sessionId);
-      await checkCwd(params.cwd);
-      const mcpServers = mcpServerSpecs(params.mcpServers ?? []);
-      const live = table.get(params.sessionId);
-      if (live?.busy === true) {
-        throw new ConflictError(`session ${params.sessionId} is running a prompt`, {
-          sessionId: params.sessionId,
-        });
-      }
-      const history = await table.reserve(params.sessionId, async () => {
-        const open = table.get(params.sessionId);
-        if (open !== undefined) return [...open.handle.history()];
-        await using saved = await service.resume(params.sessionId);
-        return [...saved.history()];
-      });
-      const session = await table.open(
-        () =>
-          service.fork({
-            cwd: params.cwd,
-            history,
-            mcpServers,
-            additionalDirectories: params.additionalDirectories ?? [],
-          }),
-        client,
-      );
-      void session.advertiseCommands(NEW_SESSION_COMMANDS_DELAY_MS);
-      return { sessionId: session.id, configOptions: optionsOf(session) };
-    },
+    fork: (params: ForkSessionRequest, client: acp.AgentContext) =>
+      forkSession(deps, params, client),
     async list(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
       // Every session fits in one page, so dsh never hands out a cursor to come back with.
       if (params.cursor != null)
@@ -166,6 +141,53 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       const settings = session.handle.configure(change);
       return { configOptions: configOptions(settings, deps.models()) };
     },
+    /** A slash command when the prompt starts with one, else a turn; settles with its end. */
+    async prompt(params: acp.PromptRequest, signal: AbortSignal): Promise<acp.PromptResponse> {
+      const session = table.require(params.sessionId);
+      const command = await commandOf(params.prompt, session.handle);
+      const settlement =
+        command === undefined
+          ? settlementOf(await session.prompt(userContentOf(params.prompt), signal))
+          : await runAcpCommand(command, session, deps, signal);
+      if (settlement.type === "error") throw turnError(settlement.error);
+      return { stopReason: settlement.stopReason };
+    },
+  };
+}
+
+/**
+ * `session/fork`: a new session holding the source's whole history (open or saved), with its
+ * own id and log; the source is unchanged. A source running a prompt is refused.
+ */
+async function forkSession(
+  deps: SessionHandlerDeps,
+  params: ForkSessionRequest,
+  client: acp.AgentContext,
+): Promise<{ sessionId: string; configOptions: acp.SessionConfigOption[] }> {
+  const { service, table } = deps;
+  checkSessionId(params.sessionId);
+  await checkCwd(params.cwd);
+  const mcpServers = mcpServerSpecs(params.mcpServers ?? []);
+  if (table.get(params.sessionId)?.busy === true) {
+    throw new ConflictError(`session ${params.sessionId} is running a prompt`, {
+      sessionId: params.sessionId,
+    });
+  }
+  const history = await table.reserve(params.sessionId, async () => {
+    const open = table.get(params.sessionId);
+    if (open !== undefined) return [...open.handle.history()];
+    await using saved = await service.resume(params.sessionId);
+    return [...saved.history()];
+  });
+  const additionalDirectories = params.additionalDirectories ?? [];
+  const session = await table.open(
+    () => service.fork({ cwd: params.cwd, history, mcpServers, additionalDirectories }),
+    client,
+  );
+  void session.advertiseCommands(NEW_SESSION_COMMANDS_DELAY_MS);
+  return {
+    sessionId: session.id,
+    configOptions: configOptions(session.handle.settings(), deps.models()),
   };
 }
 
@@ -177,7 +199,7 @@ const REPLAY_BATCH = 256;
  * the session like any other, so it lands behind everything the connection queued before; the
  * rest follow it straight to the output, without the SDK's work per message.
  */
-async function sendReplay(session: LiveSession, deps: SessionHandlerDeps): Promise<void> {
+async function sendReplay(session: BridgeSession, deps: SessionHandlerDeps): Promise<void> {
   // The log as it is now: anything appended while the batches go out is not part of it.
   const events = [...session.handle.history()];
   const updates = replayStream(events, deps.clientOptions());
@@ -212,7 +234,7 @@ function checkSessionId(id: string): void {
 }
 
 /**
- * `session/delete`: a live session is closed first, unless a prompt runs in it (ConflictError:
+ * `session/delete`: an open session is closed first, unless a prompt runs in it (ConflictError:
  * the client cancels first) or it is loading; then its log is removed. The id stays reserved
  * meanwhile, so no load or prompt can slip in between. A session that does not exist (or an
  * id no session can have) is deleted already: that succeeds, as the spec asks; an id that could
@@ -241,8 +263,8 @@ async function deleteSession(
   });
 }
 
-/** A live session can be loaded again only when idle and for the same directory. */
-async function checkReusable(session: LiveSession, cwd: string): Promise<void> {
+/** An open session can be loaded again only when idle and for the same directory. */
+async function checkReusable(session: BridgeSession, cwd: string): Promise<void> {
   if (session.busy)
     throw new ConflictError(`session ${session.id} is running a prompt`, { sessionId: session.id });
   await checkSameCwd(session.id, session.handle.cwd, cwd);

@@ -1,5 +1,5 @@
 /**
- * The connection's table of live sessions: ids reserved while a load runs, one live session per
+ * The connection's table of bridged sessions: ids reserved while a load runs, one session per
  * id, and the work in progress that shutdown must wait for (a create or load that finishes
  * after shutdown began gets its handle disposed at once).
  */
@@ -7,7 +7,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentHandle } from "../agent/types.ts";
 import { ConflictError, NotFoundError, quoted } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { type LiveSession, openLiveSession } from "./live-session.ts";
+import { type BridgeSession, openBridgeSession } from "./bridge-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
 import type { AcpApprovalRegistry, AcpFormRegistry } from "./types.ts";
 
@@ -20,27 +20,27 @@ export interface SessionTableDeps {
 }
 
 export interface SessionTable {
-  get(id: string): LiveSession | undefined;
-  /** The live session; ConflictError while its id is reserved, NotFoundError when unknown. */
-  require(id: string): LiveSession;
+  get(id: string): BridgeSession | undefined;
+  /** The open session; ConflictError while its id is reserved, NotFoundError when unknown. */
+  require(id: string): BridgeSession;
   /** Runs `work` with `id` reserved; ConflictError when it is reserved already. */
   reserve<T>(id: string, work: () => Promise<T>): Promise<T>;
   /**
    * Builds a handle and makes it live, as work shutdown waits for. Once shutdown began, a
    * handle that arrives is disposed at once and ConflictError is thrown.
    */
-  open(build: () => Promise<AgentHandle>, client: acp.AgentContext): Promise<LiveSession>;
+  open(build: () => Promise<AgentHandle>, client: acp.AgentContext): Promise<BridgeSession>;
   /** Takes a session out of the table and disposes it. */
   close(id: string): Promise<void>;
-  /** Every live session. */
-  all(): LiveSession[];
+  /** Every open session. */
+  all(): BridgeSession[];
   /** Stops taking sessions, waits for work in progress, disposes every session in parallel. */
   closeAll(): Promise<void>;
 }
 
 /** Creates an empty table. */
 export function createSessionTable(deps: SessionTableDeps): SessionTable {
-  const live = new Map<string, { session: LiveSession; unregister: () => void }>();
+  const live = new Map<string, { session: BridgeSession; unregister: () => void }>();
   const reserved = new Set<string>();
   const pending = new Set<Promise<unknown>>();
   let closing = false;
@@ -90,7 +90,7 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
             void track(Promise.resolve(handle[Symbol.asyncDispose]()));
             throw new ConflictError("dsh is shutting down");
           }
-          const session = openLiveSession({
+          const session = openBridgeSession({
             handle,
             client,
             options: deps.clientOptions(),

@@ -38,9 +38,9 @@ export interface RunAcpDeps {
    * (a write that fails is noticed by the bridge itself). Never, when absent.
    */
   readonly outputGone?: Promise<void>;
-  /** Where live sessions register so approval requests reach their client. */
+  /** Where bridged sessions register so approval requests reach their client. */
   readonly approvals?: AcpApprovalRegistry;
-  /** Where live sessions register so questions (form elicitation) reach their client. */
+  /** Where bridged sessions register so questions (form elicitation) reach their client. */
   readonly questions?: AcpFormRegistry;
   /**
    * Shuts the bridge down when aborted (SIGINT/SIGTERM): running prompts are cancelled and
@@ -49,7 +49,7 @@ export interface RunAcpDeps {
   readonly signal?: AbortSignal;
 }
 
-/** A live session's way of asking its client for a decision on one of its tool calls. */
+/** A bridged session's way of asking its client for a decision on one of its tool calls. */
 export interface AcpPermissionTarget {
   requestPermission(
     request: AskedRequest & { readonly toolCallId: string },
@@ -63,7 +63,7 @@ export interface AcpApprovalRegistry {
   register(sessionId: string, target: AcpPermissionTarget): () => void;
 }
 
-/** A live session's way of showing its client a form (`elicitation/create`). */
+/** A bridged session's way of showing its client a form (`elicitation/create`). */
 export interface AcpFormTarget {
   /** The client advertised `elicitation.form` at initialize. */
   readonly canElicitForm: boolean;

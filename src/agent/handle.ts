@@ -13,9 +13,9 @@ import type { ModelClient, ModelInfo } from "../llm/types.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
 import type { SessionLog } from "../session/types.ts";
 import type { SessionLibrary } from "../library/types.ts";
-import type { McpServers } from "../mcp/servers.ts";
+import type { McpServers } from "../mcp/types.ts";
 import type { ToolRegistry } from "../tools/types.ts";
-import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
+import type { SecretPlaces } from "../file-safety/credential-paths.ts";
 import { imageNoticeFor } from "./content-check.ts";
 import { createEventHub } from "./event-hub.ts";
 import type { NoticeBox } from "./notices.ts";
@@ -178,31 +178,11 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
 
     directories: () => directories,
 
-    async addDirectory(path) {
-      const real = await checkAddedDirectory(path);
-      if (turns.running()) {
-        throw new ConflictError(`a turn is running in session ${log.header.id}`, {
-          sessionId: log.header.id,
-        });
-      }
-      if (real === deps.root || directories.includes(real)) return real;
-      log.append({ type: "directory", path: real });
-      await log.flush();
-      directories.push(real);
-      deps.checkpoints?.addRoot(real);
-      return real;
-    },
+    addDirectory: (path) => addDirectory(deps, directories, turns.running(), path),
 
     rewind(turnId) {
-      if (turns.running()) {
-        throw new ConflictError(`a turn is running in session ${log.header.id}`, {
-          sessionId: log.header.id,
-        });
-      }
-      const turn = visiblePromptTurns(log.events).find((t) => t.turnId === turnId);
-      const fromSeq = turn?.events[0]?.seq;
-      if (fromSeq === undefined) throw new InvalidInputError(`no turn ${turnId} to rewind to`);
-      log.append({ type: "rewind", toTurnId: turnId, fromSeq });
+      refuseWhileRunning(turns.running(), log.header.id);
+      rewindTo(log, turnId);
     },
 
     [Symbol.asyncDispose]() {
@@ -219,6 +199,35 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
 }
 
 const DEFAULT_COMPACT_AT = 0.8;
+
+function refuseWhileRunning(running: boolean, sessionId: string): void {
+  if (running) throw new ConflictError(`a turn is running in session ${sessionId}`, { sessionId });
+}
+
+/** Logs a rewind to before prompt turn `turnId`, which the conversation still shows. */
+function rewindTo(log: SessionLog, turnId: string): void {
+  const turn = visiblePromptTurns(log.events).find((t) => t.turnId === turnId);
+  const fromSeq = turn?.events[0]?.seq;
+  if (fromSeq === undefined) throw new InvalidInputError(`no turn ${turnId} to rewind to`);
+  log.append({ type: "rewind", toTurnId: turnId, fromSeq });
+}
+
+/** Adds a directory to the session (logged, checkpointed); resolves with its realpath. */
+async function addDirectory(
+  deps: AgentHandleDeps,
+  directories: string[],
+  running: boolean,
+  path: string,
+): Promise<string> {
+  const real = await checkAddedDirectory(path);
+  refuseWhileRunning(running, deps.log.header.id);
+  if (real === deps.root || directories.includes(real)) return real;
+  deps.log.append({ type: "directory", path: real });
+  await deps.log.flush();
+  directories.push(real);
+  deps.checkpoints?.addRoot(real);
+  return real;
+}
 
 function hasContent(content: readonly UserContent[]): boolean {
   return content.some((block) => block.type !== "text" || block.text.trim() !== "");

@@ -4,7 +4,7 @@
  */
 import type { UserContent } from "../session/events.ts";
 import { uriName } from "../session/folds.ts";
-import { boundEmbeddedText } from "../tools/file-safety/embedded-text.ts";
+import { boundEmbeddedText } from "../file-safety/embedded-text.ts";
 
 /** Reads a linked file's text, or undefined when it should only be named. Never throws. */
 export type MentionReader = (uri: string) => Promise<string | undefined>;

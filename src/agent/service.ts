@@ -8,8 +8,7 @@ import { realpath } from "node:fs/promises";
 import { checkCwd, checkSameCwd } from "../session/cwd.ts";
 import { ConflictError, errorMessage } from "../errors.ts";
 import { checkAddedDirectory, loggedDirectories } from "../session/directories.ts";
-import { type McpServers, startMcpServers } from "../mcp/servers.ts";
-import { type McpOptions, mergeServers } from "../mcp/types.ts";
+import type { McpNotice, McpServerSpec, McpServers } from "../mcp/types.ts";
 import type { NewSessionEvent } from "../session/events.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
 import { createSessionRegistry } from "../tools/session-registry.ts";
@@ -19,7 +18,7 @@ import type { CheckpointSettings } from "../checkpoints/config.ts";
 import { openSessionCheckpoints, removeCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import { createSessionLibrary } from "../library/session-library.ts";
 import { buildSystemPrompt, findInstructions } from "./system-prompt.ts";
-import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
+import type { SecretPlaces } from "../file-safety/credential-paths.ts";
 import type { AgentHandle, AgentService, SessionOpenOptions } from "./types.ts";
 
 export interface AgentServiceDeps extends AgentCollaborators {
@@ -32,8 +31,8 @@ export interface AgentServiceDeps extends AgentCollaborators {
   readonly secrets: SecretPlaces;
   readonly platform: string;
   readonly now: () => Date;
-  /** MCP servers every session starts, and how they run. */
-  readonly mcp: McpOptions;
+  /** Starts a session's MCP servers (the config file's and its own); undefined for none. */
+  readonly sessionTools: (request: SessionToolsRequest) => McpServers | undefined;
   /** The user's home, searched for `~/.agents/skills`. */
   readonly home: string;
   /** The names the built-in slash commands hold: no skill or custom command takes one. */
@@ -48,6 +47,18 @@ export interface CheckpointPlace {
   readonly settings: CheckpointSettings;
   /** The PATH git is looked for in. */
   readonly path: string | undefined;
+}
+
+/** What a session opening asks of `sessionTools`. */
+export interface SessionToolsRequest {
+  /** The session root: stdio servers run in it. */
+  readonly cwd: string;
+  /** The session's own servers (the editor's `mcpServers`). */
+  readonly servers: readonly McpServerSpec[];
+  /** Tells the user once about a server that failed or stopped. */
+  readonly report: (notice: McpNotice) => void;
+  /** Called whenever the prompts the servers offer may have changed. */
+  readonly onPromptsChanged: () => void;
 }
 
 /** Time the instruction files may take to read when a session opens (a hung network mount). */
@@ -65,29 +76,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
   ): Promise<AgentHandle> {
     const notices = createNoticeBox();
     const directories = await sessionDirectories(log, root, given, notices.post);
-    const signal = AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS);
-    const instructions = await findInstructions({
-      cwd: root,
-      configDir: deps.configDir,
-      secrets: deps.secrets,
-      logger: deps.logger,
-      report: notices.post,
-      signal,
-    });
-    // Each added directory's own AGENTS.md files, as a project of its own.
-    for (const dir of directories) {
-      const found = await findInstructions({
-        cwd: dir,
-        configDir: undefined,
-        secrets: deps.secrets,
-        logger: deps.logger,
-        report: notices.post,
-        signal,
-      });
-      for (const file of found) {
-        if (!instructions.some((known) => known.path === file.path)) instructions.push(file);
-      }
-    }
+    const instructions = await instructionsOf(deps, [root, ...directories], notices.post);
     let mcp: McpServers | undefined;
     // Skills and custom commands are found in the background: opening never waits for them.
     const library = createSessionLibrary({
@@ -117,31 +106,13 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
         },
       }),
     );
-    const specs = mergeServers(deps.mcp.servers, options.mcpServers ?? []);
-    mcp =
-      specs.length === 0
-        ? undefined
-        : startMcpServers({
-            specs,
-            cwd: root,
-            options: deps.mcp,
-            logger: deps.logger,
-            report: notices.post,
-            onPromptsChanged: library.promptsChanged,
-          });
-    const place = deps.checkpoints;
-    const checkpoints =
-      place === undefined
-        ? undefined
-        : openSessionCheckpoints({
-            home: place.stateDir,
-            sessionId: log.header.id,
-            roots: [root, ...directories],
-            settings: place.settings,
-            path: place.path,
-            userHome: deps.home,
-            logger: deps.logger,
-          });
+    mcp = deps.sessionTools({
+      cwd: root,
+      servers: options.mcpServers ?? [],
+      report: notices.post,
+      onPromptsChanged: library.promptsChanged,
+    });
+    const checkpoints = sessionCheckpoints(deps, log, [root, ...directories]);
     // Staged now, so the first turn's checkpoint costs what changed since the session opened.
     checkpoints?.warm();
     return createAgentHandle({
@@ -221,6 +192,48 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       if (deps.checkpoints !== undefined) removeCheckpoints(deps.checkpoints.stateDir, id);
     },
   };
+}
+
+/**
+ * The AGENTS.md files of the session: the config directory's and the session root's
+ * repository's, then each added directory's, as a project of its own (each file once).
+ */
+async function instructionsOf(
+  deps: AgentServiceDeps,
+  roots: readonly string[],
+  report: (notice: Notice) => void,
+): Promise<{ path: string; text: string }[]> {
+  const signal = AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS);
+  const found: { path: string; text: string }[] = [];
+  for (const [i, cwd] of roots.entries()) {
+    const files = await findInstructions({
+      cwd,
+      configDir: i === 0 ? deps.configDir : undefined,
+      secrets: deps.secrets,
+      logger: deps.logger,
+      report,
+      signal,
+    });
+    for (const file of files) {
+      if (!found.some((known) => known.path === file.path)) found.push(file);
+    }
+  }
+  return found;
+}
+
+/** The session's checkpoints of `roots`, when the service keeps any. */
+function sessionCheckpoints(deps: AgentServiceDeps, log: SessionLog, roots: readonly string[]) {
+  const place = deps.checkpoints;
+  if (place === undefined) return undefined;
+  return openSessionCheckpoints({
+    home: place.stateDir,
+    sessionId: log.header.id,
+    roots,
+    settings: place.settings,
+    path: place.path,
+    userHome: deps.home,
+    logger: deps.logger,
+  });
 }
 
 /** The realpaths of the directories a request adds; InvalidInputError naming a bad entry. */

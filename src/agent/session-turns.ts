@@ -7,12 +7,12 @@
 import type { ApprovalSeam } from "../approval/types.ts";
 import type { Logger } from "../log.ts";
 import type { ChatMessage, ModelClient, ModelInfo, ToolDefinition } from "../llm/types.ts";
-import type { McpServers } from "../mcp/servers.ts";
+import type { McpServers } from "../mcp/types.ts";
 import type { NewSessionEvent } from "../session/events.ts";
 import type { SessionLog } from "../session/types.ts";
-import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
-import { embeddedSecret, readMentionedFile } from "../tools/file-safety/mentioned-file.ts";
-import type { SecretRefusal } from "../tools/file-safety/mentioned-file.ts";
+import type { SecretPlaces } from "../file-safety/credential-paths.ts";
+import { embeddedSecret, readMentionedFile } from "../file-safety/mentioned-file.ts";
+import type { SecretRefusal } from "../file-safety/mentioned-file.ts";
 import { createToolContext } from "../tools/tool-context.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { type CompactionResult, compactContext } from "./compaction.ts";

@@ -5,8 +5,8 @@
 import { dirname, join } from "node:path";
 import type { Logger } from "../log.ts";
 import { findRepository } from "../permission/git-repository.ts";
-import { readContextFile } from "../tools/file-safety/context-read.ts";
-import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
+import { readContextFile } from "../file-safety/context-read.ts";
+import type { SecretPlaces } from "../file-safety/credential-paths.ts";
 
 export interface SystemPromptInput {
   readonly cwd: string;

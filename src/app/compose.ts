@@ -26,9 +26,10 @@ import type { SessionStore } from "../session/types.ts";
 import { version } from "../../package.json";
 import { createCoreTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
-import { type SecretPlaces, secretPlacesOf } from "../tools/file-safety/credential-paths.ts";
+import { type SecretPlaces, secretPlacesOf } from "../file-safety/credential-paths.ts";
 import { type Config, currentApiKey } from "./config.ts";
 import { credentialScopeOf, ensureOwnConfigDir, protectedConfigPaths } from "./guarded-paths.ts";
+import { mcpSessionTools } from "./session-tools.ts";
 
 export interface Composition extends AsyncDisposable {
   readonly service: AgentService;
@@ -164,15 +165,18 @@ export function compose(options: ComposeOptions): Composition {
     platform: `${process.platform} ${process.arch}`,
     now: () => new Date(),
     logger,
-    mcp: {
-      servers: config.mcp.servers,
-      env: options.env,
-      home,
-      include: config.env.include,
-      allowSecret: config.env.allow_secret,
-      startupTimeoutMs: config.mcp.startupTimeoutMs,
-      toolTimeoutMs: config.mcp.toolTimeoutMs,
-    },
+    sessionTools: mcpSessionTools(
+      {
+        servers: config.mcp.servers,
+        env: options.env,
+        home,
+        include: config.env.include,
+        allowSecret: config.env.allow_secret,
+        startupTimeoutMs: config.mcp.startupTimeoutMs,
+        toolTimeoutMs: config.mcp.toolTimeoutMs,
+      },
+      logger,
+    ),
   });
   return {
     service,

@@ -9,7 +9,7 @@ import { loadConfig } from "./config.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { needsApiKey } from "../llm/local-endpoint.ts";
 import type { CliIo } from "../cli/io.ts";
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 import { runLogin } from "./login.ts";
 import { readTerminalLine } from "../cli/secret-input.ts";
 

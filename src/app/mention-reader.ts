@@ -7,8 +7,8 @@ import { extname } from "node:path";
 import { MAX_IMAGE_BYTES, checkImage } from "../acp/image-content.ts";
 import type { Mention } from "../cli/types.ts";
 import { errorMessage } from "../errors.ts";
-import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
-import { readMentionedPath } from "../tools/file-safety/mentioned-file.ts";
+import type { SecretPlaces } from "../file-safety/credential-paths.ts";
+import { readMentionedPath } from "../file-safety/mentioned-file.ts";
 
 /** The image types vision models take, by file extension. */
 const IMAGE_TYPES: Readonly<Record<string, string>> = {

@@ -5,7 +5,7 @@ import { createLogger } from "../log.ts";
 import { describeRule } from "../rules/match.ts";
 import { createRuleBook } from "../rules/store.ts";
 import { type CliIo, printError } from "../cli/io.ts";
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 
 export function runRules(io: CliIo, remove: number | undefined): number {
   const config = loadConfig(io.env);

@@ -3,7 +3,7 @@
  * plain line (`dsh: warning: instruction file refused; it is not in the system prompt: path
  * "/p/AGENTS.md", reason "holds credentials"`), never a record with a timestamp and JSON.
  */
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 import type { Logger } from "../log.ts";
 
 export function createTerminalLogger(stderr: { write(text: string): void }): Logger {

@@ -1,6 +1,8 @@
 /** Contracts of the approval seam: how a plugin asks a human, and who answers. */
-import type { CommandPlace, RuleOffer } from "../rules/types.ts";
+import type { ApprovalSubject, RuleOffer } from "../rules/types.ts";
 import type { RenderIntent } from "../render/intent.ts";
+
+export type { ApprovalSubject };
 
 /** Why a decision is needed. */
 export type ApprovalKind =
@@ -14,17 +16,6 @@ export type ApprovalKind =
   | "mcp"
   /** A sandboxed command (or a fetch) wants to reach a host no rule allows. */
   | "network";
-
-/** What a remembered "always allow" rule could cover; set by the tool that asks. */
-export type ApprovalSubject =
-  /** Shell text, and where it would run. */
-  | { readonly type: "command"; readonly command: string; readonly where: CommandPlace }
-  /** A file to write outside the project (its real path). */
-  | { readonly type: "write"; readonly path: string }
-  /** A call of one MCP tool: the server's name and the tool's, as the server names it. */
-  | { readonly type: "mcp_tool"; readonly server: string; readonly tool: string }
-  /** Connections to a host: a name (every port), or an address with its port. */
-  | { readonly type: "host"; readonly host: string; readonly port?: number };
 
 export interface ApprovalRequest {
   readonly sessionId: string;

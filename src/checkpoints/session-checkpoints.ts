@@ -103,96 +103,16 @@ export function removeCheckpoints(home: string, sessionId: string): void {
 
 export function openSessionCheckpoints(options: SessionCheckpointsOptions): SessionCheckpoints {
   const git = options.settings.enabled ? findGit(options.path) : undefined;
-  const broad = options.roots.find(
-    (root) => root === "/" || (options.userHome !== undefined && isWithin(root, options.userHome)),
-  );
-  const unavailable = !options.settings.enabled
-    ? "checkpoints are turned off ([checkpoints] enabled = false)"
-    : git === undefined
-      ? "git is not installed, and dsh keeps its checkpoints with git: install git to get /undo, /rewind and /diff"
-      : broad !== undefined
-        ? `dsh keeps no checkpoints of ${broad}: it is / or holds your home; open a project directory instead`
-        : undefined;
+  const unavailable = unavailableReason(options, git);
   if (git === undefined || unavailable !== undefined) return disabled(unavailable ?? "");
-  const dir = checkpointDir(options.home, options.sessionId);
-  const gitDir = join(dir, "git");
-  const recordsFile = join(dir, "turns.json");
-  const roots = [...options.roots];
-  const gits = new Map<string, ShadowGit>();
-  const gitOf = (root: string): ShadowGit => {
-    let found = gits.get(root);
-    if (found === undefined) {
-      found = shadowGit({ git, gitDir, root, indexFile: join(dir, `index-${rootKey(root)}`) });
-      gits.set(root, found);
-    }
-    return found;
-  };
-  let records: Records = readRecords(recordsFile, options.logger);
-  // A record that cannot be written (a full disk) costs that checkpoint, never the turn.
-  const save = () => {
-    const tmp = `${recordsFile}.tmp`;
-    try {
-      writeFileSync(tmp, JSON.stringify(records));
-      renameSync(tmp, recordsFile);
-    } catch (error) {
-      options.logger.warn("could not save the checkpoint records", {
-        sessionId: options.sessionId,
-        error,
-      });
-    }
-  };
-  /** The store's size after its last bounding (0: never bounded). */
-  let settledBytes = 0;
-  // One git operation on the store at a time: snapshots, restores and pruning never overlap.
-  let queue: Promise<unknown> = Promise.resolve();
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = queue.then(work, work);
-    queue = next.catch(() => undefined);
-    return next;
-  };
-  const snapshotAll = async (): Promise<Record<string, string>> => {
-    const trees: Record<string, string> = {};
-    for (const root of roots) trees[root] = await snapshot(gitOf(root), root);
-    return trees;
-  };
-  const safely = async <T>(what: string, work: () => Promise<T>, fallback: T): Promise<T> => {
-    try {
-      return await serial(work);
-    } catch (error) {
-      options.logger.warn(`could not ${what}`, { sessionId: options.sessionId, error });
-      return fallback;
-    }
-  };
-
-  const plan = async (targets: readonly TurnRecord[]): Promise<PlanResult> => {
-    const first = targets[0];
-    if (first === undefined) return { type: "none", reason: "no turn to go back to" };
-    const now = await snapshotAll();
-    const planned: RootPlan[] = [];
-    for (const root of roots) {
-      const tree = first.before[root];
-      if (tree === undefined) continue;
-      const touched = new Set<string>();
-      for (const turn of targets) {
-        const before = turn.before[root];
-        const after = turn.after?.[root] ?? now[root];
-        if (before === undefined || after === undefined) continue;
-        for (const path of await changedPaths(gitOf(root), before, after)) touched.add(path);
-      }
-      const last = targets.at(-1)?.after?.[root] ?? now[root] ?? tree;
-      const since = new Set(await changedPaths(gitOf(root), last, now[root] ?? last));
-      const paths = [...touched].sort();
-      planned.push({ root, tree, paths, conflicts: paths.filter((path) => since.has(path)) });
-    }
-    return { type: "plan", plan: { turnIds: targets.map((t) => t.turnId), roots: planned } };
-  };
-
+  const store = openStore(options, git);
+  const { roots, serial, safely, snapshotAll } = store;
   return {
     unavailable: undefined,
     addRoot(root) {
       if (roots.includes(root)) return;
       roots.push(root);
-      void safely("stage an added directory", () => snapshot(gitOf(root), root), "");
+      void safely("stage an added directory", () => snapshot(store.gitOf(root), root), "");
     },
     warm() {
       void safely("stage the workspace", snapshotAll, {});
@@ -200,133 +120,266 @@ export function openSessionCheckpoints(options: SessionCheckpointsOptions): Sess
     async before(turnId) {
       const trees = await safely("record a checkpoint", snapshotAll, undefined);
       if (trees === undefined) return;
-      records = { ...records, turns: [...records.turns, { turnId, before: trees }] };
-      save();
+      store.records = {
+        ...store.records,
+        turns: [...store.records.turns, { turnId, before: trees }],
+      };
+      store.save();
     },
     async after(turnId) {
-      const record = records.turns.findLast((turn) => turn.turnId === turnId);
+      const record = store.records.turns.findLast((turn) => turn.turnId === turnId);
       if (record === undefined) return [];
       const trees = await safely("record a checkpoint", snapshotAll, undefined);
       if (trees === undefined) return [];
       record.after = trees;
-      save();
-      return safely("keep the checkpoints under their size limit", () => bound(), []);
+      store.save();
+      return safely("keep the checkpoints under their size limit", () => bound(store), []);
     },
-    async undoPlan() {
-      return serial(async () => {
-        const now = await snapshotAll();
-        for (let i = records.turns.length - 1; i >= 0; i--) {
-          const turn = records.turns[i];
-          if (turn === undefined || turn.undone === true) continue;
-          if (!(await changedFiles(turn, now))) continue;
-          return plan([turn]);
-        }
-        const reason =
-          (records.dropped?.length ?? 0) > 0
-            ? `no turn left to undo: older checkpoints were dropped to keep the store under ${options.settings.maxSizeMb} MB ([checkpoints] max_size_mb)`
-            : "no turn of this session changed files";
-        return { type: "none", reason };
-      });
-    },
-    async rewindPlan(turnIds) {
-      return serial(async () => {
-        const targets = records.turns.filter((turn) => turnIds.includes(turn.turnId));
-        if (targets.length === 0 || targets[0]?.turnId !== turnIds[0]) {
-          const dropped = records.dropped?.includes(turnIds[0] ?? "") === true;
-          return {
-            type: "none",
-            reason: dropped
-              ? `the checkpoint of that turn was dropped to keep the store under ${options.settings.maxSizeMb} MB ([checkpoints] max_size_mb)`
-              : "that turn has no checkpoint",
-          };
-        }
-        return plan(targets);
-      });
-    },
-    async apply(restore, overwriteConflicts) {
-      return serial(async () => {
-        const reports: RootReport[] = [];
-        for (const root of restore.roots) {
-          const conflicts = new Set(root.conflicts);
-          const paths = overwriteConflicts
-            ? root.paths
-            : root.paths.filter((path) => !conflicts.has(path));
-          const scratch = join(dir, `scratch-${rootKey(root.root)}`);
-          const report = await restorePaths(gitOf(root.root), root.root, root.tree, paths, scratch);
-          reports.push({
-            root: root.root,
-            ...report,
-            kept: overwriteConflicts ? [] : root.conflicts,
-          });
-        }
-        for (const turn of records.turns) {
-          if (restore.turnIds.includes(turn.turnId)) turn.undone = true;
-        }
-        save();
-        return reports;
-      });
-    },
-    async diff(turns) {
-      return serial(async () => {
-        const now = await snapshotAll();
-        const from = turns === undefined ? records.turns[0] : records.turns.at(-Math.max(1, turns));
-        if (from === undefined) return "";
-        const parts: string[] = [];
-        for (const root of roots) {
-          const base = from.before[root];
-          const current = now[root];
-          if (base === undefined || current === undefined) continue;
-          const text = await treeDiff(gitOf(root), base, current);
-          if (text === "") continue;
-          parts.push(roots.length > 1 ? `# ${root}\n${text}` : text);
-        }
-        return parts.join("\n");
-      });
-    },
+    undoPlan: () => serial(() => undoPlanOf(store)),
+    rewindPlan: (turnIds) => serial(() => rewindPlanOf(store, turnIds)),
+    apply: (restore, overwrite) => serial(() => applyPlan(store, restore, overwrite)),
+    diff: (turns) => serial(() => diffOf(store, turns)),
     remove() {
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(store.dir, { recursive: true, force: true });
     },
   };
+}
 
-  /** Whether `turn` changed a file (in any root) between its before and after. */
-  async function changedFiles(turn: TurnRecord, now: Record<string, string>): Promise<boolean> {
-    for (const root of roots) {
+/** Why a session gets no checkpoints, or undefined when it gets them. */
+function unavailableReason(
+  options: SessionCheckpointsOptions,
+  git: string | undefined,
+): string | undefined {
+  if (!options.settings.enabled)
+    return "checkpoints are turned off ([checkpoints] enabled = false)";
+  if (git === undefined) {
+    return "git is not installed, and dsh keeps its checkpoints with git: install git to get /undo, /rewind and /diff";
+  }
+  const broad = options.roots.find(
+    (root) => root === "/" || (options.userHome !== undefined && isWithin(root, options.userHome)),
+  );
+  return broad === undefined
+    ? undefined
+    : `dsh keeps no checkpoints of ${broad}: it is / or holds your home; open a project directory instead`;
+}
+
+/** One session's store: its roots, their gits, its records, and its one queue of git work. */
+interface Store {
+  readonly options: SessionCheckpointsOptions;
+  readonly dir: string;
+  readonly gitDir: string;
+  readonly roots: string[];
+  gitOf(root: string): ShadowGit;
+  records: Records;
+  /** Writes the records; a failure (a full disk) costs that checkpoint, never the turn. */
+  save(): void;
+  /** The store's size after its last bounding (0: never bounded). */
+  settledBytes: number;
+  /** Runs `work` after every git operation queued before it: they never overlap. */
+  serial<T>(work: () => Promise<T>): Promise<T>;
+  /** `serial`, a failure logged and `fallback` returned. */
+  safely<T>(what: string, work: () => Promise<T>, fallback: T): Promise<T>;
+  /** The tree of every root now. */
+  snapshotAll(): Promise<Record<string, string>>;
+}
+
+function openStore(options: SessionCheckpointsOptions, git: string): Store {
+  const dir = checkpointDir(options.home, options.sessionId);
+  const gitDir = join(dir, "git");
+  const recordsFile = join(dir, "turns.json");
+  const gits = new Map<string, ShadowGit>();
+  let queue: Promise<unknown> = Promise.resolve();
+  const store: Store = {
+    options,
+    dir,
+    gitDir,
+    roots: [...options.roots],
+    gitOf(root) {
+      let found = gits.get(root);
+      if (found === undefined) {
+        const indexFile = join(dir, `index-${rootKey(root)}`);
+        found = shadowGit({ git, gitDir, root, indexFile, path: options.path });
+        gits.set(root, found);
+      }
+      return found;
+    },
+    records: readRecords(recordsFile, options.logger),
+    save() {
+      const tmp = `${recordsFile}.tmp`;
+      try {
+        writeFileSync(tmp, JSON.stringify(store.records));
+        renameSync(tmp, recordsFile);
+      } catch (error) {
+        const sessionId = options.sessionId;
+        options.logger.warn("could not save the checkpoint records", { sessionId, error });
+      }
+    },
+    settledBytes: 0,
+    serial(work) {
+      const next = queue.then(work, work);
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    async safely(what, work, fallback) {
+      try {
+        return await store.serial(work);
+      } catch (error) {
+        options.logger.warn(`could not ${what}`, { sessionId: options.sessionId, error });
+        return fallback;
+      }
+    },
+    async snapshotAll() {
+      const trees: Record<string, string> = {};
+      for (const root of store.roots) trees[root] = await snapshot(store.gitOf(root), root);
+      return trees;
+    },
+  };
+  return store;
+}
+
+/** What restoring the files to before `targets[0]` would do: the paths those turns changed. */
+async function planFor(store: Store, targets: readonly TurnRecord[]): Promise<PlanResult> {
+  const first = targets[0];
+  if (first === undefined) return { type: "none", reason: "no turn to go back to" };
+  const now = await store.snapshotAll();
+  const planned: RootPlan[] = [];
+  for (const root of store.roots) {
+    const tree = first.before[root];
+    if (tree === undefined) continue;
+    const git = store.gitOf(root);
+    const touched = new Set<string>();
+    for (const turn of targets) {
       const before = turn.before[root];
       const after = turn.after?.[root] ?? now[root];
       if (before === undefined || after === undefined) continue;
-      if (before !== after && (await changedPaths(gitOf(root), before, after)).length > 0)
-        return true;
+      for (const path of await changedPaths(git, before, after)) touched.add(path);
     }
-    return false;
+    const last = targets.at(-1)?.after?.[root] ?? now[root] ?? tree;
+    const since = new Set(await changedPaths(git, last, now[root] ?? last));
+    const paths = [...touched].sort();
+    planned.push({ root, tree, paths, conflicts: paths.filter((path) => since.has(path)) });
   }
+  return { type: "plan", plan: { turnIds: targets.map((t) => t.turnId), roots: planned } };
+}
 
-  /** Drops the oldest turns while the store is over its limit; returns their ids. */
-  async function bound(): Promise<string[]> {
-    const limit = options.settings.maxSizeMb * 1024 * 1024;
-    // A workspace bigger than the limit on its own is not repacked again every turn: only once
-    // the store grew by a tenth of the limit since.
-    if (storeBytes(gitDir) <= Math.max(limit, settledBytes + limit / 10)) return [];
-    const root = roots[0];
-    if (root === undefined) return [];
-    const store = gitOf(root);
-    const dropped: string[] = [];
-    for (;;) {
-      await keepOnly(store, records.turns);
-      if (storeBytes(gitDir) <= limit || records.turns.length <= 1) break;
-      const oldest = records.turns.shift();
-      if (oldest !== undefined) dropped.push(oldest.turnId);
-    }
-    settledBytes = storeBytes(gitDir);
-    if (dropped.length > 0) {
-      records = { ...records, dropped: [...(records.dropped ?? []), ...dropped] };
-      save();
-      options.logger.info("dropped old checkpoints to stay under the size limit", {
-        sessionId: options.sessionId,
-        dropped: dropped.length,
-      });
-    }
-    return dropped;
+function droppedNote(store: Store): string {
+  return `dropped to keep the store under ${store.options.settings.maxSizeMb} MB ([checkpoints] max_size_mb)`;
+}
+
+async function undoPlanOf(store: Store): Promise<PlanResult> {
+  const now = await store.snapshotAll();
+  const { turns } = store.records;
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const turn = turns[i];
+    if (turn === undefined || turn.undone === true) continue;
+    if (await changedFiles(store, turn, now)) return planFor(store, [turn]);
   }
+  const reason =
+    (store.records.dropped?.length ?? 0) > 0
+      ? `no turn left to undo: older checkpoints were ${droppedNote(store)}`
+      : "no turn of this session changed files";
+  return { type: "none", reason };
+}
+
+async function rewindPlanOf(store: Store, turnIds: readonly string[]): Promise<PlanResult> {
+  const targets = store.records.turns.filter((turn) => turnIds.includes(turn.turnId));
+  if (targets.length === 0 || targets[0]?.turnId !== turnIds[0]) {
+    const dropped = store.records.dropped?.includes(turnIds[0] ?? "") === true;
+    return {
+      type: "none",
+      reason: dropped
+        ? `the checkpoint of that turn was ${droppedNote(store)}`
+        : "that turn has no checkpoint",
+    };
+  }
+  return planFor(store, targets);
+}
+
+async function applyPlan(
+  store: Store,
+  restore: RestorePlan,
+  overwriteConflicts: boolean,
+): Promise<RootReport[]> {
+  const reports: RootReport[] = [];
+  for (const root of restore.roots) {
+    const conflicts = new Set(root.conflicts);
+    const paths = overwriteConflicts
+      ? root.paths
+      : root.paths.filter((path) => !conflicts.has(path));
+    const scratch = join(store.dir, `scratch-${rootKey(root.root)}`);
+    const git = store.gitOf(root.root);
+    const report = await restorePaths(git, root.root, root.tree, paths, scratch);
+    reports.push({ root: root.root, ...report, kept: overwriteConflicts ? [] : root.conflicts });
+  }
+  for (const turn of store.records.turns) {
+    if (restore.turnIds.includes(turn.turnId)) turn.undone = true;
+  }
+  store.save();
+  return reports;
+}
+
+async function diffOf(store: Store, turns: number | undefined): Promise<string> {
+  const now = await store.snapshotAll();
+  const recorded = store.records.turns;
+  const from = turns === undefined ? recorded[0] : recorded.at(-Math.max(1, turns));
+  if (from === undefined) return "";
+  const parts: string[] = [];
+  for (const root of store.roots) {
+    const base = from.before[root];
+    const current = now[root];
+    if (base === undefined || current === undefined) continue;
+    const text = await treeDiff(store.gitOf(root), base, current);
+    if (text === "") continue;
+    parts.push(store.roots.length > 1 ? `# ${root}\n${text}` : text);
+  }
+  return parts.join("\n");
+}
+
+/** Whether `turn` changed a file (in any root) between its before and after. */
+async function changedFiles(
+  store: Store,
+  turn: TurnRecord,
+  now: Record<string, string>,
+): Promise<boolean> {
+  for (const root of store.roots) {
+    const before = turn.before[root];
+    const after = turn.after?.[root] ?? now[root];
+    if (before === undefined || after === undefined || before === after) continue;
+    if ((await changedPaths(store.gitOf(root), before, after)).length > 0) return true;
+  }
+  return false;
+}
+
+/** Drops the oldest turns while the store is over its limit; returns their ids. */
+async function bound(store: Store): Promise<string[]> {
+  const { options, gitDir } = store;
+  const limit = options.settings.maxSizeMb * 1024 * 1024;
+  // A workspace bigger than the limit on its own is not repacked again every turn: only once
+  // the store grew by a tenth of the limit since.
+  if (storeBytes(gitDir) <= Math.max(limit, store.settledBytes + limit / 10)) return [];
+  const root = store.roots[0];
+  if (root === undefined) return [];
+  const git = store.gitOf(root);
+  const dropped: string[] = [];
+  for (;;) {
+    await keepOnly(git, store.records.turns);
+    if (storeBytes(gitDir) <= limit || store.records.turns.length <= 1) break;
+    const oldest = store.records.turns.shift();
+    if (oldest !== undefined) dropped.push(oldest.turnId);
+  }
+  store.settledBytes = storeBytes(gitDir);
+  if (dropped.length > 0) {
+    store.records = {
+      ...store.records,
+      dropped: [...(store.records.dropped ?? []), ...dropped],
+    };
+    store.save();
+    options.logger.info("dropped old checkpoints to stay under the size limit", {
+      sessionId: options.sessionId,
+      dropped: dropped.length,
+    });
+  }
+  return dropped;
 }
 
 /** Points one ref at each tree still recorded, then packs and prunes everything else. */

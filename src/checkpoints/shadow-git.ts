@@ -45,6 +45,8 @@ export interface ShadowGitOptions {
   readonly root: string;
   /** The index this root is staged in (its stat data makes the next snapshot incremental). */
   readonly indexFile: string;
+  /** The PATH git runs with (its own helpers are found there). */
+  readonly path: string | undefined;
 }
 
 /** Flags every call gets: nothing the project or the user configured changes what git does. */
@@ -77,7 +79,7 @@ export function shadowGit(options: ShadowGitOptions): ShadowGit {
 
 function gitWith(options: ShadowGitOptions, config: readonly string[]): ShadowGit {
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    PATH: options.path ?? "/usr/bin:/bin",
     GIT_DIR: options.gitDir,
     GIT_WORK_TREE: options.root,
     GIT_INDEX_FILE: options.indexFile,

@@ -4,7 +4,7 @@
  * knows the commands and flags a person can type.
  */
 import type { LoggedError } from "../agent/types.ts";
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 
 export interface AdviceContext {
   /** The model the turn used. */

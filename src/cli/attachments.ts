@@ -9,7 +9,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { UserContent } from "../agent/types.ts";
 import type { ModelInfo } from "../llm/types.ts";
-import { boundEmbeddedText } from "../tools/file-safety/embedded-text.ts";
+import { boundEmbeddedText } from "../file-safety/embedded-text.ts";
 import type { Mention } from "./types.ts";
 
 export interface AttachDeps {

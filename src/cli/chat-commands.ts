@@ -15,7 +15,7 @@ import {
   suggestSlashCommand,
 } from "../commands/index.ts";
 import { errorMessage } from "../errors.ts";
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 import { presetOf } from "../permission/knobs.ts";
 import { layoutHelp } from "./help-text.ts";
 import { describeOutcome } from "./outcome.ts";
@@ -69,7 +69,7 @@ export interface ChatCommandContext {
  * Runs `text` if it is a command. A command's turn runs through the chat's `runTurn`, so
  * Ctrl-C cancels it like a prompt. Never throws: a command's failure is an error line.
  */
-export async function runChatCommand(
+export async function runChatSlashCommand(
   context: ChatCommandContext,
   text: string,
 ): Promise<ChatCommandResult> {

@@ -3,7 +3,7 @@
  * bound; past it, lines are counted and only the last few kept, to be shown with one line
  * saying how many were hidden when the command ends.
  */
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 
 /** Lines shown live before the rest is held back. */
 const LIVE_LINES = 20;

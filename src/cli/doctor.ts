@@ -1,5 +1,5 @@
 /** How `dsh doctor` prints its checks: one line each, a fix where one is known. */
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 import type { CliIo } from "./io.ts";
 
 /** One checked part of the setup. */

@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import type { LiveEvent, TurnOutcome } from "../agent/types.ts";
 import type { ApprovalAnswerer } from "../approval/types.ts";
 import { DshError, errorMessage } from "../errors.ts";
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 import { adviceFor } from "./advice.ts";
 import { jsonEventsOf, jsonLine } from "./exec-json.ts";
 import { printError } from "./io.ts";

@@ -5,7 +5,7 @@
  */
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import * as v from "valibot";
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 
 const MAX_ENTRIES = 500;
 const HistoryLine = v.string();

@@ -1,5 +1,5 @@
 /** Error lines of the terminal surfaces. Only `src/cli/` writes stdout, through `CliIo`. */
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 import type { CliIo } from "./types.ts";
 
 export type { CliIo, TextSink } from "./types.ts";

@@ -6,7 +6,7 @@
  * followed by a control key or by a letter with no Alt meaning is Esc and that key, so a key
  * typed right after Esc is never lost.
  */
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 
 export type KeyName =
   | "enter"

@@ -8,7 +8,7 @@
  * (a long code block, say) gives its first lines to the output, rendered, so nothing scrolls
  * out of reach before it is drawn.
  */
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 import { rowsOf } from "./terminal-width.ts";
 
 /** Renders one complete piece of Markdown for a terminal `columns` wide. */

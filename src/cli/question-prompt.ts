@@ -3,7 +3,7 @@
  * (single select) or a comma list of numbers (multi select) picks, any other text is the
  * user's own answer and overrides the picks. An empty answer declines the whole set.
  */
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 import type { InteractionProvider, Question, QuestionAnswer } from "../interaction/types.ts";
 import { type LineQueue, afterQueuedOutput } from "./line-queue.ts";
 import type { TextSink } from "./types.ts";

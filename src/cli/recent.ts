@@ -3,7 +3,7 @@
  * model gets the whole history; the person gets enough to pick up the thread).
  */
 import type { SessionEvent } from "../agent/types.ts";
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 import type { Style } from "./style.ts";
 
 /** Exchanges shown. */

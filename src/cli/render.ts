@@ -4,7 +4,7 @@
  * a tool or a file is made safe to print here (`terminalText`) before it is styled.
  */
 import type { LiveEvent } from "../agent/types.ts";
-import { createTerminalTextSanitizer, terminalText } from "../exec/sanitize.ts";
+import { createTerminalTextSanitizer, terminalText } from "../render/terminal-text.ts";
 import type { PlanIntent, RenderIntent } from "../render/intent.ts";
 import { changedLines } from "./changed-lines.ts";
 import { type CommandOutputView, createCommandOutputView, outputTail } from "./command-output.ts";
@@ -40,13 +40,10 @@ export interface LiveRenderer {
 
 export function createLiveRenderer(options: RenderOptions): LiveRenderer {
   const { screen, style } = options;
-  /** What the last write was, so blocks start on a fresh line. */
-  let last: "answer" | "reasoning" | "activity" | "none" = "none";
-  let lineOpen = false;
-  let text = createTerminalTextSanitizer();
+  const blocks = createBlocks(screen, style, options.spaced === true);
+  const { write, breakLine } = blocks;
+  const answer = createAnswerStream(options, blocks);
   let reasoning = createTerminalTextSanitizer();
-  let markdown: MarkdownStream | undefined;
-  let held = "";
   const titles = new Map<string, string>();
   const outputs = new Map<string, CommandOutputView>();
   /** The plan as last printed: it is printed again only when it changes. */
@@ -54,61 +51,19 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
   /** The description of the turn's last notice. */
   let lastNotice: string | undefined;
 
-  const write = (sink: "answer" | "activity", chunk: string) => {
-    if (chunk === "") return;
-    screen[sink].write(chunk);
-    lineOpen = !chunk.endsWith("\n");
-  };
-  const breakLine = () => {
-    if (last === "answer" && lineOpen) write("answer", "\n");
-    if (last === "reasoning" && lineOpen) write("activity", style.dim("\n"));
-    lineOpen = false;
-  };
   const activity = (line: string) => {
-    endAnswerBlock();
+    answer.endBlock();
     breakLine();
     write("activity", `${line}\n`);
-    last = "activity";
-  };
-  /** Prints what the answer holds back (a Markdown block, a step's text) before other output. */
-  const endAnswerBlock = () => {
-    const rest = text.end();
-    if (markdown !== undefined) {
-      const rendered = markdown.push(rest).commit + markdown.end();
-      screen.preview("");
-      if (rendered !== "") answer(rendered);
-    } else if (options.finalAnswerOnly) {
-      held += rest;
-    } else if (rest !== "") answer(rest);
-  };
-  /** The answer starts (or goes on): on a fresh line, set apart from the activity above it. */
-  const startAnswer = () => {
-    if (last === "answer") return;
-    breakLine();
-    if (options.spaced && (last === "activity" || last === "reasoning")) write("answer", "\n");
-    last = "answer";
-  };
-  const answer = (chunk: string) => {
-    startAnswer();
-    write("answer", chunk);
-  };
-  const commentary = () => {
-    const said = held.trim();
-    held = "";
-    if (said === "") return;
-    breakLine();
-    write("activity", `${said}\n`);
-    last = "activity";
+    blocks.last = "activity";
   };
 
   return {
     render(event) {
       switch (event.type) {
         case "turn_start":
-          text = createTerminalTextSanitizer();
+          answer.start();
           reasoning = createTerminalTextSanitizer();
-          markdown = options.markdown ? createMarkdownStream(options.markdown.columns) : undefined;
-          held = "";
           lastNotice = undefined;
           screen.status("waiting for the model");
           return;
@@ -125,27 +80,18 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           if (!options.showReasoning) return;
           const shown = reasoning.push(event.text);
           if (shown === "") return;
-          if (last !== "reasoning") breakLine();
+          if (blocks.last !== "reasoning") breakLine();
           write("activity", style.dim(shown));
-          last = "reasoning";
+          blocks.last = "reasoning";
           return;
         }
-        case "text_delta": {
+        case "text_delta":
           screen.status("writing");
-          const shown = text.push(event.text);
-          if (markdown !== undefined) {
-            const room = screen.live ? screen.previewRoom() : undefined;
-            const { commit, preview } = markdown.push(shown, room);
-            if (commit !== "") answer(commit);
-            if (preview !== "") startAnswer();
-            screen.preview(preview);
-          } else if (options.finalAnswerOnly) held += shown;
-          else if (shown !== "") answer(shown);
+          answer.push(event.text);
           return;
-        }
         case "tool_call": {
-          endAnswerBlock();
-          commentary();
+          answer.endBlock();
+          answer.commentary();
           if (event.intent.type === "plan") {
             const checklist = planChecklist(event.intent);
             if (checklist !== shownPlan) for (const line of checklist.split("\n")) activity(line);
@@ -178,27 +124,8 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           const view = outputs.get(event.callId);
           outputs.delete(event.callId);
           titles.delete(event.callId);
-          const lines =
-            view?.seen === true
-              ? view.end()
-              : event.intent.type === "terminal"
-                ? outputTail(event.intent.output)
-                : [];
-          for (const line of lines) activity(style.dim(`  │ ${line}`));
-          // A command that ran and failed has shown its output: the exit status says the rest.
-          const ran = event.intent.type === "terminal" && event.intent.exit !== undefined;
-          if (event.isError && !ran) {
-            for (const line of errorLines(event.output)) activity(style.red(`  ✗ ${line}`));
-          } else {
-            if (options.diffShown?.(event.callId) !== true)
-              for (const line of diffLines(event.intent, style)) activity(`  ${line}`);
-            const summary = resultSummary(event.intent);
-            activity(
-              commandFailed(event.intent)
-                ? style.red(`  ✗ ${summary}`)
-                : style.dim(`  ✓ ${summary}`),
-            );
-          }
+          const diffShown = options.diffShown?.(event.callId) === true;
+          for (const line of resultLines(event, view, style, diffShown)) activity(line);
           screen.status("waiting for the model");
           return;
         }
@@ -215,15 +142,10 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           return;
         }
         case "turn_end":
-          endAnswerBlock();
-          if (options.finalAnswerOnly && held !== "") {
-            const final = held.endsWith("\n") ? held : `${held}\n`;
-            held = "";
-            answer(final);
-          }
+          answer.finish();
           breakLine();
           screen.status(undefined);
-          last = "none";
+          blocks.last = "none";
           return;
         default: {
           const unhandled: never = event;
@@ -232,6 +154,123 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
       }
     },
   };
+}
+
+type Block = "answer" | "reasoning" | "activity" | "none";
+
+/** The two streams as blocks, each starting on a fresh line. */
+function createBlocks(screen: Screen, style: Style, spaced: boolean) {
+  const blocks = {
+    /** What the last write was, so blocks start on a fresh line. */
+    last: "none" as Block,
+    lineOpen: false,
+    write(sink: "answer" | "activity", chunk: string) {
+      if (chunk === "") return;
+      screen[sink].write(chunk);
+      blocks.lineOpen = !chunk.endsWith("\n");
+    },
+    breakLine() {
+      if (blocks.last === "answer" && blocks.lineOpen) blocks.write("answer", "\n");
+      if (blocks.last === "reasoning" && blocks.lineOpen) blocks.write("activity", style.dim("\n"));
+      blocks.lineOpen = false;
+    },
+    /** The answer starts (or goes on): on a fresh line, set apart from the activity above it. */
+    startAnswer() {
+      if (blocks.last === "answer") return;
+      blocks.breakLine();
+      if (spaced && (blocks.last === "activity" || blocks.last === "reasoning"))
+        blocks.write("answer", "\n");
+      blocks.last = "answer";
+    },
+  };
+  return blocks;
+}
+
+/**
+ * The answer as it streams: made safe to print, then rendered as Markdown (a block at a time,
+ * the open one as a preview), held until its step ends (`finalAnswerOnly`), or printed as is.
+ */
+function createAnswerStream(options: RenderOptions, blocks: ReturnType<typeof createBlocks>) {
+  const { screen } = options;
+  let text = createTerminalTextSanitizer();
+  let markdown: MarkdownStream | undefined;
+  let held = "";
+  const answer = (chunk: string) => {
+    blocks.startAnswer();
+    blocks.write("answer", chunk);
+  };
+  /** Prints what the answer holds back (a Markdown block, a step's text) before other output. */
+  const endBlock = () => {
+    const rest = text.end();
+    if (markdown !== undefined) {
+      const rendered = markdown.push(rest).commit + markdown.end();
+      screen.preview("");
+      if (rendered !== "") answer(rendered);
+    } else if (options.finalAnswerOnly) {
+      held += rest;
+    } else if (rest !== "") answer(rest);
+  };
+  return {
+    /** A turn starts: nothing held. */
+    start() {
+      text = createTerminalTextSanitizer();
+      markdown = options.markdown ? createMarkdownStream(options.markdown.columns) : undefined;
+      held = "";
+    },
+    push(delta: string) {
+      const shown = text.push(delta);
+      if (markdown !== undefined) {
+        const room = screen.live ? screen.previewRoom() : undefined;
+        const { commit, preview } = markdown.push(shown, room);
+        if (commit !== "") answer(commit);
+        if (preview !== "") blocks.startAnswer();
+        screen.preview(preview);
+      } else if (options.finalAnswerOnly) held += shown;
+      else if (shown !== "") answer(shown);
+    },
+    endBlock,
+    /** A step's held text before its tool calls: commentary, on the activity stream. */
+    commentary() {
+      const said = held.trim();
+      held = "";
+      if (said === "") return;
+      blocks.breakLine();
+      blocks.write("activity", `${said}\n`);
+      blocks.last = "activity";
+    },
+    /** The turn ends: the last step's held text is the answer. */
+    finish() {
+      endBlock();
+      if (options.finalAnswerOnly && held !== "") {
+        const final = held.endsWith("\n") ? held : `${held}\n`;
+        held = "";
+        answer(final);
+      }
+    },
+  };
+}
+
+/** What a tool's result shows under its call: the output's tail, an error, a diff, a summary. */
+function resultLines(
+  event: Extract<LiveEvent, { type: "tool_result" }>,
+  view: CommandOutputView | undefined,
+  style: Style,
+  diffShown: boolean,
+): string[] {
+  const { intent } = event;
+  const output =
+    view?.seen === true ? view.end() : intent.type === "terminal" ? outputTail(intent.output) : [];
+  const lines = output.map((line) => style.dim(`  │ ${line}`));
+  // A command that ran and failed has shown its output: the exit status says the rest.
+  const ran = intent.type === "terminal" && intent.exit !== undefined;
+  if (event.isError && !ran) {
+    for (const line of errorLines(event.output)) lines.push(style.red(`  ✗ ${line}`));
+    return lines;
+  }
+  if (!diffShown) for (const line of diffLines(intent, style)) lines.push(`  ${line}`);
+  const summary = resultSummary(intent);
+  lines.push(commandFailed(intent) ? style.red(`  ✗ ${summary}`) : style.dim(`  ✓ ${summary}`));
+  return lines;
 }
 
 /** A finished compaction, with the context's size before and after when known. */

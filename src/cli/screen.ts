@@ -72,48 +72,21 @@ type Stream = "answer" | "activity";
 
 export function createScreen(options: ScreenOptions): Screen {
   const region = options.status;
-  let label: string | undefined;
-  let since = 0;
-  let frame = 0;
   let suspended = false;
   let closed = false;
-  let timer: ReturnType<typeof setInterval> | undefined;
   /** The last line of output while it has no newline yet: drawn in the region. */
   let tail: { readonly stream: Stream; readonly text: string } | undefined;
   let previewText = "";
   let input: LiveInput | undefined;
-  /** Rows from the region's first row to the cursor's; undefined while nothing is drawn. */
-  let cursorRow: number | undefined;
-  /** The region's lines as last drawn, with the row each starts at. */
-  let drawn:
-    | {
-        readonly lines: readonly string[];
-        readonly starts: readonly number[];
-        readonly width: number;
-        readonly cursor: { readonly line: number; readonly index: number } | undefined;
-      }
-    | undefined;
 
   const columns = () => Math.max(1, region?.columns() ?? 80);
   const sameSink = options.answer === options.activity;
 
-  const erase = (): string => {
-    if (cursorRow === undefined) return "";
-    const up = cursorRow > 0 ? `\u001b[${cursorRow}A` : "";
-    cursorRow = undefined;
-    drawn = undefined;
-    return `\r${up}\u001b[J`;
-  };
-
-  const statusText = (width: number): string | undefined => {
-    if (region === undefined || label === undefined || suspended) return undefined;
-    const seconds = Math.floor((options.now() - since) / 1000);
-    const suffix = ` · ${seconds}s`;
-    // The label gives way, never the clock: the line must fit on one row.
-    const room = Math.max(8, width - 3 - Bun.stringWidth(suffix));
-    const cut = Bun.stringWidth(label) > room ? `${Bun.sliceAnsi(label, 0, room - 1)}…` : label;
-    return region.style.dim(`${FRAMES[frame % FRAMES.length]} ${cut}${suffix}`);
-  };
+  const clock = createStatusClock(options.now, () => {
+    if (!suspended) draw();
+  });
+  const statusText = (width: number): string | undefined =>
+    region === undefined || suspended ? undefined : clock.line(region.style, width);
 
   /** The region's rows, and where the cursor goes: at the input's, else after the last row. */
   const layout = (width: number) => {
@@ -131,6 +104,149 @@ export function createScreen(options: ScreenOptions): Screen {
     return { lines, cursor };
   };
 
+  const painter = createPainter({
+    terminal: region,
+    columns,
+    layout,
+    closed: () => closed,
+    write: (text) => options.activity.write(text),
+  });
+  const { erase, compose, draw } = painter;
+
+  /** The most rows the unfinished line may take before whole rows of it are written out. */
+  const tailRoom = () => Math.max(3, Math.floor((region?.rows() ?? 24) / 2));
+
+  const write = (stream: Stream, text: string) => {
+    if (text === "") return;
+    const sink = options[stream];
+    if (region === undefined || closed || (stream === "answer" && !options.answerOnTerminal)) {
+      sink.write(text);
+      return;
+    }
+    const width = columns();
+    let head = erase();
+    let full = text;
+    if (tail !== undefined) {
+      if (tail.stream === stream) full = tail.text + text;
+      else {
+        // Another stream starts mid-line: the unfinished line ends here.
+        const ended = `${tail.text}\n`;
+        if (sameSink || tail.stream === "activity") head += ended;
+        else {
+          if (head !== "") options.activity.write(head);
+          head = "";
+          options[tail.stream].write(ended);
+        }
+      }
+      tail = undefined;
+    }
+    const { done, rest } = splitTail(full, width, tailRoom());
+    if (rest !== "") tail = { stream, text: rest };
+    if (sameSink || stream === "activity") {
+      options.activity.write(`${SYNC_START}${head}${done}${compose()}${SYNC_END}`);
+      return;
+    }
+    if (head !== "") options.activity.write(head);
+    if (done !== "") sink.write(done);
+    const drawn = compose();
+    if (drawn !== "") options.activity.write(drawn);
+  };
+
+  return {
+    answer: { write: (text) => write("answer", text) },
+    activity: { write: (text) => write("activity", text) },
+    live: region !== undefined,
+    preview(text) {
+      if (region === undefined || text === previewText) return;
+      previewText = text;
+      draw();
+    },
+    previewRoom() {
+      if (region === undefined) return Number.POSITIVE_INFINITY;
+      const width = columns();
+      const inputRows = (input?.view(width).lines ?? []).reduce(
+        (sum, line) => sum + rowsOf(line, width),
+        0,
+      );
+      const tailRows = tail === undefined ? 0 : rowsOf(tail.text, width);
+      const statusRows = clock.label === undefined ? 0 : 1;
+      return Math.max(3, region.rows() - inputRows - tailRows - statusRows - 2);
+    },
+    status(next) {
+      if (region === undefined) return;
+      clock.set(next);
+      draw();
+    },
+    suspend() {
+      suspended = true;
+      draw();
+    },
+    resume() {
+      suspended = false;
+      draw();
+    },
+    input(next) {
+      input = next;
+      draw();
+    },
+    redraw: draw,
+    clear() {
+      if (region === undefined) return;
+      erase();
+      options.activity.write(`\u001b[H\u001b[2J${compose()}`);
+    },
+    close() {
+      if (closed) return;
+      clock.set(undefined);
+      input = undefined;
+      previewText = "";
+      const out = erase();
+      if (out !== "") options.activity.write(out);
+      closed = true;
+      if (tail !== undefined) options[tail.stream].write(tail.text);
+      tail = undefined;
+    },
+  };
+}
+
+/** A region's lines and where the input wants the cursor. */
+interface Layout {
+  readonly lines: readonly string[];
+  readonly cursor: { readonly line: number; readonly index: number } | undefined;
+}
+
+interface PainterDeps {
+  readonly terminal: ScreenOptions["status"];
+  readonly columns: () => number;
+  readonly layout: (width: number) => Layout;
+  readonly closed: () => boolean;
+  readonly write: (text: string) => void;
+}
+
+interface Painter {
+  /** The bytes that erase the region as drawn (it counts as not drawn after). */
+  erase(): string;
+  /** The bytes that draw the region from its line `from` on. */
+  compose(from?: number): string;
+  /** Draws the region again, from the first line that changed. */
+  draw(): void;
+}
+
+/** Draws the live region and remembers what it drew, to redraw only what changed. */
+function createPainter(deps: PainterDeps): Painter {
+  /** Rows from the region's first row to the cursor's; undefined while nothing is drawn. */
+  let cursorRow: number | undefined;
+  /** The region's lines as last drawn, with the row each starts at. */
+  let drawn: (Layout & { readonly starts: readonly number[]; readonly width: number }) | undefined;
+
+  const erase = (): string => {
+    if (cursorRow === undefined) return "";
+    const up = cursorRow > 0 ? `\u001b[${cursorRow}A` : "";
+    cursorRow = undefined;
+    drawn = undefined;
+    return `\r${up}\u001b[J`;
+  };
+
   /**
    * The region drawn from its line `from` on, the cursor left where the input wants it. Lines
    * before `from` are the ones already on screen, unchanged (the cursor must be at `from`'s
@@ -138,9 +254,9 @@ export function createScreen(options: ScreenOptions): Screen {
    */
   const compose = (from = 0): string => {
     drawn = undefined;
-    if (region === undefined || closed) return "";
-    const width = columns();
-    const { lines, cursor } = layout(width);
+    if (deps.terminal === undefined || deps.closed()) return "";
+    const width = deps.columns();
+    const { lines, cursor } = deps.layout(width);
     if (lines.length === 0) return "";
     const starts: number[] = [];
     let rows = 0;
@@ -149,7 +265,7 @@ export function createScreen(options: ScreenOptions): Screen {
       rows += rowsOf(line, width);
     }
     // Styling left open above must not run into the region (with styling off, none was opened).
-    let out = `${region.style.enabled ? "\u001b[0m" : ""}${lines.slice(from).join("\r\n")}`;
+    let out = `${deps.terminal.style.enabled ? "\u001b[0m" : ""}${lines.slice(from).join("\r\n")}`;
     let endRow = rows - 1;
     const last = endOf(lines.at(-1) ?? "", width);
     if (last.col === width) {
@@ -183,11 +299,11 @@ export function createScreen(options: ScreenOptions): Screen {
    * growing preview or a ticking clock sends a row or two, not the whole region.
    */
   const draw = () => {
-    if (region === undefined || closed) return;
+    if (deps.terminal === undefined || deps.closed()) return;
     const before = drawn;
     const at = cursorRow;
-    if (before !== undefined && at !== undefined && before.width === columns()) {
-      const { lines, cursor } = layout(before.width);
+    if (before !== undefined && at !== undefined && before.width === deps.columns()) {
+      const { lines, cursor } = deps.layout(before.width);
       let same = 0;
       while (
         same < lines.length &&
@@ -204,129 +320,75 @@ export function createScreen(options: ScreenOptions): Screen {
       if (from > 0 && first !== undefined && first <= at) {
         const up = at - first;
         const out = `\r${up > 0 ? `\u001b[${up}A` : ""}\u001b[J${compose(from)}`;
-        options.activity.write(`${SYNC_START}${out}${SYNC_END}`);
+        deps.write(`${SYNC_START}${out}${SYNC_END}`);
         return;
       }
     }
     const out = erase() + compose();
-    if (out !== "") options.activity.write(`${SYNC_START}${out}${SYNC_END}`);
+    if (out !== "") deps.write(`${SYNC_START}${out}${SYNC_END}`);
   };
 
-  /** The most rows the unfinished line may take before whole rows of it are written out. */
-  const tailRoom = () => Math.max(3, Math.floor((region?.rows() ?? 24) / 2));
+  return { erase, compose, draw };
+}
 
-  const write = (stream: Stream, text: string) => {
-    if (text === "") return;
-    const sink = options[stream];
-    if (region === undefined || closed || (stream === "answer" && !options.answerOnTerminal)) {
-      sink.write(text);
-      return;
-    }
-    const width = columns();
-    let head = erase();
-    let full = text;
-    if (tail !== undefined) {
-      if (tail.stream === stream) full = tail.text + text;
-      else {
-        // Another stream starts mid-line: the unfinished line ends here.
-        const ended = `${tail.text}\n`;
-        if (sameSink || tail.stream === "activity") head += ended;
-        else {
-          if (head !== "") options.activity.write(head);
-          head = "";
-          options[tail.stream].write(ended);
-        }
-      }
-      tail = undefined;
-    }
-    const cut = full.lastIndexOf("\n") + 1;
-    let done = full.slice(0, cut);
-    let rest = full.slice(cut);
-    if (rest !== "" && rowsOf(rest, width) > tailRoom()) {
-      // A line taller than the room: its whole rows go out now, so none scrolls away undrawn.
-      const at = rowStart(rest, width, rowsOf(rest, width) - 1);
-      done += `${rest.slice(0, at)}\n`;
-      rest = rest.slice(at);
-    }
-    if (rest !== "") tail = { stream, text: rest };
-    if (sameSink || stream === "activity") {
-      options.activity.write(`${SYNC_START}${head}${done}${compose()}${SYNC_END}`);
-      return;
-    }
-    if (head !== "") options.activity.write(head);
-    if (done !== "") sink.write(done);
-    const drawn = compose();
-    if (drawn !== "") options.activity.write(drawn);
-  };
+interface StatusClock {
+  /** The label shown, if any. */
+  readonly label: string | undefined;
+  /** Shows `label` from now (its time starts again when it changes); undefined stops the clock. */
+  set(label: string | undefined): void;
+  /** The status line in `width` columns; undefined without a label. */
+  line(style: Style, width: number): string | undefined;
+}
 
-  const stopClock = () => {
-    if (timer !== undefined) clearInterval(timer);
-    timer = undefined;
-  };
-
+/** The status line's label, its elapsed time and spinner; `tick` runs at every frame. */
+function createStatusClock(now: () => number, tick: () => void): StatusClock {
+  let label: string | undefined;
+  let since = 0;
+  let frame = 0;
+  let timer: ReturnType<typeof setInterval> | undefined;
   return {
-    answer: { write: (text) => write("answer", text) },
-    activity: { write: (text) => write("activity", text) },
-    live: region !== undefined,
-    preview(text) {
-      if (region === undefined || text === previewText) return;
-      previewText = text;
-      draw();
+    get label() {
+      return label;
     },
-    previewRoom() {
-      if (region === undefined) return Number.POSITIVE_INFINITY;
-      const width = columns();
-      const inputRows = (input?.view(width).lines ?? []).reduce(
-        (sum, line) => sum + rowsOf(line, width),
-        0,
-      );
-      const tailRows = tail === undefined ? 0 : rowsOf(tail.text, width);
-      const statusRows = label === undefined ? 0 : 1;
-      return Math.max(3, region.rows() - inputRows - tailRows - statusRows - 2);
-    },
-    status(next) {
-      if (region === undefined) return;
-      if (next !== label) since = options.now();
+    set(next) {
+      if (next !== label) since = now();
       label = next;
-      if (label === undefined) stopClock();
-      else if (timer === undefined) {
+      if (label === undefined) {
+        if (timer !== undefined) clearInterval(timer);
+        timer = undefined;
+      } else if (timer === undefined) {
         timer = setInterval(() => {
           frame += 1;
-          if (!suspended) draw();
+          tick();
         }, TICK_MS);
         timer.unref();
       }
-      draw();
     },
-    suspend() {
-      suspended = true;
-      draw();
-    },
-    resume() {
-      suspended = false;
-      draw();
-    },
-    input(next) {
-      input = next;
-      draw();
-    },
-    redraw: draw,
-    clear() {
-      if (region === undefined) return;
-      erase();
-      options.activity.write(`\u001b[H\u001b[2J${compose()}`);
-    },
-    close() {
-      if (closed) return;
-      stopClock();
-      label = undefined;
-      input = undefined;
-      previewText = "";
-      const out = erase();
-      if (out !== "") options.activity.write(out);
-      closed = true;
-      if (tail !== undefined) options[tail.stream].write(tail.text);
-      tail = undefined;
+    line(style, width) {
+      if (label === undefined) return undefined;
+      const seconds = Math.floor((now() - since) / 1000);
+      const suffix = ` · ${seconds}s`;
+      // The label gives way, never the clock: the line must fit on one row.
+      const room = Math.max(8, width - 3 - Bun.stringWidth(suffix));
+      const cut = Bun.stringWidth(label) > room ? `${Bun.sliceAnsi(label, 0, room - 1)}…` : label;
+      return style.dim(`${FRAMES[frame % FRAMES.length]} ${cut}${suffix}`);
     },
   };
+}
+
+/**
+ * Splits `text` into what goes out now (whole lines) and the unfinished last line the region
+ * keeps; of a last line taller than `room` rows, its whole rows go out now, so none scrolls
+ * away undrawn.
+ */
+function splitTail(text: string, width: number, room: number): { done: string; rest: string } {
+  const cut = text.lastIndexOf("\n") + 1;
+  let done = text.slice(0, cut);
+  let rest = text.slice(cut);
+  if (rest !== "" && rowsOf(rest, width) > room) {
+    const at = rowStart(rest, width, rowsOf(rest, width) - 1);
+    done += `${rest.slice(0, at)}\n`;
+    rest = rest.slice(at);
+  }
+  return { done, rest };
 }

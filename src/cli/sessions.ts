@@ -3,7 +3,7 @@
  * newest first, each with its id (for `--resume`), when it was last used, in local relative
  * terms, and its title.
  */
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 import type { SessionSummary } from "../session/types.ts";
 import type { CliIo } from "./io.ts";
 

@@ -4,7 +4,7 @@
  * Piped, a line answers (`y`, `yes`, `a`, `always`); anything else is a deny.
  */
 import type { ApprovalAnswerer } from "../approval/types.ts";
-import { terminalText } from "../exec/sanitize.ts";
+import { terminalText } from "../render/terminal-text.ts";
 import type { RenderIntent } from "../render/intent.ts";
 import { describeRule } from "../rules/match.ts";
 import { changedLines } from "./changed-lines.ts";

@@ -8,7 +8,7 @@ import type { TurnOutcome, UserContent } from "../agent/types.ts";
 import type { CustomCommand, LibraryPrompt, LibrarySnapshot, Skill } from "../library/types.ts";
 import { promptArguments, promptUsage } from "../mcp/prompts.ts";
 import { skillPrompt } from "../skills/skill-prompt.ts";
-import { expandCommand, takesArguments } from "./custom-command.ts";
+import { expandCommand, takesArguments } from "../library/custom-command.ts";
 import type { CommandResult, CommandSession, SlashCommand } from "./types.ts";
 
 /** What a skill's input is called when its file gives no `argument-hint`. */

@@ -6,7 +6,7 @@ import { dirname, isAbsolute } from "node:path";
 import { BRIDGE_SOCKET } from "../network/sandbox-link.ts";
 import type { Logger } from "../log.ts";
 import type { GitUserConfig } from "../permission/git-repository.ts";
-import type { WalkLimits } from "./git-entries.ts";
+import type { WalkLimits, WalkOptions } from "./git-entries.ts";
 import {
   callsOrFailure,
   checkWorkspaceAfter,
@@ -17,11 +17,11 @@ import {
 import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 import { isWithin } from "../paths.ts";
-import { createCredentialMasker, stateDirMasks, storePins } from "./guards.ts";
+import { type Mask, createCredentialMasker, stateDirMasks, storePins } from "./guards.ts";
 import { loadFileLocks } from "./file-lock.ts";
 import { SANDBOX_EXCLUDES, excludesEnv, placeholderExcludes } from "./git-excludes.ts";
 import { hostServiceMasks } from "./host-services.ts";
-import { createPlaceholders } from "./placeholders.ts";
+import { type PlaceholderHold, createPlaceholders } from "./placeholders.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
@@ -29,7 +29,11 @@ import { openSeatbelt } from "./seatbelt-backend.ts";
 import type { SandboxAttach } from "../network/service.ts";
 import type { SandboxPreference } from "../settings/table.ts";
 import type { SandboxStatus } from "./types.ts";
-import { protectWorkspace, refuseRedirectedGit } from "./workspace-guards.ts";
+import {
+  type WorkspaceProtection,
+  protectWorkspace,
+  refuseRedirectedGit,
+} from "./workspace-guards.ts";
 
 export { unavailableBackend } from "./backend-parts.ts";
 
@@ -187,21 +191,10 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       // Held from before any placeholder is made until the command has ended.
       const holds = writable ? roots.map((root) => placeholders.hold(root)) : [];
       const hold = holds[0];
-      const releaseAll = () => {
-        for (const held of holds) held.release();
-      };
+      const releaseAll = () => releaseHolds(holds);
       try {
         const protections = writable
-          ? roots.map((root, i) =>
-              protectWorkspace(root, {
-                stateDir: options.stateDir,
-                protectedDirs: options.protectedDirs,
-                pinned: storePins(masks, root),
-                placeholder: holds[i]?.make,
-                git,
-                walk: walks(root),
-              }),
-            )
+          ? protectRoots(roots, { options, masks, holds, git, walks })
           : undefined;
         const protection = protections?.[0];
         for (const held of holds) held.seal();
@@ -283,6 +276,34 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     },
     close: () => placeholders.flush(),
   };
+}
+
+/** The protections of each root (the workspace, then the added directories), in order. */
+function protectRoots(
+  roots: readonly string[],
+  parts: {
+    readonly options: BackendOptions;
+    readonly masks: readonly Mask[];
+    readonly holds: readonly PlaceholderHold[];
+    readonly git: GitUserConfig;
+    readonly walks: (root: string) => WalkOptions;
+  },
+): WorkspaceProtection[] {
+  const { options } = parts;
+  return roots.map((root, i) =>
+    protectWorkspace(root, {
+      stateDir: options.stateDir,
+      protectedDirs: options.protectedDirs,
+      pinned: storePins(parts.masks, root),
+      placeholder: parts.holds[i]?.make,
+      git: parts.git,
+      walk: parts.walks(root),
+    }),
+  );
+}
+
+function releaseHolds(holds: readonly PlaceholderHold[]): void {
+  for (const held of holds) held.release();
 }
 
 /** Masks without repeats (each root may name the same state directory). */

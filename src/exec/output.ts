@@ -3,7 +3,7 @@
  * `tailBytes` are kept, the middle is only counted. Live text goes to a listener until
  * `liveBytes` have been shown, then one notice says the rest is in the final result.
  */
-import { createStreamSanitizer, sanitizeOutput } from "./sanitize.ts";
+import { createStreamSanitizer, sanitizeOutput } from "../render/terminal-text.ts";
 
 export interface OutputLimits {
   readonly headBytes: number;

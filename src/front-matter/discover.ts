@@ -11,9 +11,9 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCode } from "../error-code.ts";
 import { errorMessage } from "../errors.ts";
-import { readContextFile } from "../tools/file-safety/context-read.ts";
-import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
-import { type SecretSnapshot, snapshotSecrets } from "../tools/file-safety/secret-identity.ts";
+import { readContextFile } from "../file-safety/context-read.ts";
+import type { SecretPlaces } from "../file-safety/credential-paths.ts";
+import { type SecretSnapshot, snapshotSecrets } from "../file-safety/secret-identity.ts";
 import { parseFrontMatter } from "./parse.ts";
 
 /** One directory to search. */

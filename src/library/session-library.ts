@@ -13,9 +13,9 @@ import {
   firstOfEachName,
 } from "../front-matter/index.ts";
 import type { Logger } from "../log.ts";
-import type { McpServers } from "../mcp/servers.ts";
-import type { SecretPlaces } from "../tools/file-safety/credential-paths.ts";
-import { type CustomCommand, customCommandOf } from "../commands/custom-command.ts";
+import type { McpServers } from "../mcp/types.ts";
+import type { SecretPlaces } from "../file-safety/credential-paths.ts";
+import { type CustomCommand, customCommandOf } from "./custom-command.ts";
 import { skillsBlock } from "../skills/prompt-block.ts";
 import { type Skill, skillOf } from "../skills/skill.ts";
 import { type LibraryPlaces, type PlaceRoots, libraryPlaces } from "./places.ts";

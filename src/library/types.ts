@@ -3,7 +3,7 @@
  * slash commands (and, for skills, in the system prompt), and what it left out and why.
  * Surfaces reach it through the session's handle.
  */
-import type { CustomCommand } from "../commands/custom-command.ts";
+import type { CustomCommand } from "./custom-command.ts";
 import type { McpPrompt } from "../mcp/prompts.ts";
 import type { UserContent } from "../session/events.ts";
 import type { Skill } from "../skills/skill.ts";

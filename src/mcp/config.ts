@@ -1,6 +1,6 @@
 /** The config file's `[mcp_servers.NAME]` tables (interface.md) and what they become. */
 import * as v from "valibot";
-import type { McpServerSpec } from "./types.ts";
+import { type McpServerSpec, REMOTE_TRANSPORTS } from "./types.ts";
 
 /**
  * One server: `command` (with `args`, `env`) for stdio, or `url` (with `headers`) for HTTP,
@@ -14,7 +14,7 @@ export const McpServerTable = v.pipe(
     env: v.optional(v.record(v.string(), v.string())),
     url: v.optional(v.pipe(v.string(), v.url("url is not a URL"))),
     headers: v.optional(v.record(v.string(), v.string())),
-    transport: v.optional(v.picklist(["http", "sse"])),
+    transport: v.optional(v.picklist(REMOTE_TRANSPORTS)),
     enabled: v.optional(v.boolean()),
   }),
   v.check(

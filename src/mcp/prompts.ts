@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidInputError } from "../errors.ts";
 import type { UserContent } from "../session/events.ts";
-import { splitArguments } from "../commands/arguments.ts";
+import { splitArguments } from "../argument-words.ts";
 import { base64Bytes } from "./result.ts";
 
 /** One prompt a server offers. */

@@ -10,40 +10,12 @@ import { isDshCredential, scrubEnv } from "../exec/env.ts";
 import type { Logger } from "../log.ts";
 import { createToolRegistry } from "../tools/registry.ts";
 import type { AnyTool, ToolRegistry } from "../tools/types.ts";
-import type { UserContent } from "../session/events.ts";
 import type { McpConnection } from "./connect.ts";
-import type { McpPrompt } from "./prompts.ts";
 import { realpathOr } from "../paths.ts";
 import { projectRootOf } from "../rules/project.ts";
 import { projectSafeCommand, serverSearchPath } from "./server-command.ts";
 import { createMcpTool } from "./tool.ts";
-import type {
-  McpNotice,
-  McpOptions,
-  McpServerSpec,
-  McpServerState,
-  McpServerStatus,
-} from "./types.ts";
-
-export interface McpServers extends AsyncDisposable {
-  /** The servers' tools now, as a registry (a new one after any change, the same until then). */
-  registry(): ToolRegistry;
-  statuses(): McpServerStatus[];
-  /** Resolves when no server is starting any more (each start has its deadline) or on abort. */
-  started(signal: AbortSignal): Promise<void>;
-  /** The prompts of each ready server, in the servers' order. */
-  prompts(): readonly { readonly server: string; readonly prompts: readonly McpPrompt[] }[];
-  /**
-   * Gets a prompt of a ready server as a turn's content. Rejects with a message fit for the
-   * user when the server is not ready or fails (or with the signal's reason once it aborts).
-   */
-  getPrompt(
-    server: string,
-    prompt: string,
-    args: Record<string, string>,
-    signal: AbortSignal,
-  ): Promise<UserContent[]>;
-}
+import type { McpNotice, McpOptions, McpServers, McpServerSpec, McpServerState } from "./types.ts";
 
 export interface McpServersDeps {
   readonly specs: readonly McpServerSpec[];
@@ -79,6 +51,53 @@ const loadConnector = () => {
   connector ??= import("./connect.ts");
   return connector;
 };
+
+/**
+ * The ready servers' tools as one registry: at most MAX_MCP_TOOLS, and each name kept by the
+ * tool that first held it (`owners`, for the session's lifetime).
+ */
+function offeredTools(
+  entries: Iterable<Entry>,
+  owners: Map<string, string>,
+  logger: Logger,
+): ToolRegistry {
+  const tools: AnyTool[] = [];
+  const names = new Set<string>();
+  for (const entry of entries) {
+    const { connection } = entry;
+    if (entry.state !== "ready" || connection === undefined) continue;
+    for (const info of connection.tools()) {
+      const tool = createMcpTool({
+        server: entry.spec.name,
+        info,
+        call: (args, signal) => connection.call(info.name, args, signal),
+      });
+      if (tools.length >= MAX_MCP_TOOLS) {
+        logger.warn("too many mcp tools; tool not offered", {
+          server: entry.spec.name,
+          tool: info.name,
+          max: MAX_MCP_TOOLS,
+        });
+        continue;
+      }
+      // Names meet only when a tool's name imitates another's digest: the first tool to hold
+      // a name keeps it for the session, so a name never changes meaning between requests.
+      const owner = JSON.stringify([entry.spec.name, info.name]);
+      const holder = owners.get(tool.name);
+      if (names.has(tool.name) || (holder !== undefined && holder !== owner)) {
+        logger.warn("mcp tool name taken; tool not offered", {
+          server: entry.spec.name,
+          tool: info.name,
+        });
+        continue;
+      }
+      owners.set(tool.name, owner);
+      names.add(tool.name);
+      tools.push(tool);
+    }
+  }
+  return createToolRegistry(tools, { logger });
+}
 
 /** Starts every server of `specs` in the background. */
 export function startMcpServers(deps: McpServersDeps): McpServers {
@@ -183,48 +202,9 @@ export function startMcpServers(deps: McpServersDeps): McpServers {
       );
   }
 
-  const build = (): ToolRegistry => {
-    const tools: AnyTool[] = [];
-    const names = new Set<string>();
-    for (const entry of entries.values()) {
-      const { connection } = entry;
-      if (entry.state !== "ready" || connection === undefined) continue;
-      for (const info of connection.tools()) {
-        const tool = createMcpTool({
-          server: entry.spec.name,
-          info,
-          call: (args, signal) => connection.call(info.name, args, signal),
-        });
-        if (tools.length >= MAX_MCP_TOOLS) {
-          logger.warn("too many mcp tools; tool not offered", {
-            server: entry.spec.name,
-            tool: info.name,
-            max: MAX_MCP_TOOLS,
-          });
-          continue;
-        }
-        // Names meet only when a tool's name imitates another's digest: the first tool to hold
-        // a name keeps it for the session, so a name never changes meaning between requests.
-        const owner = JSON.stringify([entry.spec.name, info.name]);
-        const holder = owners.get(tool.name);
-        if (names.has(tool.name) || (holder !== undefined && holder !== owner)) {
-          logger.warn("mcp tool name taken; tool not offered", {
-            server: entry.spec.name,
-            tool: info.name,
-          });
-          continue;
-        }
-        owners.set(tool.name, owner);
-        names.add(tool.name);
-        tools.push(tool);
-      }
-    }
-    return createToolRegistry(tools, { logger });
-  };
-
   return {
     registry() {
-      current ??= build();
+      current ??= offeredTools(entries.values(), owners, logger);
       return current;
     },
     statuses: () =>

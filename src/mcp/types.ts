@@ -3,6 +3,9 @@
  * them, and the options every session's servers share.
  */
 import * as v from "valibot";
+import type { UserContent } from "../session/events.ts";
+import type { ToolRegistry } from "../tools/types.ts";
+import type { McpPrompt } from "./prompts.ts";
 
 /** Environment variables and headers: names to values. */
 const StringMap = v.record(v.string(), v.string());
@@ -19,11 +22,15 @@ export const StdioServerSpec = v.object({
 export type StdioServerSpec = v.InferOutput<typeof StdioServerSpec>;
 
 /**
- * A server reached over HTTP: `http` is streamable HTTP, falling back to SSE when the server
- * does not speak it; `sse` is the older SSE transport only.
+ * The transports of a server reached over HTTP: `http` is streamable HTTP, falling back to SSE
+ * when the server does not speak it; `sse` is the older SSE transport only. The config file's
+ * `transport`, the editor's `mcpServers` entries and ACP's `mcpCapabilities` all take this list.
  */
+export const REMOTE_TRANSPORTS = ["http", "sse"] as const;
+
+/** A server reached over HTTP, by one of REMOTE_TRANSPORTS. */
 export const RemoteServerSpec = v.object({
-  transport: v.picklist(["http", "sse"]),
+  transport: v.picklist(REMOTE_TRANSPORTS),
   name: v.string(),
   url: v.pipe(v.string(), v.url()),
   headers: StringMap,
@@ -52,6 +59,27 @@ export interface McpNotice {
   readonly severity: "warning" | "error";
   readonly title: string;
   readonly description?: string;
+}
+
+/** A session's MCP servers, running: their tools, states and prompts. */
+export interface McpServers extends AsyncDisposable {
+  /** The servers' tools now, as a registry (a new one after any change, the same until then). */
+  registry(): ToolRegistry;
+  statuses(): McpServerStatus[];
+  /** Resolves when no server is starting any more (each start has its deadline) or on abort. */
+  started(signal: AbortSignal): Promise<void>;
+  /** The prompts of each ready server, in the servers' order. */
+  prompts(): readonly { readonly server: string; readonly prompts: readonly McpPrompt[] }[];
+  /**
+   * Gets a prompt of a ready server as a turn's content. Rejects with a message fit for the
+   * user when the server is not ready or fails (or with the signal's reason once it aborts).
+   */
+  getPrompt(
+    server: string,
+    prompt: string,
+    args: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<UserContent[]>;
 }
 
 /** What every session's servers share, set once by the composition. */

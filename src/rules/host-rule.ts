@@ -3,8 +3,7 @@
  * reads in `dsh rules`. The subject is already normalised by the proxy (a lower-case name, or
  * an address in its canonical form with its port).
  */
-import type { ApprovalSubject } from "../approval/types.ts";
-import type { Rule } from "./types.ts";
+import type { ApprovalSubject, Rule } from "./types.ts";
 
 type HostSubject = Extract<ApprovalSubject, { type: "host" }>;
 type HostRule = Extract<Rule, { type: "host" }>;

@@ -5,11 +5,10 @@
  * (outside the sandbox); anything else is never covered, and asked about every time.
  */
 import { dirname, sep } from "node:path";
-import type { ApprovalSubject } from "../approval/types.ts";
 import { isWithin } from "../paths.ts";
 import { coversHost, hostRuleOf, hostRuleText } from "./host-rule.ts";
 import { parseCommand } from "./shell-command.ts";
-import type { CommandPlace, Rule, RuleOffer } from "./types.ts";
+import type { ApprovalSubject, CommandPlace, Rule, RuleOffer } from "./types.ts";
 
 /** Words that read like a subcommand (`test`, `run`, `build:prod`), not an argument. */
 const SUBCOMMAND = /^[a-z][a-z0-9:_-]*$/;

@@ -11,11 +11,10 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import type { ApprovalSubject } from "../approval/types.ts";
 import { ConflictError, errorMessage } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { covers } from "./match.ts";
-import { Rule, type RuleOffer, type SavedRule } from "./types.ts";
+import { type ApprovalSubject, Rule, type RuleOffer, type SavedRule } from "./types.ts";
 
 const RulesFile = v.object({
   version: v.literal(1),

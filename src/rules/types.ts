@@ -12,6 +12,20 @@ import * as v from "valibot";
 export const CommandPlace = v.picklist(["outside_sandbox"]);
 export type CommandPlace = v.InferOutput<typeof CommandPlace>;
 
+/**
+ * What a remembered "always allow" rule could cover; set by the tool that asks (the approval
+ * seam's requests carry it).
+ */
+export type ApprovalSubject =
+  /** Shell text, and where it would run. */
+  | { readonly type: "command"; readonly command: string; readonly where: CommandPlace }
+  /** A file to write outside the project (its real path). */
+  | { readonly type: "write"; readonly path: string }
+  /** A call of one MCP tool: the server's name and the tool's, as the server names it. */
+  | { readonly type: "mcp_tool"; readonly server: string; readonly tool: string }
+  /** Connections to a host: a name (every port), or an address with its port. */
+  | { readonly type: "host"; readonly host: string; readonly port?: number };
+
 /** Allows a command line whose every simple command starts with these words, run `where`. */
 export const CommandRule = v.object({
   type: v.literal("command"),

@@ -150,51 +150,54 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
       }
     },
 
-    async list(): Promise<SessionSummary[]> {
-      let names: string[];
-      try {
-        names = await readdir(sessionsDir(home));
-      } catch (error) {
-        if (isMissing(error)) return [];
-        throw error;
-      }
-      const ids = names
-        .filter((name) => name.endsWith(SUFFIX))
-        .map((name) => name.slice(0, -SUFFIX.length))
-        .filter(isSessionId);
-      // Another program may keep files here too (DeepSeek Harness also reads DSH_HOME): what is
-      // not a dsh log is skipped, with one warning for all of them.
-      const skipped: string[] = [];
-      const summaries = await Promise.all(
-        ids.map(async (id) => {
-          const path = sessionPath(home, id);
-          try {
-            return await readSummary(path, id);
-          } catch (error) {
-            skipped.push(`${path}: ${errorMessage(error)}`);
-            return undefined;
-          }
-        }),
-      );
-      const foreign = names.filter(
-        (name) =>
-          !name.startsWith(".") &&
-          !name.includes(".lock") &&
-          !(name.endsWith(SUFFIX) && isSessionId(name.slice(0, -SUFFIX.length))),
-      );
-      const notOurs = [...skipped, ...foreign.map((name) => `${name}: not a dsh session log`)];
-      if (notOurs.length > 0) {
-        logger.warn("skipping files in the sessions directory that are not dsh session logs", {
-          dir: sessionsDir(home),
-          count: notOurs.length,
-          files: notOurs.slice(0, 10),
-        });
-      }
-      return summaries
-        .filter((summary) => summary !== undefined)
-        .sort((a, b) => compareDesc(a.updatedAt, b.updatedAt) || compareDesc(a.id, b.id));
-    },
+    list: () => listSessions(home, logger),
   };
+}
+
+/** The summaries of the logs under `<home>/sessions`, newest first, skipping what is not a log. */
+async function listSessions(home: string, logger: Logger): Promise<SessionSummary[]> {
+  let names: string[];
+  try {
+    names = await readdir(sessionsDir(home));
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw error;
+  }
+  const ids = names
+    .filter((name) => name.endsWith(SUFFIX))
+    .map((name) => name.slice(0, -SUFFIX.length))
+    .filter(isSessionId);
+  // Another program may keep files here too (DeepSeek Harness also reads DSH_HOME): what is
+  // not a dsh log is skipped, with one warning for all of them.
+  const skipped: string[] = [];
+  const summaries = await Promise.all(
+    ids.map(async (id) => {
+      const path = sessionPath(home, id);
+      try {
+        return await readSummary(path, id);
+      } catch (error) {
+        skipped.push(`${path}: ${errorMessage(error)}`);
+        return undefined;
+      }
+    }),
+  );
+  const foreign = names.filter(
+    (name) =>
+      !name.startsWith(".") &&
+      !name.includes(".lock") &&
+      !(name.endsWith(SUFFIX) && isSessionId(name.slice(0, -SUFFIX.length))),
+  );
+  const notOurs = [...skipped, ...foreign.map((name) => `${name}: not a dsh session log`)];
+  if (notOurs.length > 0) {
+    logger.warn("skipping files in the sessions directory that are not dsh session logs", {
+      dir: sessionsDir(home),
+      count: notOurs.length,
+      files: notOurs.slice(0, 10),
+    });
+  }
+  return summaries
+    .filter((summary) => summary !== undefined)
+    .sort((a, b) => compareDesc(a.updatedAt, b.updatedAt) || compareDesc(a.id, b.id));
 }
 
 /** Bytes read from a log at a time: the file is never held whole. */

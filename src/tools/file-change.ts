@@ -2,11 +2,11 @@
 import { existsSync } from "node:fs";
 import * as path from "node:path";
 import { displayPath } from "./display-path.ts";
-import { readTextFile, writeFileAtomic } from "./file-safety/file-io.ts";
+import { readTextFile, writeFileAtomic } from "../file-safety/file-io.ts";
 import type { DiffIntent, GenericIntent, RenderIntent } from "../render/intent.ts";
-import type { WriteTarget } from "./file-safety/paths.ts";
-import type { SecretSnapshot } from "./file-safety/secret-identity.ts";
-import type { SecretPlaces } from "./file-safety/credential-paths.ts";
+import type { WriteTarget } from "../file-safety/paths.ts";
+import type { SecretSnapshot } from "../file-safety/secret-identity.ts";
+import type { SecretPlaces } from "../file-safety/credential-paths.ts";
 import type { PresentContext, ToolContext, ToolResult } from "./types.ts";
 import { authorizeWrite } from "./write-policy.ts";
 

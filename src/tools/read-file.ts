@@ -3,11 +3,11 @@ import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError } from "../errors.ts";
 import { displayPath } from "./display-path.ts";
-import type { SecretPlaces } from "./file-safety/credential-paths.ts";
-import { decodeForDisplay, readTextBytes } from "./file-safety/file-io.ts";
+import type { SecretPlaces } from "../file-safety/credential-paths.ts";
+import { decodeForDisplay, readTextBytes } from "../file-safety/file-io.ts";
 import type { RenderIntent } from "../render/intent.ts";
-import { resolveForRead } from "./file-safety/paths.ts";
-import { snapshotSecrets } from "./file-safety/secret-identity.ts";
+import { resolveForRead } from "../file-safety/paths.ts";
+import { snapshotSecrets } from "../file-safety/secret-identity.ts";
 import type { PresentContext, Tool, ToolResult } from "./types.ts";
 
 /** Lines returned when the model gives no `limit`. */

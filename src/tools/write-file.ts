@@ -9,9 +9,9 @@ import {
   lineCount,
 } from "./file-change.ts";
 import type { FileChangeDetails, WriteToolDeps } from "./file-change.ts";
-import { readTextFile } from "./file-safety/file-io.ts";
-import { checkWrite, protectedDirsOf } from "./file-safety/paths.ts";
-import { snapshotSecrets } from "./file-safety/secret-identity.ts";
+import { readTextFile } from "../file-safety/file-io.ts";
+import { checkWrite, protectedDirsOf } from "../file-safety/paths.ts";
+import { snapshotSecrets } from "../file-safety/secret-identity.ts";
 import type { Tool, ToolResult } from "./types.ts";
 
 const BOM = "\uFEFF";

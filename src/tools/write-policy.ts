@@ -9,11 +9,11 @@
  */
 import * as path from "node:path";
 import type { DiffIntent } from "../render/intent.ts";
-import type { WriteTarget } from "./file-safety/paths.ts";
+import type { WriteTarget } from "../file-safety/paths.ts";
 import type { ToolContext, ToolResult } from "./types.ts";
 import { isWithin, relativeInside } from "../paths.ts";
 import { projectConfigMatch } from "../permission/project-config.ts";
-import { PathRefusedError } from "./errors.ts";
+import { PathRefusedError } from "../file-safety/errors.ts";
 
 /**
  * Asks when the policy says so. Returns undefined when the write may go ahead, or the

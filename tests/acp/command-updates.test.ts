@@ -11,7 +11,7 @@ import type { AgentHandle } from "../../src/agent/types.ts";
 import { reservedCommandNames } from "../../src/commands/index.ts";
 import { createSessionLibrary } from "../../src/library/session-library.ts";
 import { silentLogger } from "../../src/log.ts";
-import { secretPlacesOf } from "../../src/tools/file-safety/credential-paths.ts";
+import { secretPlacesOf } from "../../src/file-safety/credential-paths.ts";
 import { writeFile } from "../support/library-files.ts";
 
 let dir: string;

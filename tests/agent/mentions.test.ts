@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { MENTION_BUDGET_CHARS, embedMentionedFiles } from "../../src/agent/mentions.ts";
 import type { UserContent } from "../../src/session/events.ts";
-import { MAX_EMBEDDED_CHARS } from "../../src/tools/file-safety/embedded-text.ts";
+import { MAX_EMBEDDED_CHARS } from "../../src/file-safety/embedded-text.ts";
 
 const link = (n: number): UserContent => ({
   type: "resource_link",

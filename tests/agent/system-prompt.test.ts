@@ -17,7 +17,7 @@ import {
   findInstructions,
 } from "../../src/agent/system-prompt.ts";
 import type { Logger } from "../../src/log.ts";
-import { secretPlacesOf } from "../../src/tools/file-safety/credential-paths.ts";
+import { secretPlacesOf } from "../../src/file-safety/credential-paths.ts";
 
 let dir: string;
 beforeEach(() => {

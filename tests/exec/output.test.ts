@@ -5,7 +5,7 @@ import {
   createStreamSanitizer,
   sanitizeOutput,
   stripControls,
-} from "../../src/exec/sanitize.ts";
+} from "../../src/render/terminal-text.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const limits = { headBytes: 16, tailBytes: 16, liveBytes: 1024 };

@@ -8,7 +8,7 @@ import {
   createMarkdownScanner,
 } from "../../src/front-matter/index.ts";
 import { writeFile as write } from "../support/library-files.ts";
-import { secretPlacesOf } from "../../src/tools/file-safety/credential-paths.ts";
+import { secretPlacesOf } from "../../src/file-safety/credential-paths.ts";
 
 let dir: string;
 beforeEach(() => {

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { reservedCommandNames } from "../../src/commands/index.ts";
 import { createSessionLibrary } from "../../src/library/session-library.ts";
 import type { Logger } from "../../src/log.ts";
-import type { McpServers } from "../../src/mcp/servers.ts";
+import type { McpServers } from "../../src/mcp/types.ts";
 import { writeFile as write } from "../support/library-files.ts";
-import { secretPlacesOf } from "../../src/tools/file-safety/credential-paths.ts";
+import { secretPlacesOf } from "../../src/file-safety/credential-paths.ts";
 
 let dir: string;
 beforeEach(() => {

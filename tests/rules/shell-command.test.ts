@@ -1,6 +1,6 @@
 /** Which shell text a command rule can cover, and the rules "always allow" saves. */
 import { describe, expect, test } from "bun:test";
-import type { ApprovalSubject } from "../../src/approval/types.ts";
+import type { ApprovalSubject } from "../../src/rules/types.ts";
 import { covers, describeRule, leadingWords, offerFor } from "../../src/rules/match.ts";
 import { parseCommand } from "../../src/rules/shell-command.ts";
 import * as v from "valibot";

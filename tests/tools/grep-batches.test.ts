@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { secretMatch, secretPlacesOf } from "../../src/tools/file-safety/credential-paths.ts";
+import { secretMatch, secretPlacesOf } from "../../src/file-safety/credential-paths.ts";
 import { createGrepTool } from "../../src/tools/grep.ts";
 import { makeSandbox, toolContext } from "./harness.ts";
 import type { Sandbox } from "./harness.ts";

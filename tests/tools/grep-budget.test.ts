@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createGrepTool } from "../../src/tools/grep.ts";
-import { secretPlacesOf } from "../../src/tools/file-safety/credential-paths.ts";
+import { secretPlacesOf } from "../../src/file-safety/credential-paths.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
 import { makeSandbox, toolContext } from "./harness.ts";
 import type { Sandbox } from "./harness.ts";

@@ -10,7 +10,7 @@ import { win32 } from "node:path";
 import { scrubEnv } from "../../src/exec/env.ts";
 import { findGitBash, windowsStatus } from "../../src/exec/windows-shell.ts";
 import { credentialStores } from "../../src/permission/credentials.ts";
-import { secretMatch, secretPlacesOf } from "../../src/tools/file-safety/credential-paths.ts";
+import { secretMatch, secretPlacesOf } from "../../src/file-safety/credential-paths.ts";
 
 const files = (...paths: string[]) => {
   const set = new Set(paths.map((p) => win32.normalize(p).toLowerCase()));

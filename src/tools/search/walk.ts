@@ -9,9 +9,9 @@
 import * as fs from "node:fs";
 import type { Dirent } from "node:fs";
 import * as path from "node:path";
-import { secretMatch } from "../file-safety/credential-paths.ts";
+import { secretMatch } from "../../file-safety/credential-paths.ts";
 import { type IgnoreScope, ignoreScopeOf, isIgnoreFile } from "./ignore-rules.ts";
-import type { SecretSnapshot } from "../file-safety/secret-identity.ts";
+import type { SecretSnapshot } from "../../file-safety/secret-identity.ts";
 
 /** Directories skipped unless the search names them. */
 export const NOISY_DIRS: readonly string[] = [".git", "node_modules"];

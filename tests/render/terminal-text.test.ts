@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createTerminalTextSanitizer, terminalText } from "../../src/exec/sanitize.ts";
+import { createTerminalTextSanitizer, terminalText } from "../../src/render/terminal-text.ts";
 
 describe("text for the terminal surfaces", () => {
   test("OSC clipboard and title writes, CSI clears, C1 controls and BEL are removed; newline and tab kept", () => {

@@ -1,13 +1,14 @@
 /**
- * One session open on the connection: its agent handle, the pump that turns the handle's live
- * events into `session/update`s in order, and the single prompt in flight. A prompt settles
+ * The bridge's side of one session open on the connection (the agent's side is its
+ * `AgentHandle`): the handle, the pump that turns the handle's live events into
+ * `session/update`s in order, and the single prompt in flight. A prompt settles
  * only after the pump has written every update of its own turn, so nothing of a turn ever
  * follows its response.
  */
 import * as acp from "@agentclientprotocol/sdk";
 import { sleep } from "../abortable.ts";
 import type { AgentHandle, LiveEvent, TurnOutcome, UserContent } from "../agent/types.ts";
-import type { ApprovalDecision, AskedRequest } from "../approval/types.ts";
+import type { ApprovalAnswer, ApprovalDecision, AskedRequest } from "../approval/types.ts";
 import { ConflictError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { decisionOf, permissionParams } from "./approval.ts";
@@ -15,10 +16,12 @@ import { createCommandAdvertiser } from "./command-updates.ts";
 import type { ClientOptions } from "./capabilities.ts";
 import { promptTitle } from "../session/folds.ts";
 import type { AcpFormTarget, AcpPermissionTarget } from "./types.ts";
+import { type SessionQuestion, askUser } from "./ask-user.ts";
 import { createUpdateMapper } from "./update-mapper.ts";
+import { type DeferredUpdates, createUpdateSender } from "./update-sender.ts";
 import { createWaiters } from "./waiters.ts";
 
-export interface LiveSessionDeps {
+export interface BridgeSessionDeps {
   readonly handle: AgentHandle;
   /** The connection's way to the client. */
   readonly client: acp.AgentContext;
@@ -27,7 +30,7 @@ export interface LiveSessionDeps {
   readonly logger: Logger;
 }
 
-export interface LiveSession extends AcpPermissionTarget, AcpFormTarget, AsyncDisposable {
+export interface BridgeSession extends AcpPermissionTarget, AcpFormTarget, AsyncDisposable {
   readonly id: string;
   readonly handle: AgentHandle;
   /** Whether a prompt is in flight. */
@@ -71,17 +74,8 @@ export interface LiveSession extends AcpPermissionTarget, AcpFormTarget, AsyncDi
   settled(): Promise<void>;
 }
 
-/** A yes/no question for the user. */
-export interface SessionQuestion {
-  readonly title: string;
-  readonly detail: string;
-  /** The labels of the two answers. */
-  readonly yes: string;
-  readonly no: string;
-}
-
-/** Opens a live session over `handle` and starts pumping its events. */
-export function openLiveSession(deps: LiveSessionDeps): LiveSession {
+/** Opens the bridge's side of the session `handle` runs, and starts pumping its events. */
+export function openBridgeSession(deps: BridgeSessionDeps): BridgeSession {
   const { handle, client, logger } = deps;
   const sessionId = handle.sessionId;
   const mapper = createUpdateMapper(deps.options);
@@ -89,35 +83,11 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
   // A step can announce any number of calls: remember all of this turn's, forget them at its end.
   const calls = createWaiters<string>(Number.POSITIVE_INFINITY);
   let titled = handle.history().some((e) => e.type === "user_message");
-  let sendFailed = false;
   let inFlight: { controller: AbortController; settled: Promise<void> } | undefined;
   let disposed: Promise<void> | undefined;
-  let deferred: { timer: ReturnType<typeof setTimeout>; updates: DeferredUpdates } | undefined;
 
-  const send = async (updates: readonly acp.SessionUpdate[]) => {
-    if (deferred !== undefined) {
-      const early = deferred;
-      deferred = undefined;
-      clearTimeout(early.timer);
-      await sendNow(typeof early.updates === "function" ? early.updates() : early.updates);
-    }
-    await sendNow(updates);
-  };
-
-  const sendNow = async (updates: readonly acp.SessionUpdate[]) => {
-    for (const update of updates) {
-      try {
-        await client.notify(acp.methods.client.session.update, { sessionId, update });
-      } catch (error) {
-        // The client is gone or the pipe broke: the turn and its log go on regardless.
-        const data = { sessionId, update: update.sessionUpdate, error };
-        if (sendFailed) logger.debug("could not send a session update", data);
-        else
-          logger.warn("could not send a session update; later failures are logged at debug", data);
-        sendFailed = true;
-      }
-    }
-  };
+  const sender = createUpdateSender({ client, sessionId, logger });
+  const send = sender.send;
 
   const dispatch = async (event: LiveEvent) => {
     if (event.turnId !== undefined && turns.released(event.turnId)) {
@@ -141,25 +111,20 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
   };
 
   const events = handle.events()[Symbol.asyncIterator]();
-  const pump = (async () => {
-    try {
-      for (let next = await events.next(); next.done !== true; next = await events.next()) {
-        await dispatch(next.value);
-      }
-    } catch (error) {
-      logger.error("the session's live events failed", { sessionId, error });
-    } finally {
-      turns.close();
-      calls.close();
-    }
-  })();
+  const pump = pumpEvents(events, dispatch, (failure) => {
+    if (failure !== undefined)
+      logger.error("the session's live events failed", { sessionId, error: failure.error });
+    turns.close();
+    calls.close();
+  });
 
   const cancel = () => inFlight?.controller.abort();
-  const sendLater = (ms: number, updates: DeferredUpdates) => {
-    if (disposed !== undefined) return;
-    if (deferred !== undefined) clearTimeout(deferred.timer);
-    deferred = { timer: setTimeout(() => void send([]), ms), updates };
+  /** Resolves once the call's `in_progress` update is out and the client had time to apply it. */
+  const shownOnClient = async (callId: string, signal: AbortSignal) => {
+    await calls.wait(callId, signal);
+    await sleep(CLIENT_SETTLE_MS, signal);
   };
+  const { sendLater } = sender;
   const commands = createCommandAdvertiser({ handle, send, sendLater });
 
   const runTurn = async (
@@ -205,80 +170,24 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     runTurn,
     sendLater,
     advertiseCommands: (delayMs) => commands.first(delayMs),
-    postpone(ms) {
-      if (deferred === undefined) return;
-      clearTimeout(deferred.timer);
-      deferred.timer = setTimeout(() => void send([]), ms);
-    },
+    postpone: sender.postpone,
     cancel,
     settled: () => inFlight?.settled ?? Promise.resolve(),
-    async ask(question, signal) {
-      const toolCallId = `dsh-ask-${crypto.randomUUID()}`;
-      const content: acp.ToolCallContent[] = [
-        { type: "content", content: { type: "text", text: question.detail } },
-      ];
-      await send([
-        {
-          sessionUpdate: "tool_call",
-          toolCallId,
-          title: question.title,
-          kind: "edit",
-          status: "pending",
-          content,
-        },
-      ]);
-      let yes = false;
-      try {
-        const response = await client.request(
-          acp.methods.client.session.requestPermission,
-          {
-            sessionId,
-            toolCall: { toolCallId, title: question.title, content },
-            options: [
-              { optionId: "yes", name: question.yes, kind: "allow_once" },
-              { optionId: "no", name: question.no, kind: "reject_once" },
-            ],
-          },
-          { cancellationSignal: signal, stopWaitingOnCancel: true },
-        );
-        yes = response.outcome.outcome === "selected" && response.outcome.optionId === "yes";
-      } catch (error) {
-        logger.info("a question ended without an answer; taken as no", { sessionId, error });
-      }
-      await send([
-        { sessionUpdate: "tool_call_update", toolCallId, status: yes ? "completed" : "failed" },
-      ]);
-      return yes;
-    },
+    ask: (question, signal) => askUser({ client, send, sessionId, logger }, question, signal),
     async requestPermission(
       request: AskedRequest & { readonly toolCallId: string },
       signal: AbortSignal,
     ) {
       // The call must be on the client, and running, before a permission prompt patches it (zed.md §4).
-      await calls.wait(request.toolCallId, signal);
-      await sleep(CLIENT_SETTLE_MS, signal);
+      await shownOnClient(request.toolCallId, signal);
       if (signal.aborted) return "deny" satisfies ApprovalDecision;
-      try {
-        const response = await client.request(
-          acp.methods.client.session.requestPermission,
-          permissionParams(request, deps.options),
-          { cancellationSignal: signal, stopWaitingOnCancel: true },
-        );
-        // The client answers `cancelled` when the user stopped the turn (acp.md §5): end it.
-        if (response.outcome.outcome === "cancelled") cancel();
-        return decisionOf(response);
-      } catch (error) {
-        logger.info("a permission request ended without an answer; denied", { sessionId, error });
-        return "deny" satisfies ApprovalDecision;
-      }
+      return askPermission(deps, request, signal, cancel);
     },
     canElicitForm: deps.options.elicitForm,
     async elicit(params, signal) {
       // Like a permission prompt, a tool call's form belongs on a call the client already shows.
-      if ("toolCallId" in params && typeof params.toolCallId === "string") {
-        await calls.wait(params.toolCallId, signal);
-        await sleep(CLIENT_SETTLE_MS, signal);
-      }
+      if ("toolCallId" in params && typeof params.toolCallId === "string")
+        await shownOnClient(params.toolCallId, signal);
       signal.throwIfAborted();
       return client.request(acp.methods.client.elicitation.create, params, {
         cancellationSignal: signal,
@@ -288,8 +197,7 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
     [Symbol.asyncDispose]() {
       disposed ??= (async () => {
         commands.stop();
-        if (deferred !== undefined) clearTimeout(deferred.timer);
-        deferred = undefined;
+        sender.close();
         cancel();
         await inFlight?.settled;
         try {
@@ -306,10 +214,48 @@ export function openLiveSession(deps: LiveSessionDeps): LiveSession {
   };
 }
 
-/** Updates held for later: as they are, or made when they go out. */
-export type DeferredUpdates = readonly acp.SessionUpdate[] | (() => readonly acp.SessionUpdate[]);
-
 function noop() {}
+
+/** Asks the client about `request`; no answer is deny, and `cancelled` also ends the turn. */
+async function askPermission(
+  deps: BridgeSessionDeps,
+  request: AskedRequest & { readonly toolCallId: string },
+  signal: AbortSignal,
+  cancel: () => void,
+): Promise<ApprovalAnswer> {
+  try {
+    const response = await deps.client.request(
+      acp.methods.client.session.requestPermission,
+      permissionParams(request, deps.options),
+      { cancellationSignal: signal, stopWaitingOnCancel: true },
+    );
+    // The client answers `cancelled` when the user stopped the turn (acp.md §5): end it.
+    if (response.outcome.outcome === "cancelled") cancel();
+    return decisionOf(response);
+  } catch (error) {
+    const sessionId = deps.handle.sessionId;
+    deps.logger.info("a permission request ended without an answer; denied", { sessionId, error });
+    return "deny";
+  }
+}
+
+/** Hands each of `events` to `dispatch` in order; `ended` runs once, with what failed if anything did. */
+async function pumpEvents(
+  events: AsyncIterator<LiveEvent>,
+  dispatch: (event: LiveEvent) => Promise<void>,
+  ended: (failure: { readonly error: unknown } | undefined) => void,
+): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  try {
+    for (let next = await events.next(); next.done !== true; next = await events.next()) {
+      await dispatch(next.value);
+    }
+  } catch (error) {
+    failure = { error };
+  } finally {
+    ended(failure);
+  }
+}
 
 /**
  * Zed applies notifications apart from requests (zed.md §7.1), so a status update written just

@@ -5,9 +5,9 @@
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
-import { NotFoundError } from "../../errors.ts";
-import { errorCode } from "../../error-code.ts";
-import { PathRefusedError, UnsupportedFileError, describeFileError } from "../errors.ts";
+import { NotFoundError } from "../errors.ts";
+import { errorCode } from "../error-code.ts";
+import { PathRefusedError, UnsupportedFileError, describeFileError } from "./errors.ts";
 import { checkOpenedForRead } from "./opened-path.ts";
 import type { ReadGuard } from "./opened-path.ts";
 import { lstatOrUndefined, openPinnedDirectory } from "./pinned-directory.ts";

@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import { disguisedSecret, hardLinked, readContextBytes, readContextFile } from "./context-read.ts";
 import type { SecretPlaces } from "./credential-paths.ts";
 import { MAX_FILE_BYTES } from "./file-io.ts";
-import { isWithin, realpathOrUndefined } from "../../paths.ts";
+import { isWithin, realpathOrUndefined } from "../paths.ts";
 
 /** A named file kept out because it leads to secrets. */
 export interface SecretRefusal {

@@ -8,9 +8,9 @@
  * swap undone between the open and that `stat` (microseconds) is the remaining window.
  */
 import * as fs from "node:fs";
-import { isWithin } from "../../paths.ts";
+import { isWithin } from "../paths.ts";
 import { secretMatch, secretRefusal } from "./credential-paths.ts";
-import { PathRefusedError } from "../errors.ts";
+import { PathRefusedError } from "./errors.ts";
 import type { SecretSnapshot } from "./secret-identity.ts";
 
 /** What a read must not have opened, checked again on the descriptor after the open. */

@@ -11,9 +11,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { foldsCase, realpathOr, realpathOfAncestor } from "../../paths.ts";
-import { credentialStores } from "../../permission/credentials.ts";
-import type { CredentialScope } from "../../permission/credentials.ts";
+import { foldsCase, realpathOr, realpathOfAncestor } from "../paths.ts";
+import { credentialStores } from "../permission/credentials.ts";
+import type { CredentialScope } from "../permission/credentials.ts";
 import { rememberPlace } from "./known-identities.ts";
 import type { KnownIdentities } from "./known-identities.ts";
 

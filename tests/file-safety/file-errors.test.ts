@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { FileSystemError, describeFileError } from "../../src/tools/errors.ts";
-import { useFileTools } from "./harness.ts";
+import { FileSystemError, describeFileError } from "../../src/file-safety/errors.ts";
+import { useFileTools } from "../tools/harness.ts";
 
 const fx = useFileTools();
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { splitArguments } from "../../src/commands/arguments.ts";
-import { customCommandOf, expandCommand } from "../../src/commands/custom-command.ts";
+import { splitArguments } from "../../src/argument-words.ts";
+import { customCommandOf, expandCommand } from "../../src/library/custom-command.ts";
 import type { MarkdownFile } from "../../src/front-matter/index.ts";
 
 function file(name: string, data: Record<string, unknown>, body: string): MarkdownFile {

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { readContextFile } from "../../../src/tools/file-safety/context-read.ts";
-import type { ContextOrigin } from "../../../src/tools/file-safety/context-read.ts";
-import { secretPlacesOf } from "../../../src/tools/file-safety/credential-paths.ts";
-import { runIf } from "../../support/gate.ts";
-import { makeSandbox } from "../harness.ts";
-import type { Sandbox } from "../harness.ts";
+import { readContextFile } from "../../src/file-safety/context-read.ts";
+import type { ContextOrigin } from "../../src/file-safety/context-read.ts";
+import { secretPlacesOf } from "../../src/file-safety/credential-paths.ts";
+import { runIf } from "../support/gate.ts";
+import { makeSandbox } from "../tools/harness.ts";
+import type { Sandbox } from "../tools/harness.ts";
 
 let box: Sandbox;
 beforeEach(() => {

@@ -10,15 +10,15 @@
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
-import { errorMessage } from "../../errors.ts";
-import { isWithin } from "../../paths.ts";
+import { errorMessage } from "../errors.ts";
+import { isWithin } from "../paths.ts";
 import { secretRefusal } from "./credential-paths.ts";
 import type { SecretPlaces } from "./credential-paths.ts";
-import { errorCode } from "../../error-code.ts";
+import { errorCode } from "../error-code.ts";
 import { formatBytes, openRegularFile } from "./file-io.ts";
 import { procFdAvailable } from "./opened-path.ts";
 import { type SecretSnapshot, snapshotSecrets } from "./secret-identity.ts";
-import { holdsPrivateKey, secretFileReason } from "../../permission/secret-files.ts";
+import { holdsPrivateKey, secretFileReason } from "../permission/secret-files.ts";
 
 /**
  * Who asked for the file: dsh itself (`instructions`: AGENTS.md), or the user by naming it in

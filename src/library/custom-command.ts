@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import type { MarkdownFile } from "../front-matter/index.ts";
 import { oneLine } from "../skills/skill.ts";
-import { splitArguments } from "./arguments.ts";
+import { splitArguments } from "../argument-words.ts";
 
 /** A custom command as dsh uses it. */
 export interface CustomCommand {

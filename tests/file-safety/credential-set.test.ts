@@ -1,19 +1,19 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { credentialMasks, credentialSpellings } from "../../../src/exec/guards.ts";
-import { CREDENTIAL_ENTRIES, credentialStores } from "../../../src/permission/credentials.ts";
-import { PRESETS } from "../../../src/permission/knobs.ts";
+import { credentialMasks, credentialSpellings } from "../../src/exec/guards.ts";
+import { CREDENTIAL_ENTRIES, credentialStores } from "../../src/permission/credentials.ts";
+import { PRESETS } from "../../src/permission/knobs.ts";
 import {
   secretMatch,
   secretPlacesOf,
   secretRefusal,
-} from "../../../src/tools/file-safety/credential-paths.ts";
-import { snapshotSecrets } from "../../../src/tools/file-safety/secret-identity.ts";
-import { createToolRegistry } from "../../../src/tools/registry.ts";
-import type { ToolRegistry } from "../../../src/tools/types.ts";
-import { coreTools, makeSandbox, recordingAnswerer, toolContext } from "../harness.ts";
-import type { Sandbox } from "../harness.ts";
+} from "../../src/file-safety/credential-paths.ts";
+import { snapshotSecrets } from "../../src/file-safety/secret-identity.ts";
+import { createToolRegistry } from "../../src/tools/registry.ts";
+import type { ToolRegistry } from "../../src/tools/types.ts";
+import { coreTools, makeSandbox, recordingAnswerer, toolContext } from "../tools/harness.ts";
+import type { Sandbox } from "../tools/harness.ts";
 
 const SECRET = "sk-the-secret-value";
 

@@ -6,12 +6,12 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { InvalidInputError, NotFoundError, errorMessage } from "../../errors.ts";
-import { isWithin, realpathOr } from "../../paths.ts";
+import { InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
+import { isWithin, realpathOr } from "../paths.ts";
 import { secretRefusal } from "./credential-paths.ts";
-import { errorCode } from "../../error-code.ts";
-import { PathRefusedError, UnsupportedFileError, describeFileError } from "../errors.ts";
-import { gitWriteProtections } from "../../permission/git-repository.ts";
+import { errorCode } from "../error-code.ts";
+import { PathRefusedError, UnsupportedFileError, describeFileError } from "./errors.ts";
+import { gitWriteProtections } from "../permission/git-repository.ts";
 import type { SecretSnapshot } from "./secret-identity.ts";
 
 /** Longest path a tool accepts, in characters (Linux `PATH_MAX`). */

@@ -13,8 +13,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { errorCode } from "../../error-code.ts";
-import { PathRefusedError, UnsupportedFileError } from "../errors.ts";
+import { errorCode } from "../error-code.ts";
+import { PathRefusedError, UnsupportedFileError } from "./errors.ts";
 import { openedPath, procFdAvailable as viaProc } from "./opened-path.ts";
 
 /** A held directory; dispose closes it. */

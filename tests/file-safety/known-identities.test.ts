@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { secretPlacesOf } from "../../../src/tools/file-safety/credential-paths.ts";
-import { knownPlace, rememberPlace } from "../../../src/tools/file-safety/known-identities.ts";
-import type { KnownIdentities } from "../../../src/tools/file-safety/known-identities.ts";
-import { snapshotSecrets } from "../../../src/tools/file-safety/secret-identity.ts";
-import { makeSandbox } from "../harness.ts";
-import type { Sandbox } from "../harness.ts";
+import { secretPlacesOf } from "../../src/file-safety/credential-paths.ts";
+import { knownPlace, rememberPlace } from "../../src/file-safety/known-identities.ts";
+import type { KnownIdentities } from "../../src/file-safety/known-identities.ts";
+import { snapshotSecrets } from "../../src/file-safety/secret-identity.ts";
+import { makeSandbox } from "../tools/harness.ts";
+import type { Sandbox } from "../tools/harness.ts";
 
 let box: Sandbox;
 beforeEach(() => {
