@@ -113,8 +113,6 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       onPromptsChanged: library.promptsChanged,
     });
     const checkpoints = sessionCheckpoints(deps, log, [root, ...directories]);
-    // Staged now, so the first turn's checkpoint costs what changed since the session opened.
-    checkpoints?.warm();
     return createAgentHandle({
       ...deps,
       checkpoints,

@@ -89,24 +89,37 @@ export async function promptTurn(
   // Servers still starting get their bounded start-up time before the first request.
   await parts.mcp?.started(signal);
   parts.notices.listen((notice) => publish({ type: "notice", turnId, ...notice }));
-  // Whatever the turn does to files, by file tools or by commands, can be undone from here.
-  // Recorded while the model answers: the first tool call waits for it, the request does not.
-  const recorded = parts.checkpoints?.before(turnId);
+  // Whatever the turn does to files, by file tools or by commands, can be undone: the
+  // workspace is recorded before its first tool call runs (a turn without one changes nothing).
+  const checkpoints = parts.checkpoints;
+  let recorded: Promise<void> | undefined;
+  const record = () => {
+    recorded ??= checkpoints?.before(turnId) ?? Promise.resolve();
+    return recorded;
+  };
   try {
-    const tools = recorded === undefined ? parts.tools : afterCheckpoint(parts.tools, recorded);
+    const tools = checkpoints === undefined ? parts.tools : recordFirst(parts.tools, record);
     return await loop({ ...parts, tools }, turnId, signal);
   } finally {
-    await recorded;
-    const dropped = (await parts.checkpoints?.after(turnId)) ?? [];
-    if (dropped.length > 0) {
-      parts.notices.post({
-        severity: "info",
-        title: `checkpoints of ${dropped.length} older turn(s) were dropped`,
-        description:
-          "the store reached its size limit ([checkpoints] max_size_mb): /undo and /rewind no longer reach those turns",
-      });
-    }
+    if (recorded !== undefined) await afterTurn(parts, turnId, recorded);
   }
+}
+
+/** Records the workspace after a turn that ran tools; says when old checkpoints went. */
+async function afterTurn(
+  parts: SessionTurnParts,
+  turnId: string,
+  recorded: Promise<void>,
+): Promise<void> {
+  await recorded;
+  const dropped = (await parts.checkpoints?.after(turnId)) ?? [];
+  if (dropped.length === 0) return;
+  parts.notices.post({
+    severity: "info",
+    title: `checkpoints of ${dropped.length} older turn(s) were dropped`,
+    description:
+      "the store reached its size limit ([checkpoints] max_size_mb): /undo and /rewind no longer reach those turns",
+  });
 }
 
 /** The model/tool loop of a prompt's turn. */
@@ -196,8 +209,8 @@ function compactionOutcome(turnId: string, result: CompactionResult): TurnOutcom
   }
 }
 
-/** `tools`, whose calls run only once the turn's checkpoint is recorded. */
-function afterCheckpoint(tools: ToolRegistry, recorded: Promise<void>): ToolRegistry {
+/** `tools`, whose calls run only once the turn's checkpoint (`record`) is recorded. */
+function recordFirst(tools: ToolRegistry, record: () => Promise<void>): ToolRegistry {
   return {
     get names() {
       return tools.names;
@@ -205,7 +218,7 @@ function afterCheckpoint(tools: ToolRegistry, recorded: Promise<void>): ToolRegi
     definitions: (ctx) => tools.definitions(ctx),
     presentCall: (name, raw, ctx) => tools.presentCall(name, raw, ctx),
     async execute(name, raw, ctx) {
-      await recorded;
+      await record();
       return tools.execute(name, raw, ctx);
     },
   };

@@ -62,8 +62,6 @@ export interface SessionCheckpoints {
   readonly unavailable: string | undefined;
   /** Adds a workspace root (an added directory); its first snapshot is taken now. */
   addRoot(root: string): void;
-  /** Stages the roots in the background, so the first turn's checkpoint is incremental. */
-  warm(): void;
   /** Records the workspace before prompt turn `turnId`. */
   before(turnId: string): Promise<void>;
   /** Records it after; returns the ids of turns dropped to stay under the size limit. */
@@ -113,9 +111,6 @@ export function openSessionCheckpoints(options: SessionCheckpointsOptions): Sess
       if (roots.includes(root)) return;
       roots.push(root);
       void safely("stage an added directory", () => snapshot(store.gitOf(root), root), "");
-    },
-    warm() {
-      void safely("stage the workspace", snapshotAll, {});
     },
     async before(turnId) {
       const trees = await safely("record a checkpoint", snapshotAll, undefined);
@@ -281,17 +276,16 @@ async function undoPlanOf(store: Store): Promise<PlanResult> {
   return { type: "none", reason };
 }
 
+/**
+ * Turns that ran no tool changed nothing and have no record: the files go back to before the
+ * first of `turnIds` that has one. One whose record was dropped cannot be reached.
+ */
 async function rewindPlanOf(store: Store, turnIds: readonly string[]): Promise<PlanResult> {
-  const targets = store.records.turns.filter((turn) => turnIds.includes(turn.turnId));
-  if (targets.length === 0 || targets[0]?.turnId !== turnIds[0]) {
-    const dropped = store.records.dropped?.includes(turnIds[0] ?? "") === true;
-    return {
-      type: "none",
-      reason: dropped
-        ? `the checkpoint of that turn was ${droppedNote(store)}`
-        : "that turn has no checkpoint",
-    };
+  if (turnIds.some((id) => store.records.dropped?.includes(id) === true)) {
+    return { type: "none", reason: `the checkpoint of that turn was ${droppedNote(store)}` };
   }
+  const targets = store.records.turns.filter((turn) => turnIds.includes(turn.turnId));
+  if (targets.length === 0) return { type: "none", reason: "none of those turns changed files" };
   return planFor(store, targets);
 }
 
@@ -454,7 +448,6 @@ function disabled(reason: string): SessionCheckpoints {
   return {
     unavailable: reason,
     addRoot() {},
-    warm() {},
     async before() {},
     async after() {
       return [];
