@@ -18,6 +18,8 @@ export interface SystemPromptInput {
   readonly skills?: string;
   /** The web tools offered; the prompt mentions only those. */
   readonly web?: { readonly fetch: boolean; readonly search: boolean };
+  /** More directories the session works in (realpaths), writable like the working directory. */
+  readonly directories?: readonly string[];
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): string {
@@ -39,13 +41,25 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
 
 /** The end of every subagent's system prompt: where it works, and the project's instructions. */
 export function subagentEnvironment(
-  input: Pick<SystemPromptInput, "cwd" | "platform" | "date" | "instructions">,
+  input: Pick<SystemPromptInput, "cwd" | "directories" | "platform" | "date" | "instructions">,
 ): string {
   return [...environmentLines(input), ...instructionLines(input)].join("\n");
 }
 
-function environmentLines(input: Pick<SystemPromptInput, "cwd" | "platform" | "date">): string[] {
-  return [`Working directory: ${input.cwd}`, `Platform: ${input.platform}`, `Date: ${input.date}`];
+function environmentLines(
+  input: Pick<SystemPromptInput, "cwd" | "directories" | "platform" | "date">,
+): string[] {
+  const directories = input.directories ?? [];
+  return [
+    `Working directory: ${input.cwd}`,
+    ...(directories.length > 0
+      ? [
+          `Also working in (files and commands may change them as in the working directory): ${directories.join(", ")}`,
+        ]
+      : []),
+    `Platform: ${input.platform}`,
+    `Date: ${input.date}`,
+  ];
 }
 
 function instructionLines(input: Pick<SystemPromptInput, "instructions">): string[] {

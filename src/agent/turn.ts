@@ -44,6 +44,8 @@ export interface TurnDeps {
   /** The settings in force right now (a switch mid-turn reaches the next request). */
   readonly settings: () => SessionSettings;
   readonly model: (id: string) => ModelInfo;
+  /** A model of the catalog that sees images, named where a model without vision gets one. */
+  readonly visionModel?: string;
   /** The context of one tool call; `progress` carries its live output to subscribers. */
   readonly toolContext: (
     callId: string,
@@ -226,6 +228,7 @@ async function streamStep(
     messages: step.messages,
     tools: step.definitions,
     effort: step.effort,
+    ...(deps.visionModel === undefined ? {} : { visionModel: deps.visionModel }),
   };
   for await (const event of deps.client.stream(request, signal)) {
     switch (event.type) {

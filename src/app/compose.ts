@@ -152,6 +152,11 @@ export function compose(options: ComposeOptions): Composition {
     configDir: config.configDir,
     home,
     reservedCommands: reservedCommandNames(),
+    checkpoints: {
+      stateDir: config.home,
+      settings: config.checkpoints,
+      path: options.env.PATH,
+    },
     secrets,
     platform: `${process.platform} ${process.arch}`,
     now: () => new Date(),

@@ -11,6 +11,11 @@ import { configIssueMessage, deepestIssue, tomlSyntaxMessage } from "./config-er
 import { readStoredKey } from "../auth/key-store.ts";
 import { EnvConfig } from "../exec/env.ts";
 import { LimitsConfig } from "../exec/limits.ts";
+import {
+  type CheckpointSettings,
+  CheckpointsConfig,
+  checkpointSettingsOf,
+} from "../checkpoints/config.ts";
 import { UserModelConfig } from "../llm/catalog.ts";
 import { McpServerTables, serversOf } from "../mcp/config.ts";
 import { NetworkConfig } from "../network/config.ts";
@@ -63,6 +68,7 @@ export const ConfigFile = lazySchema(() =>
       v.pipe(v.number(), v.gtValue(0, "compact_at must be above 0"), v.maxValue(1)),
     ),
     limits: v.optional(LimitsConfig),
+    checkpoints: v.optional(CheckpointsConfig),
     network: v.optional(NetworkConfig),
     web: v.optional(WebConfig),
   }),
@@ -111,6 +117,8 @@ export interface Config {
   readonly compactAt: number;
   /** The `[limits]` table: resource bounds of sandboxed commands (defaults where absent). */
   readonly limits: LimitsConfig;
+  /** The `[checkpoints]` table: whether turns are checkpointed, and the store's size limit. */
+  readonly checkpoints: CheckpointSettings;
   /** The `[network]` table: hosts sandboxed commands may reach through the proxy, and may not. */
   readonly network: NetworkConfig;
   /** The `[web]` table: web_search's backend, web_fetch's mode, their time limit. */
@@ -185,6 +193,7 @@ export function loadConfig(
     },
     compactAt: file.compact_at ?? DEFAULT_COMPACT_AT,
     limits: file.limits ?? {},
+    checkpoints: checkpointSettingsOf(file.checkpoints),
     network: file.network ?? { allow: [], deny: [] },
     web: webSettingsOf(file.web, baseUrl),
   };

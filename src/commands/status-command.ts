@@ -18,6 +18,7 @@ export const statusCommand: SlashCommand = {
       `model: ${settings.model}${model === undefined || model.name === model.id ? "" : ` (${model.name})`}`,
       `effort: ${takesEffort(model?.thinking) ? settings.effort : "n/a (this model has no effort setting)"}`,
       `permission: ${presetOf(settings.knobs)}`,
+      ...directoriesLines(session),
       `sandbox: ${await sandboxLine(session, settings.knobs.sandboxMode)}`,
       `context: ${count(status.contextUsed)} of ${count(status.contextWindow)} tokens (${share.toFixed(1)}%)`,
       `cost: $${status.costUsd.toFixed(4)}`,
@@ -56,6 +57,12 @@ function mcpLine(session: CommandSession): string {
 function backgroundLine(commands: readonly BackgroundCommand[]): string {
   if (commands.length === 0) return "none";
   return commands.map((c) => `${c.id} \`${c.command}\` (${c.status})`).join(", ");
+}
+
+/** The directories the session works in besides its cwd; nothing when it has none. */
+function directoriesLines(session: CommandSession): string[] {
+  const directories = session.handle.directories();
+  return directories.length === 0 ? [] : [`added directories: ${directories.join(", ")}`];
 }
 
 /** The saved rules of the project on one line; nothing when the surface has no rule book. */

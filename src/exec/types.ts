@@ -10,6 +10,8 @@ export interface CommandRequest {
   readonly cwd: string;
   /** Directory whose tree is writable under `workspace-write` (the session root). */
   readonly workspace: string;
+  /** More directories writable like `workspace` (the session's added directories). */
+  readonly extraWorkspaces?: readonly string[];
   readonly sandbox: SandboxMode;
   /** Clamped to the runner's bounds; the runner's default when absent. */
   readonly timeoutMs?: number;

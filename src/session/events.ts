@@ -164,6 +164,26 @@ export const TurnEndEvent = v.object({
   reason: EndReason,
   error: v.optional(LoggedError),
 });
+/**
+ * The conversation goes back to before turn `toTurnId`: from now on the model, a reload and
+ * replay read the log as if the events from `fromSeq` (that turn's first) up to this one were
+ * not there. The log keeps them.
+ */
+export const RewindEvent = v.object({
+  type: v.literal("rewind"),
+  ...EVENT_FIELDS,
+  toTurnId: v.string(),
+  fromSeq: v.pipe(v.number(), v.integer(), v.minValue(0)),
+});
+/**
+ * One more directory the session works in (`additionalDirectories`, `--add-dir`, `/add-dir`):
+ * a realpath, writable like the cwd. A reload restores every one the log names.
+ */
+export const DirectoryEvent = v.object({
+  type: v.literal("directory"),
+  ...EVENT_FIELDS,
+  path: v.string(),
+});
 export const SessionEvent = v.variant("type", [
   TurnStartEvent,
   UserMessageEvent,
@@ -176,6 +196,8 @@ export const SessionEvent = v.variant("type", [
   CompactionEvent,
   TurnEndEvent,
   TaskStepEvent,
+  RewindEvent,
+  DirectoryEvent,
   // The settings a session records, one event each (see `settings.ts`).
   ...SETTING_EVENTS,
 ]);

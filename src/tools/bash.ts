@@ -180,6 +180,7 @@ function commandRequest(input: BashInput, ctx: ToolContext, sandbox: SandboxMode
     command: input.command,
     cwd: ctx.cwd,
     workspace: ctx.cwd,
+    ...(ctx.roots === undefined || ctx.roots.length === 0 ? {} : { extraWorkspaces: ctx.roots }),
     sandbox,
     timeoutMs: input.timeout_ms,
     ...(sandbox === "danger-full-access"

@@ -38,6 +38,11 @@ export interface ToolContext {
   readonly toolCallId: string;
   /** The session root, realpath'd: relative paths resolve against it; it bounds writes. */
   readonly cwd: string;
+  /**
+   * The session's added directories (realpaths): each bounds writes as the root does, and
+   * commands may write there as in the root.
+   */
+  readonly roots?: readonly string[];
   /** The session's current permission knobs. */
   readonly knobs: Knobs;
   /**

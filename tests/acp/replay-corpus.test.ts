@@ -45,9 +45,13 @@ const names = readdirSync(DIR)
   .map((name) => name.slice(0, -".jsonl".length));
 
 describe("replay of the corpus", () => {
-  test("the corpus holds every kind of event a log can", async () => {
+  test("the corpus holds every kind of event a log could hold when it was written", async () => {
     const kinds = new Set((await Promise.all(names.map(corpusLog))).flat().map((e) => e.type));
-    const all = SessionEvent.options.map((option) => option.entries.type.literal);
+    // Kinds added after 0.2.0 wrote the corpus; their replay is covered by their own suites.
+    const later = new Set(["rewind", "directory"]);
+    const all = SessionEvent.options
+      .map((option) => option.entries.type.literal)
+      .filter((type) => !later.has(type));
     expect([...kinds].sort()).toEqual([...all].sort());
   });
 

@@ -32,6 +32,7 @@ function recordingSession(): { session: CommandSession; calls: unknown[] } {
       return settings;
     },
     status: () => status,
+    directories: () => [],
     mcpServers: () => [
       { name: "github", state: "ready", tools: 12 },
       { name: "docs", state: "failed", tools: 0, error: "connection refused" },
@@ -94,6 +95,11 @@ describe("slash commands", () => {
       "status",
       "skills",
       "commands",
+      "undo",
+      "rewind",
+      "diff",
+      "fork",
+      "add-dir",
     ]);
   });
 
