@@ -2,7 +2,8 @@
  * What the network adds to a sandboxed command: median wall time of `true` run through the
  * command runner, sandboxed (workspace-write, with the network through dsh's proxy as dsh runs
  * it) against the same with no network at all, and through the bridge (where dsh may not make
- * the namespace itself, i.e. not as root); N runs each, interleaved, rotated.
+ * the namespace itself, i.e. not as root), and in a session's shared namespace (a command of a
+ * session, as `bash` runs it); N runs each, interleaved, rotated.
  * Run: bun bench/sandbox-network.ts [N]
  */
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
@@ -46,9 +47,19 @@ const runner = runnerWith("auto");
 const offline = runnerWith();
 const bridged = runnerWith("never");
 
-async function once(r: CommandRunner, sandbox: SandboxMode): Promise<number> {
+async function once(
+  r: CommandRunner,
+  sandbox: SandboxMode,
+  networkScope?: string,
+): Promise<number> {
   const start = performance.now();
-  const request = { command: "true", cwd: dir, workspace: dir, sandbox };
+  const request = {
+    command: "true",
+    cwd: dir,
+    workspace: dir,
+    sandbox,
+    ...(networkScope === undefined ? {} : { networkScope }),
+  };
   const result = await r.run(request, { signal: new AbortController().signal });
   if (result.exitCode !== 0) throw new Error(`true failed under ${sandbox}: ${result.output}`);
   return performance.now() - start;
@@ -63,17 +74,22 @@ try {
   const plain: number[] = [];
   const noNetwork: number[] = [];
   const bridge: number[] = [];
-  const variants: [CommandRunner, SandboxMode, number[]][] = [
+  const shared: number[] = [];
+  await once(runner, "workspace-write", "bench-session");
+  const variants: [CommandRunner, SandboxMode, number[], string?][] = [
     [runner, "workspace-write", sandboxed],
     [runner, "danger-full-access", plain],
     [offline, "workspace-write", noNetwork],
     [bridged, "workspace-write", bridge],
+    [runner, "workspace-write", shared, "bench-session"],
   ];
   for (let i = 0; i < runs; i++) {
     // Rotated, so what one variant leaves behind (the bridge's exit) hits each one alike.
     for (let k = 0; k < variants.length; k++) {
-      const [r, mode, samples] = variants[(i + k) % variants.length] as (typeof variants)[number];
-      samples.push(await once(r, mode));
+      const [r, mode, samples, scope] = variants[
+        (i + k) % variants.length
+      ] as (typeof variants)[number];
+      samples.push(await once(r, mode, scope));
     }
   }
   const s = median(sandboxed);
@@ -86,7 +102,7 @@ try {
     `overhead:                           ${(s - p).toFixed(1)} ms (${(s / p).toFixed(2)}x)`,
   );
   console.log(
-    `network's share: ${(s - n).toFixed(1)} ms; through the bridge: ${(median(bridge) - n).toFixed(1)} ms`,
+    `network's share: ${(s - n).toFixed(1)} ms; through the bridge: ${(median(bridge) - n).toFixed(1)} ms; in a session's shared namespace: ${(median(shared) - n).toFixed(1)} ms`,
   );
   emit([
     {
@@ -99,6 +115,12 @@ try {
       name: "one sandboxed `true`, network through the bridge (floor: no network)",
       unit: "ms",
       samples: bridge,
+      floor: noNetwork,
+    },
+    {
+      name: "one sandboxed `true` in a session's shared namespace (floor: no network)",
+      unit: "ms",
+      samples: shared,
       floor: noNetwork,
     },
   ]);

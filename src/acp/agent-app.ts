@@ -15,6 +15,8 @@ import {
 } from "./capabilities.ts";
 import type { AcpModel } from "./config-options.ts";
 import { toRequestError } from "./errors.ts";
+import { errorMessage } from "../errors.ts";
+import { parseForkRequest } from "./fork-request.ts";
 import { type UpdateWriter, createSessionHandlers } from "./session-handlers.ts";
 import type { SessionTable } from "./sessions.ts";
 
@@ -35,6 +37,8 @@ export interface AgentAppDeps {
   readonly clientOptions: () => ClientOptions;
   /** Whether an API key is there now (the environment's, or one `dsh login` stored). */
   readonly hasApiKey: () => boolean;
+  /** Removes the key `dsh login` stored (ACP `logout`); a key from the environment stays. */
+  readonly logout?: () => void;
   /** Writes a burst of `session/update`s (a replay) straight to the output, in order. */
   readonly writeUpdates: UpdateWriter;
 }
@@ -46,54 +50,76 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
   const m = acp.methods.agent;
   let prepared = false;
 
-  return acp
-    .agent({ name: "dsh" })
-    .onRequest(m.initialize, ({ params }) => {
-      deps.setClientOptions(clientOptionsOf(params.clientCapabilities));
-      logger.info("client connected", {
-        client: params.clientInfo?.name,
-        clientVersion: params.clientInfo?.version,
-        protocolVersion: params.protocolVersion,
-      });
-      if (!prepared && deps.prepare !== undefined) {
-        prepared = true;
-        // A timer, so that the response is written first.
-        setTimeout(deps.prepare, 0);
-      }
-      return initializeResponse(deps.version, params.clientCapabilities, deps.images ?? false);
-    })
-    .onRequest(m.authenticate, () => {
-      if (deps.hasApiKey()) return {};
-      throw noKeyError();
-    })
-    .onRequest(m.session.new, ({ params, client }) => {
-      // Zed shows its sign-in flow for this error instead of a turn that fails later.
-      if (!deps.hasApiKey()) throw noKeyError();
-      return guard(() => sessions.new(params, client));
-    })
-    .onRequest(m.session.load, ({ params, client }) =>
-      guard(() => sessions.load(params, client), params.sessionId),
-    )
-    .onRequest(m.session.resume, ({ params, client }) =>
-      guard(() => sessions.resume(params, client), params.sessionId),
-    )
-    .onRequest(m.session.list, ({ params }) => guard(() => sessions.list(params)))
-    .onRequest(m.session.close, ({ params }) =>
-      guard(() => sessions.close(params), params.sessionId),
-    )
-    .onRequest(m.session.delete, ({ params }) =>
-      guard(() => sessions.delete(params), params.sessionId),
-    )
-    .onRequest(m.session.setConfigOption, ({ params }) =>
-      guard(async () => sessions.setConfigOption(params), params.sessionId),
-    )
-    .onRequest(m.session.prompt, ({ params, signal }) =>
-      guard(() => sessions.prompt(params, signal), params.sessionId),
-    )
-    .onNotification(m.session.cancel, ({ params }) => {
-      // Cancel for an idle, loading or unknown session is ignored, as the spec asks.
-      table.get(params.sessionId)?.cancel();
-    });
+  return (
+    acp
+      .agent({ name: "dsh" })
+      .onRequest(m.initialize, ({ params }) => {
+        deps.setClientOptions(clientOptionsOf(params.clientCapabilities));
+        logger.info("client connected", {
+          client: params.clientInfo?.name,
+          clientVersion: params.clientInfo?.version,
+          protocolVersion: params.protocolVersion,
+        });
+        if (!prepared && deps.prepare !== undefined) {
+          prepared = true;
+          // A timer, so that the response is written first.
+          setTimeout(deps.prepare, 0);
+        }
+        return initializeResponse(deps.version, params.clientCapabilities, deps.images ?? false);
+      })
+      .onRequest(m.authenticate, () => {
+        if (deps.hasApiKey()) return {};
+        throw noKeyError();
+      })
+      .onRequest(m.logout, () => {
+        deps.logout?.();
+        logger.info("signed out: the stored key was removed");
+        return {};
+      })
+      .onRequest(m.session.new, ({ params, client }) => {
+        // Zed shows its sign-in flow for this error instead of a turn that fails later.
+        if (!deps.hasApiKey()) throw noKeyError();
+        return guard(() => sessions.new(params, client));
+      })
+      .onRequest(m.session.load, ({ params, client }) =>
+        guard(() => sessions.load(params, client), params.sessionId),
+      )
+      .onRequest(m.session.resume, ({ params, client }) =>
+        guard(() => sessions.resume(params, client), params.sessionId),
+      )
+      .onRequest(m.session.list, ({ params }) => guard(() => sessions.list(params)))
+      // Unstable in SDK 2.4: served by name, its params checked here.
+      .onRequest(FORK_METHOD, parseForkParams, ({ params, client }) =>
+        guard(() => sessions.fork(params, client), params.sessionId),
+      )
+      .onRequest(m.session.close, ({ params }) =>
+        guard(() => sessions.close(params), params.sessionId),
+      )
+      .onRequest(m.session.delete, ({ params }) =>
+        guard(() => sessions.delete(params), params.sessionId),
+      )
+      .onRequest(m.session.setConfigOption, ({ params }) =>
+        guard(async () => sessions.setConfigOption(params), params.sessionId),
+      )
+      .onRequest(m.session.prompt, ({ params, signal }) =>
+        guard(() => sessions.prompt(params, signal), params.sessionId),
+      )
+      .onNotification(m.session.cancel, ({ params }) => {
+        // Cancel for an idle, loading or unknown session is ignored, as the spec asks.
+        table.get(params.sessionId)?.cancel();
+      })
+  );
+}
+
+const FORK_METHOD = "session/fork";
+
+/** The fork's params; what does not parse is answered -32602. */
+function parseForkParams(params: unknown) {
+  try {
+    return parseForkRequest(params);
+  } catch (error) {
+    throw acp.RequestError.invalidParams(undefined, errorMessage(error));
+  }
 }
 
 /** ACP's `auth_required` (-32000), saying how to sign in. */

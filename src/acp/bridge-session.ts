@@ -16,6 +16,7 @@ import { createCommandAdvertiser } from "./command-updates.ts";
 import type { ClientOptions } from "./capabilities.ts";
 import { promptTitle } from "../session/folds.ts";
 import type { AcpFormTarget, AcpPermissionTarget } from "./types.ts";
+import { type SessionQuestion, askUser } from "./ask-user.ts";
 import { createUpdateMapper } from "./update-mapper.ts";
 import { type DeferredUpdates, createUpdateSender } from "./update-sender.ts";
 import { createWaiters } from "./waiters.ts";
@@ -62,6 +63,11 @@ export interface BridgeSession extends AcpPermissionTarget, AcpFormTarget, Async
   advertiseCommands(delayMs?: number): Promise<void>;
   /** Moves what `sendLater` holds to `ms` from now; nothing when it holds nothing. */
   postpone(ms: number): void;
+  /**
+   * Asks the user a yes/no question outside any turn (a command's, such as /undo's conflicts):
+   * a tool call of its own, then a permission request on it. False when declined or unanswered.
+   */
+  ask(question: SessionQuestion, signal: AbortSignal): Promise<boolean>;
   /** Cancels the running turn, if any. */
   cancel(): void;
   /** Resolves once no prompt is in flight. */
@@ -167,6 +173,7 @@ export function openBridgeSession(deps: BridgeSessionDeps): BridgeSession {
     postpone: sender.postpone,
     cancel,
     settled: () => inFlight?.settled ?? Promise.resolve(),
+    ask: (question, signal) => askUser({ client, send, sessionId, logger }, question, signal),
     async requestPermission(
       request: AskedRequest & { readonly toolCallId: string },
       signal: AbortSignal,

@@ -6,13 +6,16 @@ import type { PresentOptions } from "./present.ts";
 /** The id of dsh's one auth method (ACP terminal auth: the editor runs `dsh acp --login`). */
 export const LOGIN_METHOD_ID = "dsh-login";
 
+/** `sessionCapabilities.fork`, which the stable types do not name yet. */
+const FORK: { readonly fork: Record<string, never> } = { fork: {} };
+
 /**
  * How a user signs in: where the client runs terminal auth, a terminal method that runs
  * `dsh acp --login`; elsewhere an agent method whose `authenticate` checks a key is there.
  */
 export function authMethods(capabilities: acp.ClientCapabilities | undefined): acp.AuthMethod[] {
   const name = "Log in with an API key";
-  if (capabilities?.auth?.terminal === true) {
+  if (takesTerminalAuth(capabilities)) {
     return [
       {
         id: LOGIN_METHOD_ID,
@@ -32,6 +35,11 @@ export function authMethods(capabilities: acp.ClientCapabilities | undefined): a
   ];
 }
 
+/** `auth.terminal`, or the legacy `_meta["terminal-auth"]` flag older clients send instead. */
+function takesTerminalAuth(capabilities: acp.ClientCapabilities | undefined): boolean {
+  return capabilities?.auth?.terminal === true || capabilities?._meta?.["terminal-auth"] === true;
+}
+
 /**
  * The `initialize` answer: always protocol version 1, whatever the client asked for. Images
  * are advertised when some model of the catalog has vision (`images`).
@@ -46,8 +54,17 @@ export function initializeResponse(
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: images, audio: false, embeddedContext: true },
-      sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {} },
+      // `fork` is ACP's unstable fork, which dsh serves too.
+      sessionCapabilities: {
+        list: {},
+        close: {},
+        resume: {},
+        delete: {},
+        additionalDirectories: {},
+        ...FORK,
+      },
       mcpCapabilities: Object.fromEntries(REMOTE_TRANSPORTS.map((name) => [name, true])),
+      auth: { logout: {} },
     },
     agentInfo: { name: "dsh", title: "dsh", version },
     authMethods: authMethods(capabilities),

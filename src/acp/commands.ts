@@ -4,7 +4,7 @@
  * and ends the prompt `end_turn`; a command that runs a turn settles like any prompt.
  */
 import type * as acp from "@agentclientprotocol/sdk";
-import type { AgentHandle } from "../agent/types.ts";
+import type { AgentHandle, AgentService } from "../agent/types.ts";
 import type { CommandInvocation, CommandSession, SlashCommand } from "../commands/index.ts";
 import { SLASH_COMMANDS, findSessionCommand, runSlashCommand } from "../commands/index.ts";
 import { ConflictError } from "../errors.ts";
@@ -49,6 +49,8 @@ export async function commandOf(
 
 export interface AcpCommandDeps {
   readonly models: () => readonly AcpModel[];
+  /** Makes `/fork`'s new session. */
+  readonly service?: Pick<AgentService, "fork">;
   readonly sandbox?: () => Promise<SandboxStatus>;
   /** The hosts a session's sandboxed commands may reach, for `/status`. */
   readonly allowedHosts?: (sessionId: string, cwd: string) => Promise<AllowedHosts>;
@@ -70,12 +72,23 @@ export async function runAcpCommand(
     });
   }
   const hosts = deps.allowedHosts;
+  const service = deps.service;
   const commandSession: CommandSession = {
     handle: session.handle,
     models: deps.models,
     ...(deps.sandbox === undefined ? {} : { sandbox: deps.sandbox }),
     ...(hosts === undefined ? {} : { allowedHosts: () => hosts(session.id, session.handle.cwd) }),
     runTurn: (start) => session.runTurn(start, signal),
+    confirm: (question) => session.ask(question, signal),
+    ...(service === undefined
+      ? {}
+      : {
+          fork: async (history) => {
+            // Saved for the user to open from the thread history: the editor shows one thread.
+            await using forked = await service.fork({ cwd: session.handle.cwd, history });
+            return { sessionId: forked.sessionId, switched: false };
+          },
+        }),
     settingsChanged: (settings) =>
       session.send([
         {

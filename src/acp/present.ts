@@ -177,6 +177,39 @@ export function presentResult(call: FinishedCall, options: PresentOptions): acp.
   return updates;
 }
 
+/**
+ * A call's result while the command it started still runs (in the background): the call is
+ * done, its terminal card stays live (no exit yet).
+ */
+export function presentStillRunning(
+  callId: string,
+  intent: TerminalIntent,
+  options: PresentOptions,
+): acp.SessionUpdate {
+  return {
+    sessionUpdate: "tool_call_update",
+    toolCallId: callId,
+    status: "completed",
+    title: intent.title,
+    kind: kindOf(intent),
+    content: contentOf(intent, callId, options),
+  };
+}
+
+/** The end of a background command's terminal card. */
+export function presentTerminalExit(
+  callId: string,
+  exit: { readonly code: number | null; readonly signal: string | null },
+): acp.SessionUpdate {
+  return {
+    sessionUpdate: "tool_call_update",
+    toolCallId: callId,
+    _meta: {
+      terminal_exit: { terminal_id: callId, exit_code: exitCode(exit.code), signal: exit.signal },
+    },
+  };
+}
+
 /** Zed reads `exit_code` as an unsigned integer; anything else is "unknown". */
 function exitCode(code: number | null | undefined): number | null {
   return typeof code === "number" && Number.isInteger(code) && code >= 0 ? code : null;

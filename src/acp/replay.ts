@@ -4,6 +4,7 @@
  * it stands for (`liveEventOf`), so a replayed turn looks exactly like it did live, each call
  * ending with its logged status and result intent.
  */
+import { hasRewind, withoutRewound } from "../session/rewind.ts";
 import type * as acp from "@agentclientprotocol/sdk";
 import { type LiveEvent, liveEventOf } from "../agent/types.ts";
 import { contextUsed, foldCost } from "../session/context.ts";
@@ -26,9 +27,11 @@ export function replayUpdates(
  * never held whole.
  */
 export function* replayStream(
-  events: readonly SessionEvent[],
+  logged: readonly SessionEvent[],
   options: UpdateMapperOptions,
 ): Generator<acp.SessionUpdate, void, undefined> {
+  // The conversation as it stands: turns a rewind took back are not shown again.
+  const events = hasRewind(logged) ? withoutRewound(logged) : logged;
   const mapper = createUpdateMapper({ ...options, now: () => 0 });
   // Each plan replaces the one before: only the latest is the session's plan.
   const latestPlan = events.findLastIndex(
@@ -55,7 +58,7 @@ function replayedEvent(event: SessionEvent): MappedEvent | undefined {
 
 /** The context meter and the session's cost as of the end of the log, when it knows them. */
 function usageNow(events: readonly SessionEvent[]): LiveEvent | undefined {
-  const last = events.findLast((event) => event.type === "usage");
+  const last = events.findLast((event) => event.type === "usage" && event.task === undefined);
   if (last?.type !== "usage" || last.contextWindow === undefined) return undefined;
   const { turnId, promptTokens, completionTokens, contextWindow } = last;
   return {

@@ -5,7 +5,8 @@
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentService } from "../agent/types.ts";
-import { ConflictError, InvalidInputError } from "../errors.ts";
+import { ConflictError, InvalidInputError, NotFoundError } from "../errors.ts";
+import { isSessionId } from "../session/ids.ts";
 import type { Logger } from "../log.ts";
 import { type AcpModel, configChange, configOptions } from "./config-options.ts";
 import { checkCwd, checkCwdText, checkSameCwd } from "../session/cwd.ts";
@@ -19,6 +20,7 @@ import {
 } from "./commands.ts";
 import { turnError } from "./errors.ts";
 import { mcpServerSpecs } from "./mcp-servers.ts";
+import type { ForkSessionRequest } from "./fork-request.ts";
 import { userContentOf } from "./prompt-content.ts";
 import { replayStream } from "./replay.ts";
 import type { SessionTable } from "./sessions.ts";
@@ -51,7 +53,12 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
 
   /** Reopens a session (or takes the live one), optionally replaying its transcript first. */
   const reopen = async (
-    params: { sessionId: string; cwd: string; mcpServers?: readonly acp.McpServer[] },
+    params: {
+      sessionId: string;
+      cwd: string;
+      mcpServers?: readonly acp.McpServer[];
+      additionalDirectories?: readonly string[] | null;
+    },
     client: acp.AgentContext,
     replay: boolean,
   ) => {
@@ -59,13 +66,20 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
     checkSessionId(sessionId);
     checkCwdText(cwd);
     const mcpServers = mcpServerSpecs(params.mcpServers);
+    const additionalDirectories = params.additionalDirectories ?? [];
     return table.reserve(sessionId, async () => {
       const existing = table.get(sessionId);
       // An open session keeps the servers it runs: one process per server per session.
-      if (existing !== undefined) await checkReusable(existing, cwd);
+      if (existing !== undefined) {
+        await checkReusable(existing, cwd);
+        for (const dir of additionalDirectories) await existing.handle.addDirectory(dir);
+      }
       const session =
         existing ??
-        (await table.open(() => service.resume(sessionId, { cwd, mcpServers }), client));
+        (await table.open(
+          () => service.resume(sessionId, { cwd, mcpServers, additionalDirectories }),
+          client,
+        ));
       if (replay) await sendReplay(session, deps);
       // The client knows a loaded or resumed id before it asked, so this lands (zed.md §2).
       await session.advertiseCommands();
@@ -80,8 +94,9 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
     ): Promise<acp.NewSessionResponse> {
       await checkCwd(params.cwd);
       const mcpServers = mcpServerSpecs(params.mcpServers);
+      const additionalDirectories = params.additionalDirectories ?? [];
       const session = await table.open(
-        () => service.create({ cwd: params.cwd, mcpServers }),
+        () => service.create({ cwd: params.cwd, mcpServers, additionalDirectories }),
         client,
       );
       void session.advertiseCommands(NEW_SESSION_COMMANDS_DELAY_MS);
@@ -95,6 +110,8 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       params: acp.ResumeSessionRequest,
       client: acp.AgentContext,
     ): Promise<acp.ResumeSessionResponse> => reopen(params, client, false),
+    fork: (params: ForkSessionRequest, client: acp.AgentContext) =>
+      forkSession(deps, params, client),
     async list(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
       // Every session fits in one page, so dsh never hands out a cursor to come back with.
       if (params.cursor != null)
@@ -135,6 +152,42 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       if (settlement.type === "error") throw turnError(settlement.error);
       return { stopReason: settlement.stopReason };
     },
+  };
+}
+
+/**
+ * `session/fork`: a new session holding the source's whole history (open or saved), with its
+ * own id and log; the source is unchanged. A source running a prompt is refused.
+ */
+async function forkSession(
+  deps: SessionHandlerDeps,
+  params: ForkSessionRequest,
+  client: acp.AgentContext,
+): Promise<{ sessionId: string; configOptions: acp.SessionConfigOption[] }> {
+  const { service, table } = deps;
+  checkSessionId(params.sessionId);
+  await checkCwd(params.cwd);
+  const mcpServers = mcpServerSpecs(params.mcpServers ?? []);
+  if (table.get(params.sessionId)?.busy === true) {
+    throw new ConflictError(`session ${params.sessionId} is running a prompt`, {
+      sessionId: params.sessionId,
+    });
+  }
+  const history = await table.reserve(params.sessionId, async () => {
+    const open = table.get(params.sessionId);
+    if (open !== undefined) return [...open.handle.history()];
+    await using saved = await service.resume(params.sessionId);
+    return [...saved.history()];
+  });
+  const additionalDirectories = params.additionalDirectories ?? [];
+  const session = await table.open(
+    () => service.fork({ cwd: params.cwd, history, mcpServers, additionalDirectories }),
+    client,
+  );
+  void session.advertiseCommands(NEW_SESSION_COMMANDS_DELAY_MS);
+  return {
+    sessionId: session.id,
+    configOptions: configOptions(session.handle.settings(), deps.models()),
   };
 }
 
@@ -183,13 +236,16 @@ function checkSessionId(id: string): void {
 /**
  * `session/delete`: an open session is closed first, unless a prompt runs in it (ConflictError:
  * the client cancels first) or it is loading; then its log is removed. The id stays reserved
- * meanwhile, so no load or prompt can slip in between.
+ * meanwhile, so no load or prompt can slip in between. A session that does not exist (or an
+ * id no session can have) is deleted already: that succeeds, as the spec asks; an id that could
+ * name another path is still refused.
  */
 async function deleteSession(
   deps: SessionHandlerDeps,
   sessionId: string,
 ): Promise<acp.DeleteSessionResponse> {
   checkSessionId(sessionId);
+  if (!isSessionId(sessionId)) return {};
   const live = deps.table.get(sessionId);
   if (live?.busy === true) {
     throw new ConflictError(`session ${sessionId} is running a prompt; cancel it first`, {
@@ -198,7 +254,11 @@ async function deleteSession(
   }
   return deps.table.reserve(sessionId, async () => {
     if (deps.table.get(sessionId) !== undefined) await deps.table.close(sessionId);
-    await deps.service.delete(sessionId);
+    try {
+      await deps.service.delete(sessionId);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
     return {};
   });
 }

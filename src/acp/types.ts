@@ -18,6 +18,8 @@ export interface RunAcpDeps {
    * editor shows its sign-in. Always true when absent.
    */
   readonly hasApiKey?: () => boolean;
+  /** Removes the stored API key (ACP `logout`). Nothing to remove when absent. */
+  readonly logout?: () => void;
   /** dsh's version, shown by clients in `agentInfo`. */
   readonly version: string;
   /**

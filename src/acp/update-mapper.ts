@@ -15,7 +15,10 @@ import {
   presentCall,
   presentOutputSoFar,
   presentResult,
+  presentStillRunning,
+  presentTerminalExit,
   presentTerminalOutput,
+  textContent,
 } from "./present.ts";
 
 /** Without terminal cards, running output is resent as text at most this often. */
@@ -64,21 +67,42 @@ interface OpenCall {
 export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
   const now = options.now ?? (() => performance.now());
   const open = new Map<string, OpenCall>();
+  /** Calls whose command still runs in the background after their result: their live terminals. */
+  const running = new Set<string>();
   /** Calls shown as a plan rather than a tool call: the rest of their life is not shown. */
   const quiet = new Set<string>();
   const deferred: Extract<LiveEvent, { type: "notice" }>[] = [];
+  const calls: Calls = { open, running, quiet, options };
 
   const close = (callId: string, call: OpenCall): acp.SessionUpdate[] => {
     open.delete(callId);
     return presentResult(
-      { callId, callIntent: call.intent, isError: true, output: "", streamed: call.streamed },
+      {
+        callId,
+        callIntent: call.intent,
+        isError: true,
+        // A task's card keeps the steps it showed.
+        output: call.intent.type === "terminal" ? "" : call.tail,
+        streamed: call.streamed,
+      },
       options,
     );
   };
 
   const progress = (callId: string, chunk: string): acp.SessionUpdate[] => {
     const call = open.get(callId);
-    if (call === undefined || call.intent.type !== "terminal" || chunk === "") return [];
+    if (call === undefined || chunk === "") return [];
+    // A card that is no terminal (a task's) shows its progress lines so far as its content.
+    if (call.intent.type !== "terminal") {
+      call.tail = (call.tail + chunk).slice(-TEXT_PROGRESS_TAIL);
+      return [
+        {
+          sessionUpdate: "tool_call_update",
+          toolCallId: callId,
+          content: [textContent(call.tail)],
+        },
+      ];
+    }
     if (options.terminalOutput) {
       call.streamed = true;
       return [presentTerminalOutput(callId, chunk)];
@@ -129,24 +153,11 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
               ]
             : [];
         case "tool_progress":
-          return progress(event.callId, event.chunk);
-        case "tool_result": {
-          // The plan went out with the call; a client never saw a card to update.
-          if (quiet.delete(event.callId)) return [];
-          const call = open.get(event.callId);
-          open.delete(event.callId);
-          return presentResult(
-            {
-              callId: event.callId,
-              callIntent: call?.intent ?? event.intent,
-              isError: event.isError,
-              output: event.output,
-              intent: event.intent,
-              streamed: call?.streamed ?? false,
-            },
-            options,
-          );
-        }
+          return running.has(event.callId)
+            ? backgroundProgress(calls, event)
+            : progress(event.callId, event.chunk);
+        case "tool_result":
+          return result(calls, event);
         case "usage":
           return [
             {
@@ -176,7 +187,12 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
       }
     },
     closeAll() {
-      return [...open].flatMap(([id, call]) => close(id, call));
+      // A replayed background command's terminal is over: nothing runs it any more.
+      const ended = options.terminalOutput
+        ? [...running].map((id) => presentTerminalExit(id, { code: null, signal: null }))
+        : [];
+      running.clear();
+      return [...[...open].flatMap(([id, call]) => close(id, call)), ...ended];
     },
   };
 }
@@ -208,4 +224,61 @@ function costAmount(usd: number): number {
 /** The schema wants a non-negative integer. */
 function tokenCount(n: number): number {
   return Number.isFinite(n) && n > 0 ? Math.trunc(n) : 0;
+}
+
+/** The cards a session's mapper has open, and what it was made with. */
+interface Calls {
+  readonly open: Map<string, OpenCall>;
+  /** Calls whose command still runs in the background after their result: their live terminals. */
+  readonly running: Set<string>;
+  /** Calls shown as a plan rather than a tool call: the rest of their life is not shown. */
+  readonly quiet: Set<string>;
+  readonly options: UpdateMapperOptions;
+}
+
+/** A background command's output goes on to its terminal card, then its exit. */
+function backgroundProgress(
+  { running, options }: Calls,
+  event: Extract<LiveEvent, { type: "tool_progress" }>,
+): acp.SessionUpdate[] {
+  const updates =
+    options.terminalOutput && event.chunk !== ""
+      ? [presentTerminalOutput(event.callId, event.chunk)]
+      : [];
+  if (event.exit === undefined) return updates;
+  running.delete(event.callId);
+  return options.terminalOutput
+    ? [...updates, presentTerminalExit(event.callId, event.exit)]
+    : updates;
+}
+
+/** A call's result: its card's last update, or a background command's card kept live. */
+function result(
+  { open, running, quiet, options }: Calls,
+  event: Extract<LiveEvent, { type: "tool_result" }>,
+): acp.SessionUpdate[] {
+  // The plan went out with the call; a client never saw a card to update.
+  if (quiet.delete(event.callId)) return [];
+  const call = open.get(event.callId);
+  open.delete(event.callId);
+  if (
+    !event.isError &&
+    event.intent.type === "terminal" &&
+    event.intent.exit === undefined &&
+    call?.intent.type === "terminal"
+  ) {
+    running.add(event.callId);
+    return [presentStillRunning(event.callId, event.intent, options)];
+  }
+  return presentResult(
+    {
+      callId: event.callId,
+      callIntent: call?.intent ?? event.intent,
+      isError: event.isError,
+      output: event.output,
+      intent: event.intent,
+      streamed: call?.streamed ?? false,
+    },
+    options,
+  );
 }

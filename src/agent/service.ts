@@ -6,16 +6,21 @@
  */
 import { realpath } from "node:fs/promises";
 import { checkCwd, checkSameCwd } from "../session/cwd.ts";
-import { ConflictError } from "../errors.ts";
+import { ConflictError, errorMessage } from "../errors.ts";
+import { checkAddedDirectory, loggedDirectories } from "../session/directories.ts";
 import type { McpNotice, McpServerSpec, McpServers } from "../mcp/types.ts";
+import type { NewSessionEvent } from "../session/events.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
-import { createSessionRegistry } from "../tools/session-registry.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
-import { createNoticeBox } from "./notices.ts";
+import { type Notice, createNoticeBox } from "./notices.ts";
+import type { CheckpointSettings } from "../checkpoints/config.ts";
+import { openSessionCheckpoints, removeCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import { createSessionLibrary } from "../library/session-library.ts";
-import { buildSystemPrompt, findInstructions } from "./system-prompt.ts";
+import { buildSystemPrompt, findInstructions, subagentEnvironment } from "./system-prompt.ts";
+import { findCustomAgents } from "./subagents/agent-files.ts";
+import type { TaskSetup } from "./subagents/setup.ts";
 import type { SecretPlaces } from "../file-safety/credential-paths.ts";
-import type { AgentHandle, AgentService, SessionOpenOptions } from "./types.ts";
+import type { AgentHandle, AgentService, BackgroundCommand, SessionOpenOptions } from "./types.ts";
 
 export interface AgentServiceDeps extends AgentCollaborators {
   readonly store: SessionStore;
@@ -33,6 +38,22 @@ export interface AgentServiceDeps extends AgentCollaborators {
   readonly home: string;
   /** The names the built-in slash commands hold: no skill or custom command takes one. */
   readonly reservedCommands: readonly string[];
+  /** `max_subagents`: a session's subagents that run at once; 4 when absent. */
+  readonly maxSubagents?: number;
+  /** A session's background commands, for its status. */
+  readonly background?: (sessionId: string) => readonly BackgroundCommand[];
+  /** What else ends with a session (its background commands); awaited by its dispose. */
+  readonly sessionClosed?: (sessionId: string) => Promise<void>;
+  /** Where and how sessions keep checkpoints of their workspace; none are kept when absent. */
+  readonly checkpoints?: CheckpointPlace;
+}
+
+/** Where checkpoints are kept (dsh's state directory), and their settings. */
+export interface CheckpointPlace {
+  readonly stateDir: string;
+  readonly settings: CheckpointSettings;
+  /** The PATH git is looked for in. */
+  readonly path: string | undefined;
 }
 
 /** What a session opening asks of `sessionTools`. */
@@ -58,21 +79,16 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
     log: SessionLog,
     root: string,
     options: SessionOpenOptions,
+    given: readonly string[],
   ): Promise<AgentHandle> {
     const notices = createNoticeBox();
-    const instructions = await findInstructions({
-      cwd: root,
-      configDir: deps.configDir,
-      secrets: deps.secrets,
-      logger: deps.logger,
-      report: notices.post,
-      signal: AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS),
-    });
+    const directories = await sessionDirectories(log, root, given, notices.post);
+    const instructions = await instructionsOf(deps, [root, ...directories], notices.post);
     let mcp: McpServers | undefined;
     // Skills and custom commands are found in the background: opening never waits for them.
     const library = createSessionLibrary({
       root,
-      extraRoots: [],
+      extraRoots: directories,
       configDir: deps.configDir,
       home: deps.home,
       secrets: deps.secrets,
@@ -90,21 +106,26 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
         date,
         instructions,
         skills,
+        directories,
         web: {
           fetch: deps.tools.names.includes("web_fetch"),
           search: deps.tools.names.includes("web_search"),
         },
       }),
     );
+    const tasks = taskSetupOf(deps, { root, directories, date, instructions }, notices.post);
     mcp = deps.sessionTools({
       cwd: root,
       servers: options.mcpServers ?? [],
       report: notices.post,
       onPromptsChanged: library.promptsChanged,
     });
+    const checkpoints = sessionCheckpoints(deps, log, [root, ...directories]);
     return createAgentHandle({
       ...deps,
-      tools: mcp === undefined ? deps.tools : createSessionRegistry(deps.tools, mcp.registry),
+      checkpoints,
+      directories,
+      tools: deps.tools,
       mcp,
       notices,
       log,
@@ -112,9 +133,11 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       maxRequests: deps.maxRequestsPerTurn,
       systemPrompt,
       library,
-      onDispose: () => {
+      tasks,
+      onDispose: async () => {
         library.close();
         live.delete(log.header.id);
+        await deps.sessionClosed?.(log.header.id);
       },
     });
   }
@@ -122,10 +145,30 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
   return {
     async create({ cwd, ...options }) {
       const root = await sessionRoot(cwd);
+      const given = await checkedDirectories(options);
       const log = await deps.store.create({ cwd });
       live.add(log.header.id);
       try {
-        return await open(log, root, options);
+        return await open(log, root, options, given);
+      } catch (error) {
+        live.delete(log.header.id);
+        await log[Symbol.asyncDispose]();
+        throw error;
+      }
+    },
+
+    async fork({ cwd, history, ...options }) {
+      const root = await sessionRoot(cwd);
+      const given = await checkedDirectories(options);
+      const log = await deps.store.create({ cwd });
+      live.add(log.header.id);
+      try {
+        for (const event of history) {
+          const { seq: _seq, at: _at, ...copy } = event;
+          log.append(copy as NewSessionEvent);
+        }
+        await log.flush();
+        return await open(log, root, options, given);
       } catch (error) {
         live.delete(log.header.id);
         await log[Symbol.asyncDispose]();
@@ -135,12 +178,13 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
 
     async resume(id, { cwd, ...options } = {}) {
       if (live.has(id)) throw new ConflictError(`session ${id} is already open`, { sessionId: id });
+      const given = await checkedDirectories(options);
       live.add(id);
       let log: SessionLog | undefined;
       try {
         log = await deps.store.open(id);
         if (cwd !== undefined) await checkSameCwd(id, log.header.cwd, cwd);
-        return await open(log, await sessionRoot(log.header.cwd), options);
+        return await open(log, await sessionRoot(log.header.cwd), options, given);
       } catch (error) {
         live.delete(id);
         await log?.[Symbol.asyncDispose]();
@@ -153,8 +197,117 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
     async delete(id) {
       if (live.has(id)) throw new ConflictError(`session ${id} is open`, { sessionId: id });
       await deps.store.delete(id);
+      if (deps.checkpoints !== undefined) removeCheckpoints(deps.checkpoints.stateDir, id);
     },
   };
+}
+
+/**
+ * The AGENTS.md files of the session: the config directory's and the session root's
+ * repository's, then each added directory's, as a project of its own (each file once).
+ */
+async function instructionsOf(
+  deps: AgentServiceDeps,
+  roots: readonly string[],
+  report: (notice: Notice) => void,
+): Promise<{ path: string; text: string }[]> {
+  const signal = AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS);
+  const found: { path: string; text: string }[] = [];
+  for (const [i, cwd] of roots.entries()) {
+    const files = await findInstructions({
+      cwd,
+      configDir: i === 0 ? deps.configDir : undefined,
+      secrets: deps.secrets,
+      logger: deps.logger,
+      report,
+      signal,
+    });
+    for (const file of files) {
+      if (!found.some((known) => known.path === file.path)) found.push(file);
+    }
+  }
+  return found;
+}
+
+/** What the session's `task` tool needs: its custom agents (found in the background), and more. */
+function taskSetupOf(
+  deps: AgentServiceDeps,
+  session: {
+    readonly root: string;
+    readonly directories: readonly string[];
+    readonly date: string;
+    readonly instructions: readonly { path: string; text: string }[];
+  },
+  report: (notice: Notice) => void,
+): TaskSetup {
+  const { root, directories, date, instructions } = session;
+  return {
+    agents: findCustomAgents({
+      root,
+      configDir: deps.configDir,
+      secrets: deps.secrets,
+      warn: (notice) => report({ severity: "warning", ...notice }),
+      signal: AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS),
+    }),
+    environment: subagentEnvironment({
+      cwd: root,
+      directories,
+      platform: deps.platform,
+      date,
+      instructions,
+    }),
+    maxConcurrent: deps.maxSubagents ?? 4,
+  };
+}
+
+/** The session's checkpoints of `roots`, when the service keeps any. */
+function sessionCheckpoints(deps: AgentServiceDeps, log: SessionLog, roots: readonly string[]) {
+  const place = deps.checkpoints;
+  if (place === undefined) return undefined;
+  return openSessionCheckpoints({
+    home: place.stateDir,
+    sessionId: log.header.id,
+    roots,
+    settings: place.settings,
+    path: place.path,
+    userHome: deps.home,
+    logger: deps.logger,
+  });
+}
+
+/** The realpaths of the directories a request adds; InvalidInputError naming a bad entry. */
+function checkedDirectories(options: SessionOpenOptions): Promise<string[]> {
+  return Promise.all((options.additionalDirectories ?? []).map(checkAddedDirectory));
+}
+
+/**
+ * The directories a session works in besides its root: those its log names (one gone since is
+ * left out, and the user told) and those given now, which are logged.
+ */
+async function sessionDirectories(
+  log: SessionLog,
+  root: string,
+  given: readonly string[],
+  report: (notice: Notice) => void,
+): Promise<string[]> {
+  const directories: string[] = [];
+  for (const logged of loggedDirectories(log.events)) {
+    try {
+      directories.push(await checkAddedDirectory(logged));
+    } catch (error) {
+      report({
+        severity: "warning",
+        title: `the added directory ${logged} is left out`,
+        description: errorMessage(error),
+      });
+    }
+  }
+  for (const dir of given) {
+    if (dir === root || directories.includes(dir)) continue;
+    log.append({ type: "directory", path: dir });
+    directories.push(dir);
+  }
+  return directories.filter((dir) => dir !== root);
 }
 
 /** Checks `cwd` (absolute, an existing directory, no kernel file system) and returns its realpath. */

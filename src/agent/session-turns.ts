@@ -17,6 +17,7 @@ import { createToolContext } from "../tools/tool-context.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { type CompactionResult, compactContext } from "./compaction.ts";
 import { embedMentionedFiles } from "./mentions.ts";
+import type { SessionCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import type { NoticeBox } from "./notices.ts";
 import type { SettingsOverlay } from "./settings-overlay.ts";
 import { runTurnLoop } from "./turn.ts";
@@ -29,7 +30,7 @@ export interface SessionTurnParts {
   readonly client: ModelClient;
   /** The session's system message: one object for all its requests, made before the first. */
   readonly system: Promise<Extract<ChatMessage, { role: "system" }>>;
-  readonly catalog: { get(id: string): ModelInfo };
+  readonly catalog: { get(id: string): ModelInfo; models(): readonly ModelInfo[] };
   readonly tools: ToolRegistry;
   /** The tool definitions offered right now. */
   readonly definitions: () => readonly ToolDefinition[];
@@ -40,6 +41,8 @@ export interface SessionTurnParts {
   readonly logger: Logger;
   /** The session root, realpath'd. */
   readonly root: string;
+  /** The directories the session works in besides its root, now. */
+  readonly directories?: () => readonly string[];
   /** What is never read into a prompt from a link. */
   readonly secrets: SecretPlaces;
   readonly maxRequests: number;
@@ -48,6 +51,8 @@ export interface SessionTurnParts {
   /** Logs an event and publishes what it is live. */
   readonly record: (event: NewSessionEvent) => void;
   readonly publish: (event: LiveEvent) => void;
+  /** Where the workspace is recorded before and after each prompt turn. */
+  readonly checkpoints?: SessionCheckpoints;
 }
 
 /** A prompt's turn, up to the end of its model/tool loop (the envelope logs the end). */
@@ -84,6 +89,42 @@ export async function promptTurn(
   // Servers still starting get their bounded start-up time before the first request.
   await parts.mcp?.started(signal);
   parts.notices.listen((notice) => publish({ type: "notice", turnId, ...notice }));
+  // Whatever the turn does to files, by file tools or by commands, can be undone: the
+  // workspace is recorded before its first tool call runs (a turn without one changes nothing).
+  const checkpoints = parts.checkpoints;
+  let recorded: Promise<void> | undefined;
+  const record = () => {
+    recorded ??= checkpoints?.before(turnId) ?? Promise.resolve();
+    return recorded;
+  };
+  try {
+    const tools = checkpoints === undefined ? parts.tools : recordFirst(parts.tools, record);
+    return await loop({ ...parts, tools }, turnId, signal);
+  } finally {
+    if (recorded !== undefined) await afterTurn(parts, turnId, recorded);
+  }
+}
+
+/** Records the workspace after a turn that ran tools; says when old checkpoints went. */
+async function afterTurn(
+  parts: SessionTurnParts,
+  turnId: string,
+  recorded: Promise<void>,
+): Promise<void> {
+  await recorded;
+  const dropped = (await parts.checkpoints?.after(turnId)) ?? [];
+  if (dropped.length === 0) return;
+  parts.notices.post({
+    severity: "info",
+    title: `checkpoints of ${dropped.length} older turn(s) were dropped`,
+    description:
+      "the store reached its size limit ([checkpoints] max_size_mb): /undo and /rewind no longer reach those turns",
+  });
+}
+
+/** The model/tool loop of a prompt's turn. */
+async function loop(parts: SessionTurnParts, turnId: string, signal: AbortSignal) {
+  const { log, settings, publish } = parts;
   return await runTurnLoop(
     {
       log,
@@ -95,6 +136,7 @@ export async function promptTurn(
       maxRequests: parts.maxRequests,
       settings: settings.current,
       model: (id) => parts.catalog.get(id),
+      ...visionModelOf(parts.catalog.models()),
       toolContext: (toolCallId, signal, progress) =>
         createToolContext(
           {
@@ -102,6 +144,7 @@ export async function promptTurn(
             sessionId: log.header.id,
             toolCallId,
             cwd: parts.root,
+            roots: parts.directories?.() ?? [],
             knobs: settings.current().knobs,
             progress,
           },
@@ -111,6 +154,8 @@ export async function promptTurn(
       publish,
       compactAt: parts.compactAt,
       now: parts.now,
+      // Subagents of one step run side by side.
+      concurrent: (name) => name === "task",
     },
     turnId,
     signal,
@@ -164,4 +209,25 @@ function compactionOutcome(turnId: string, result: CompactionResult): TurnOutcom
       return exhaustive;
     }
   }
+}
+
+/** `tools`, whose calls run only once the turn's checkpoint (`record`) is recorded. */
+function recordFirst(tools: ToolRegistry, record: () => Promise<void>): ToolRegistry {
+  return {
+    get names() {
+      return tools.names;
+    },
+    definitions: (ctx) => tools.definitions(ctx),
+    presentCall: (name, raw, ctx) => tools.presentCall(name, raw, ctx),
+    async execute(name, raw, ctx) {
+      await record();
+      return tools.execute(name, raw, ctx);
+    },
+  };
+}
+
+/** The first model of the catalog with vision, when there is one. */
+function visionModelOf(models: readonly ModelInfo[]): { visionModel?: string } {
+  const id = models.find((model) => model.vision)?.id;
+  return id === undefined ? {} : { visionModel: id };
 }

@@ -18,6 +18,8 @@ export interface SystemPromptInput {
   readonly skills?: string;
   /** The web tools offered; the prompt mentions only those. */
   readonly web?: { readonly fetch: boolean; readonly search: boolean };
+  /** More directories the session works in (realpaths), writable like the working directory. */
+  readonly directories?: readonly string[];
 }
 
 export function buildSystemPrompt(input: SystemPromptInput): string {
@@ -30,15 +32,42 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     ...webGuidance(input.web),
     "Paths may be absolute or relative to the working directory. Answer concisely; use Markdown.",
     "",
+    ...environmentLines(input),
+  ];
+  if (input.skills !== undefined && input.skills !== "") parts.push("", input.skills);
+  parts.push(...instructionLines(input));
+  return parts.join("\n");
+}
+
+/** The end of every subagent's system prompt: where it works, and the project's instructions. */
+export function subagentEnvironment(
+  input: Pick<SystemPromptInput, "cwd" | "directories" | "platform" | "date" | "instructions">,
+): string {
+  return [...environmentLines(input), ...instructionLines(input)].join("\n");
+}
+
+function environmentLines(
+  input: Pick<SystemPromptInput, "cwd" | "directories" | "platform" | "date">,
+): string[] {
+  const directories = input.directories ?? [];
+  return [
     `Working directory: ${input.cwd}`,
+    ...(directories.length > 0
+      ? [
+          `Also working in (files and commands may change them as in the working directory): ${directories.join(", ")}`,
+        ]
+      : []),
     `Platform: ${input.platform}`,
     `Date: ${input.date}`,
   ];
-  if (input.skills !== undefined && input.skills !== "") parts.push("", input.skills);
-  for (const { path, text } of input.instructions) {
-    parts.push("", `Instructions from ${path}:`, text.trim());
-  }
-  return parts.join("\n");
+}
+
+function instructionLines(input: Pick<SystemPromptInput, "instructions">): string[] {
+  return input.instructions.flatMap(({ path, text }) => [
+    "",
+    `Instructions from ${path}:`,
+    text.trim(),
+  ]);
 }
 
 /** When to reach for the web tools, and that what they return is data: empty without them. */

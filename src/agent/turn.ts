@@ -44,11 +44,13 @@ export interface TurnDeps {
   /** The settings in force right now (a switch mid-turn reaches the next request). */
   readonly settings: () => SessionSettings;
   readonly model: (id: string) => ModelInfo;
+  /** A model of the catalog that sees images, named where a model without vision gets one. */
+  readonly visionModel?: string;
   /** The context of one tool call; `progress` carries its live output to subscribers. */
   readonly toolContext: (
     callId: string,
     signal: AbortSignal,
-    progress: (chunk: string) => void,
+    progress: ToolContext["progress"],
   ) => ToolContext;
   /** Logs an event and publishes what it is live; for what goes out when it is logged. */
   readonly record: (event: NewSessionEvent) => void;
@@ -57,6 +59,11 @@ export interface TurnDeps {
   /** The share of the model's window a request may fill before the context is compacted. */
   readonly compactAt: number;
   readonly now: () => Date;
+  /**
+   * Whether calls of this tool run side by side with the calls of it next to them in one step
+   * (`task`: subagents); the rest run one after another. None when absent.
+   */
+  readonly concurrent?: (name: string) => boolean;
 }
 
 /** The most recent context an automatic compaction keeps verbatim, in estimated tokens. */
@@ -133,12 +140,27 @@ export async function runTurnLoop(
     // them in the log (and the reload shows them failed).
     await deps.log.flush();
 
-    for (const call of output.toolCalls) {
+    for (const batch of batches(output.toolCalls, deps.concurrent)) {
       if (signal.aborted) return { turnId, reason: "cancelled" };
-      await runToolCall(deps, turnId, call, signal);
+      await Promise.all(batch.map((call) => runToolCall(deps, turnId, call, signal)));
     }
     step += 1;
   }
+}
+
+/** The step's calls in running order: a run of calls that may overlap is one batch. */
+function batches(
+  calls: readonly ChatToolCall[],
+  concurrent: ((name: string) => boolean) | undefined,
+): ChatToolCall[][] {
+  const out: ChatToolCall[][] = [];
+  for (const call of calls) {
+    const last = out.at(-1);
+    const side = concurrent?.(call.name) === true;
+    if (side && last !== undefined && concurrent?.(last[0]?.name ?? "") === true) last.push(call);
+    else out.push([call]);
+  }
+  return out;
 }
 
 function wouldPassThreshold(deps: TurnDeps, model: ModelInfo): boolean {
@@ -206,6 +228,7 @@ async function streamStep(
     messages: step.messages,
     tools: step.definitions,
     effort: step.effort,
+    ...(deps.visionModel === undefined ? {} : { visionModel: deps.visionModel }),
   };
   for await (const event of deps.client.stream(request, signal)) {
     switch (event.type) {
@@ -297,8 +320,14 @@ async function runToolCall(
   call: ChatToolCall,
   signal: AbortSignal,
 ): Promise<void> {
-  const context = deps.toolContext(call.id, signal, (chunk) =>
-    deps.publish({ type: "tool_progress", turnId, callId: call.id, chunk }),
+  const context = deps.toolContext(call.id, signal, (chunk, exit) =>
+    deps.publish({
+      type: "tool_progress",
+      turnId,
+      callId: call.id,
+      chunk,
+      ...(exit === undefined ? {} : { exit }),
+    }),
   );
   deps.publish({ type: "tool_start", turnId, callId: call.id });
   const executed = await deps.tools.execute(call.name, call.arguments, context);

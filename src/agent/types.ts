@@ -2,6 +2,7 @@
  * Contracts between the agent and the surfaces that drive it (ACP bridge, terminal). Surfaces
  * import only this file from `src/agent`, never the loop.
  */
+import type { SessionCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import type { Knobs } from "../permission/knobs.ts";
 import type { LoggedError, SessionEvent, StopReason, UserContent } from "../session/events.ts";
 import { type SessionSettings, isSettingEvent } from "../session/settings.ts";
@@ -11,6 +12,7 @@ import type { Effort, Usage } from "../llm/types.ts";
 import type { McpServerSpec, McpServerStatus } from "../mcp/types.ts";
 import type { SessionLibrary } from "../library/types.ts";
 import { parseRawInput } from "../tools/raw-arguments.ts";
+import type { ProgressExit } from "../tools/types.ts";
 
 export type {
   Effort,
@@ -59,6 +61,8 @@ export type LiveEvent =
       readonly turnId: string;
       readonly callId: string;
       readonly chunk: string;
+      /** A background command the call started has ended (after the call's result). */
+      readonly exit?: ProgressExit;
     }
   | {
       readonly type: "tool_result";
@@ -146,6 +150,10 @@ export function liveEventOf(event: SessionEvent): LiveEvent | undefined {
         tokensAfter,
       };
     }
+    case "task_step": {
+      const { turnId, callId, line } = event;
+      return { type: "tool_progress", turnId, callId, chunk: `${line}\n` };
+    }
     case "turn_end": {
       const { turnId, reason, error } = event;
       return error === undefined
@@ -156,6 +164,8 @@ export function liveEventOf(event: SessionEvent): LiveEvent | undefined {
     case "user_message":
     case "prompt_submit":
     case "usage":
+    case "rewind":
+    case "directory":
       return undefined;
     default: {
       // Asked last: most of a log is not settings.
@@ -174,6 +184,16 @@ export interface SessionStatus {
   readonly contextWindow: number;
   /** Cumulative cost of the session in USD (across restarts), 0 when the model has no prices. */
   readonly costUsd: number;
+  /** The session's background commands (running ones and ended ones), oldest first; absent without any. */
+  readonly background?: readonly BackgroundCommand[];
+}
+
+/** A background command as `/status` lists it. */
+export interface BackgroundCommand {
+  readonly id: string;
+  readonly command: string;
+  /** `running`, `exited <code>` or `killed`. */
+  readonly status: string;
 }
 
 export interface AgentHandle extends AsyncDisposable {
@@ -214,6 +234,21 @@ export interface AgentHandle extends AsyncDisposable {
    * (the slash commands both surfaces offer beside the built-in ones).
    */
   readonly library: SessionLibrary;
+  /** The workspace's state before and after each prompt turn (`/undo`, `/rewind`, `/diff`). */
+  readonly checkpoints?: SessionCheckpoints;
+  /**
+   * Takes the conversation back to before prompt turn `turnId`, which it still shows: a
+   * `rewind` event, after which the model, replay and a reload read the log without that turn
+   * and those after it (the log keeps them). ConflictError while a turn runs.
+   */
+  rewind(turnId: string): void;
+  /** The directories the session works in besides its cwd (realpaths), in the order added. */
+  directories(): readonly string[];
+  /**
+   * Adds one (`/add-dir`): absolute and existing, else InvalidInputError naming it; logged, so
+   * a reload restores it. Resolves with its realpath. ConflictError while a turn runs.
+   */
+  addDirectory(path: string): Promise<string>;
 }
 
 /** What a session is opened with besides its directory. */
@@ -223,6 +258,11 @@ export interface SessionOpenOptions {
    * them wins a name clash. They start in the background: opening never waits for them.
    */
   readonly mcpServers?: readonly McpServerSpec[];
+  /**
+   * More directories the session works in (absolute, existing; InvalidInputError naming the
+   * entry otherwise), beside those its log already names; each is logged.
+   */
+  readonly additionalDirectories?: readonly string[];
 }
 
 export interface AgentService {
@@ -234,6 +274,14 @@ export interface AgentService {
    * session is already live in this process.
    */
   resume(id: string, options?: { cwd?: string } & SessionOpenOptions): Promise<AgentHandle>;
+  /**
+   * A new session (its own id and log) whose history is `history`, another session's events
+   * (all of them, or those before a turn): copied in order, so the seqs compactions and
+   * rewinds name stay true. The source is not touched.
+   */
+  fork(
+    options: { cwd: string; history: readonly SessionEvent[] } & SessionOpenOptions,
+  ): Promise<AgentHandle>;
   list(): Promise<SessionSummary[]>;
   /**
    * Deletes a saved session's log. ConflictError while the session is open (in this process:

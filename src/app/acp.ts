@@ -6,6 +6,7 @@ import { createAcpApprovalAnswerer } from "../acp/approval.ts";
 import { createAcpQuestioner } from "../acp/elicitation.ts";
 import { runAcpServer } from "../acp/server.ts";
 import { createLogger } from "../log.ts";
+import { removeStoredKey } from "../auth/key-store.ts";
 import type { AgentService } from "../agent/types.ts";
 import type { Composition } from "./compose.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
@@ -52,6 +53,7 @@ export async function runAcp(
   const service: AgentService = {
     create: async (options) => (await composed()).service.create(options),
     resume: async (id, options) => (await composed()).service.resume(id, options),
+    fork: async (options) => (await composed()).service.fork(options),
     list: async () => (await composed()).service.list(),
     delete: async (id) => (await composed()).service.delete(id),
   };
@@ -74,6 +76,9 @@ export async function runAcp(
     images: catalog.models().some((model) => model.vision === true),
     logger,
     hasApiKey: () => currentApiKey(config, env) !== undefined || !needsApiKey(defaultEndpoint),
+    logout: () => {
+      removeStoredKey(config.home);
+    },
     input: Bun.stdin.stream(),
     output: stdout.output,
     outputGone: stdout.readerGone,

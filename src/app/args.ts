@@ -27,6 +27,8 @@ export interface Flags {
   readonly outputLastMessage?: string;
   /** `dsh sessions --all`. */
   readonly all?: boolean;
+  /** `--add-dir DIR`, repeatable: more directories the session works in. */
+  readonly addDirs?: readonly string[];
 }
 
 export interface ParsedArgs {
@@ -88,10 +90,11 @@ const COMMANDS = new Set<string>([
 ]);
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
-  const flags: Record<string, string | boolean> = {};
+  const flags: Record<string, string | boolean | string[]> = {};
   const positional: string[] = [];
   let command: CommandName | undefined;
   let login = false;
+  const addDirs: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
     if (arg === "--help" || arg === "-h") return { command: "help", flags: {} };
@@ -101,6 +104,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       break;
     }
     const [name, inline] = splitFlag(arg);
+    if (name === "--add-dir") {
+      const value = inline ?? argv[++i];
+      if (value === undefined || value === "") throw new UsageError(`${name} needs a value`);
+      addDirs.push(value);
+      continue;
+    }
     if (name in VALUE_FLAGS) {
       const value = inline ?? argv[++i];
       if (value === undefined || value === "") throw new UsageError(`${name} needs a value`);
@@ -122,6 +131,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     else positional.push(arg);
   }
   const resolved = command ?? "chat";
+  if (addDirs.length > 0) {
+    if (resolved !== "chat" && resolved !== "exec")
+      throw new UsageError("--add-dir is only for dsh chat and dsh exec");
+    flags.addDirs = addDirs;
+  }
   checkFlags(resolved, flags);
   if (resolved === "help") return { command: resolved, flags: {} };
   // No words: the prompt comes from piped standard input (`echo PROMPT | dsh exec`).
@@ -154,7 +168,10 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
  * Flags checked up front, so a misplaced one is a usage error before anything starts. Values
  * that need the settings table (a preset id) are checked where the session is composed.
  */
-function checkFlags(command: CommandName, flags: Record<string, string | boolean>): void {
+function checkFlags(
+  command: CommandName,
+  flags: Record<string, string | boolean | string[]>,
+): void {
   for (const [flag, commands] of Object.entries(ONLY_FOR)) {
     if (flags[flag] !== undefined && !commands.includes(command))
       throw new UsageError(`${flagName(flag)} is only for dsh ${commands.join(", dsh ")}`);
@@ -202,6 +219,7 @@ Flags (chat and exec):
   -m, --model ID          model id (default: the catalog's default, deepseek-flash)
   --permission PRESET     read-only | workspace-write | danger-full-access
   -C, --cwd DIR           working directory (default: the current directory)
+  --add-dir DIR           one more directory the session works in (repeatable)
   --resume ID             continue a saved session
   -c, --continue          continue the newest session of the directory
 

@@ -26,6 +26,8 @@ import type { SessionStore } from "../session/types.ts";
 import { version } from "../../package.json";
 import { createCoreTools } from "../tools/core-tools.ts";
 import { createToolRegistry } from "../tools/registry.ts";
+import { createBackgroundJobs } from "../tools/background/jobs.ts";
+import { statusLine } from "../tools/background/tools.ts";
 import { type SecretPlaces, secretPlacesOf } from "../file-safety/credential-paths.ts";
 import { type Config, currentApiKey } from "./config.ts";
 import { credentialScopeOf, ensureOwnConfigDir, protectedConfigPaths } from "./guarded-paths.ts";
@@ -85,17 +87,7 @@ export function compose(options: ComposeOptions): Composition {
   // What the file tools and the instruction files never read; one set for both.
   const secrets = secretPlacesOf(credentials);
   const rules = createRuleBook({ home: config.home, logger });
-  const network = createNetworkService({
-    config: config.network,
-    configPath: config.configPath,
-    savedHosts: (project) =>
-      rules
-        .list()
-        .flatMap(({ project: owner, rule }) =>
-          owner === project && rule?.type === "host" ? [hostRuleText(rule)] : [],
-        ),
-    logger,
-  });
+  const network = networkOf(config, rules, logger);
   const runner = createCommandRunner({
     env: options.env,
     sandbox: config.sandbox,
@@ -109,6 +101,8 @@ export function compose(options: ComposeOptions): Composition {
     logger,
     network,
   });
+  // A session's background commands end with it, and then its network namespace goes.
+  const jobs = createBackgroundJobs({ sessionEnded: (id) => network.endScope(id) });
   const approval = createApprovalSeam({
     answerers: options.answerers,
     rules,
@@ -128,6 +122,7 @@ export function compose(options: ComposeOptions): Composition {
       interaction,
       secrets,
       protectedDirs,
+      jobs,
       web: {
         settings: config.web,
         network: network.access,
@@ -152,14 +147,27 @@ export function compose(options: ComposeOptions): Composition {
     approval,
     defaults,
     maxRequestsPerTurn: config.maxTurnRequests,
+    maxSubagents: config.maxSubagents,
     compactAt: config.compactAt,
     configDir: config.configDir,
     home,
     reservedCommands: reservedCommandNames(),
+    checkpoints: {
+      stateDir: config.home,
+      settings: config.checkpoints,
+      path: options.env.PATH,
+    },
     secrets,
     platform: `${process.platform} ${process.arch}`,
     now: () => new Date(),
     logger,
+    sessionClosed: (id) => jobs.endSession(id),
+    background: (id) =>
+      jobs.list(id).map((job) => ({
+        id: job.id,
+        command: job.command,
+        status: statusLine(job.status).slice("status: ".length),
+      })),
     sessionTools: mcpSessionTools(
       {
         servers: config.mcp.servers,
@@ -183,8 +191,24 @@ export function compose(options: ComposeOptions): Composition {
     secrets,
     rules,
     async [Symbol.asyncDispose]() {
+      await jobs[Symbol.asyncDispose]();
       await runner[Symbol.asyncDispose]();
       await network[Symbol.asyncDispose]();
     },
   };
+}
+
+/** The network service of sandboxed commands, with the host rules the user saved per project. */
+function networkOf(config: Config, rules: RuleBook, logger: Logger): NetworkService {
+  return createNetworkService({
+    config: config.network,
+    configPath: config.configPath,
+    savedHosts: (project) =>
+      rules
+        .list()
+        .flatMap(({ project: owner, rule }) =>
+          owner === project && rule?.type === "host" ? [hostRuleText(rule)] : [],
+        ),
+    logger,
+  });
 }

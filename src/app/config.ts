@@ -11,6 +11,11 @@ import { configIssueMessage, deepestIssue, tomlSyntaxMessage } from "./config-er
 import { readStoredKey } from "../auth/key-store.ts";
 import { EnvConfig } from "../exec/env.ts";
 import { LimitsConfig } from "../exec/limits.ts";
+import {
+  type CheckpointSettings,
+  CheckpointsConfig,
+  checkpointSettingsOf,
+} from "../checkpoints/config.ts";
 import { UserModelConfig } from "../llm/catalog.ts";
 import { McpServerTables, serversOf } from "../mcp/config.ts";
 import { NetworkConfig } from "../network/config.ts";
@@ -43,6 +48,8 @@ export const ConfigFile = lazySchema(() =>
     max_turn_requests: v.optional(
       v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)),
     ),
+    /** Subagents (`task` calls) one session runs at once; the rest wait. */
+    max_subagents: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(32))),
     /** Seconds of silence from the model endpoint after which a step gives up. */
     stream_timeout: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(86_400))),
     models: v.optional(v.array(UserModelConfig)),
@@ -61,6 +68,7 @@ export const ConfigFile = lazySchema(() =>
       v.pipe(v.number(), v.gtValue(0, "compact_at must be above 0"), v.maxValue(1)),
     ),
     limits: v.optional(LimitsConfig),
+    checkpoints: v.optional(CheckpointsConfig),
     network: v.optional(NetworkConfig),
     web: v.optional(WebConfig),
   }),
@@ -93,6 +101,8 @@ export interface Config {
   readonly sandbox: SandboxPreference;
   readonly log: string;
   readonly maxTurnRequests: number;
+  /** `max_subagents`: subagents one session runs at once. */
+  readonly maxSubagents: number;
   /** `DSH_STREAM_TIMEOUT` / `stream_timeout`, in ms: the longest wait on a silent endpoint. */
   readonly streamTimeoutMs: number;
   readonly models: readonly v.InferOutput<typeof UserModelConfig>[];
@@ -107,6 +117,8 @@ export interface Config {
   readonly compactAt: number;
   /** The `[limits]` table: resource bounds of sandboxed commands (defaults where absent). */
   readonly limits: LimitsConfig;
+  /** The `[checkpoints]` table: whether turns are checkpointed, and the store's size limit. */
+  readonly checkpoints: CheckpointSettings;
   /** The `[network]` table: hosts sandboxed commands may reach through the proxy, and may not. */
   readonly network: NetworkConfig;
   /** The `[web]` table: web_search's backend, web_fetch's mode, their time limit. */
@@ -170,6 +182,7 @@ export function loadConfig(
     sandbox,
     log: logDestination(nonEmpty(env.DSH_LOG) ?? file.log ?? "stderr"),
     maxTurnRequests: file.max_turn_requests ?? 100,
+    maxSubagents: file.max_subagents ?? 4,
     streamTimeoutMs: streamTimeoutMs(nonEmpty(env.DSH_STREAM_TIMEOUT), file.stream_timeout),
     models: file.models ?? [],
     env: file.env ?? { include: [], allow_secret: [] },
@@ -180,6 +193,7 @@ export function loadConfig(
     },
     compactAt: file.compact_at ?? DEFAULT_COMPACT_AT,
     limits: file.limits ?? {},
+    checkpoints: checkpointSettingsOf(file.checkpoints),
     network: file.network ?? { allow: [], deny: [] },
     web: webSettingsOf(file.web, baseUrl),
   };

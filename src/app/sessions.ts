@@ -1,4 +1,5 @@
 /** `dsh sessions`: the saved sessions, read through the composed store; `rm ID` deletes one. */
+import { removeCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import { printSessions } from "../cli/sessions.ts";
 import { silentLogger } from "../log.ts";
 import type { ParsedArgs } from "./args.ts";
@@ -16,6 +17,7 @@ export async function runSessionsCommand(io: ProcessIo, args: ParsedArgs): Promi
   await using composition = compose({ config, env: io.env, logger: silentLogger, answerers: [] });
   if (args.remove !== undefined) {
     await composition.store.delete(args.remove);
+    removeCheckpoints(config.home, args.remove);
     io.stdout.write(`deleted session ${args.remove}\n`);
     return 0;
   }

@@ -58,11 +58,15 @@ export async function openTerminalSession(
   });
   try {
     const id = flags.continue ? await newestIn(composition.store, cwd) : flags.resume;
+    // Relative to where dsh was started, as a shell user means them.
+    const additionalDirectories = (flags.addDirs ?? []).map((dir) =>
+      resolve(surroundings.cwd, dir),
+    );
     let handle =
       id === undefined
-        ? await composition.service.create({ cwd })
+        ? await composition.service.create({ cwd, additionalDirectories })
         : await resumeHere(composition.store, id, cwd, flags, (target) =>
-            composition.service.resume(id, { cwd: target }),
+            composition.service.resume(id, { cwd: target, additionalDirectories }),
           );
     if (flags.model !== undefined || flags.permission !== undefined) {
       const defaults = composition.defaults;
@@ -76,8 +80,17 @@ export async function openTerminalSession(
         return handle;
       },
       async startNew() {
-        const next = await composition.service.create({ cwd: handle.cwd });
+        const next = await composition.service.create({
+          cwd: handle.cwd,
+          additionalDirectories: handle.directories(),
+        });
         next.configure(handle.settings());
+        const previous = handle;
+        handle = next;
+        await previous[Symbol.asyncDispose]();
+      },
+      async startFork(history) {
+        const next = await composition.service.fork({ cwd: handle.cwd, history });
         const previous = handle;
         handle = next;
         await previous[Symbol.asyncDispose]();

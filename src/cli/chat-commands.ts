@@ -6,7 +6,6 @@
 import type { AgentHandle } from "../agent/types.ts";
 import {
   type CommandSession,
-  LATER_COMMANDS,
   type TERMINAL_COMMAND_NAMES,
   findSessionCommand,
   knownCommandNames,
@@ -55,7 +54,7 @@ export function chatCommandNames(handle: AgentHandle): string[] {
 export interface ChatCommandContext {
   readonly session: Pick<
     CommandSession,
-    "handle" | "models" | "sandbox" | "allowedHosts" | "runTurn" | "rules"
+    "handle" | "models" | "sandbox" | "allowedHosts" | "runTurn" | "rules" | "fork"
   >;
   /** Where replies go (above the prompt). */
   readonly out: TextSink;
@@ -103,7 +102,14 @@ export async function runChatSlashCommand(
       context.out.write("permission unchanged\n");
       return { type: "handled" };
     }
-    const result = await runSlashCommand(invocation, context.session);
+    const result = await runSlashCommand(invocation, {
+      ...context.session,
+      handle: context.session.handle,
+      confirm: async (question) => {
+        context.out.write(`${question.title}\n${question.detail}\n`);
+        return context.confirm(`  ${question.yes}? [y/N] `);
+      },
+    });
     if (result.type === "reply") context.out.write(`${terminalText(result.text)}\n`);
     else if (result.outcome.reason !== "end_turn") context.error(describeOutcome(result.outcome));
   } catch (error) {
@@ -140,14 +146,7 @@ function helpText(handle: AgentHandle, columns: number): string {
       description: c.description,
     })),
   ];
-  const later = LATER_COMMANDS.map((c) => `/${c.name}`).join(", ");
   const keys =
     "Esc or Ctrl-C stops a turn; Enter during a turn queues a message; Tab completes commands and paths; @path attaches a file.";
-  return `${layoutHelp(rows, columns)}${layoutHelp(
-    [
-      { usage: "", description: `${later}: not available yet.` },
-      { usage: "", description: keys },
-    ],
-    columns,
-  )}`;
+  return `${layoutHelp(rows, columns)}${layoutHelp([{ usage: "", description: keys }], columns)}`;
 }

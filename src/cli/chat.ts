@@ -27,6 +27,7 @@ import { isDumbTerminal } from "./style.ts";
 import { createTerminalAnswerer } from "./terminal-answerer.ts";
 import type { CliIo, OpenSession, TerminalSession } from "./types.ts";
 import { type TerminalView, createTerminalView } from "./view.ts";
+import { withoutRewound } from "../session/rewind.ts";
 
 export interface ChatOptions {
   readonly open: OpenSession;
@@ -96,7 +97,7 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
     }
   };
   const commandContext: ChatCommandContext = {
-    session: commandSession(session, turns.run),
+    session: commandSession(session, turns.run, follow),
     out,
     error,
     confirm: async (prompt) => (await lines?.choose(prompt, ["y", "n"]))?.startsWith("y") === true,
@@ -203,6 +204,7 @@ function createTurnRunner() {
 function commandSession(
   session: TerminalSession,
   runTurn: ChatCommandContext["session"]["runTurn"],
+  follow: (handle: TerminalSession["handle"]) => void,
 ): ChatCommandContext["session"] {
   return {
     get handle() {
@@ -212,6 +214,12 @@ function commandSession(
     sandbox: session.sandbox,
     runTurn,
     rules: session.rules,
+    // The chat goes on in the fork, as after /new.
+    fork: async (history) => {
+      await session.startFork(history);
+      follow(session.handle);
+      return { sessionId: session.handle.sessionId, switched: true };
+    },
   };
 }
 
@@ -302,7 +310,7 @@ async function printBanner(io: CliIo, session: TerminalSession, view: TerminalVi
   out.write(`${style.bold("dsh")} · ${banner}\n`);
   for (const warning of await startupWarnings(session, io.env))
     out.write(`${style.yellow("!")} ${terminalText(warning)}\n`);
-  const recent = recentExchanges(session.handle.history(), style);
+  const recent = recentExchanges(withoutRewound(session.handle.history()), style);
   if (recent !== "") out.write(`\n${recent}`);
   out.write(style.dim("/help for commands, Ctrl-D to exit\n"));
 }

@@ -45,6 +45,9 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
   const answer = createAnswerStream(options, blocks);
   let reasoning = createTerminalTextSanitizer();
   const titles = new Map<string, string>();
+  /** Open calls that show steps (tasks), and those of them that run beside another. */
+  const tasks = new Set<string>();
+  const crowded = new Set<string>();
   const outputs = new Map<string, CommandOutputView>();
   /** The plan as last printed: it is printed again only when it changes. */
   let shownPlan: string | undefined;
@@ -100,6 +103,10 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           }
           const title = shortened(oneLine(event.intent.title));
           titles.set(event.callId, title);
+          if (event.intent.type === "generic" && event.intent.kind === "think") {
+            tasks.add(event.callId);
+            if (tasks.size > 1) for (const id of tasks) crowded.add(id);
+          }
           activity(`${style.cyan("▸")} ${title}`);
           return;
         }
@@ -107,12 +114,16 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           screen.status(`running ${titles.get(event.callId) ?? "a tool"}`);
           return;
         case "tool_progress": {
+          // A background command's output after its call's result is read with bash_output.
+          if (!titles.has(event.callId)) return;
           let view = outputs.get(event.callId);
           if (view === undefined) {
             view = createCommandOutputView();
             outputs.set(event.callId, view);
           }
-          for (const line of view.push(event.chunk)) activity(style.dim(`  │ ${line}`));
+          // Tasks running side by side say whose line it is.
+          const whose = crowded.has(event.callId) ? `${titles.get(event.callId)} › ` : "";
+          for (const line of view.push(event.chunk)) activity(style.dim(`  │ ${whose}${line}`));
           return;
         }
         case "tool_result": {
@@ -123,9 +134,12 @@ export function createLiveRenderer(options: RenderOptions): LiveRenderer {
           }
           const view = outputs.get(event.callId);
           outputs.delete(event.callId);
+          const whose = crowded.has(event.callId) ? `${titles.get(event.callId)}: ` : "";
           titles.delete(event.callId);
+          tasks.delete(event.callId);
+          crowded.delete(event.callId);
           const diffShown = options.diffShown?.(event.callId) === true;
-          for (const line of resultLines(event, view, style, diffShown)) activity(line);
+          for (const line of resultLines(event, view, style, diffShown, whose)) activity(line);
           screen.status("waiting for the model");
           return;
         }
@@ -256,6 +270,8 @@ function resultLines(
   view: CommandOutputView | undefined,
   style: Style,
   diffShown: boolean,
+  /** Whose result it is, where tasks run side by side ("explore: …: "), else "". */
+  whose: string,
 ): string[] {
   const { intent } = event;
   const output =
@@ -268,7 +284,7 @@ function resultLines(
     return lines;
   }
   if (!diffShown) for (const line of diffLines(intent, style)) lines.push(`  ${line}`);
-  const summary = resultSummary(intent);
+  const summary = `${whose}${resultSummary(intent)}`;
   lines.push(commandFailed(intent) ? style.red(`  ✗ ${summary}`) : style.dim(`  ✓ ${summary}`));
   return lines;
 }

@@ -8,6 +8,7 @@ import type { AgentHandle, SessionSettings } from "../agent/types.ts";
 import type { ApprovalAnswerer } from "../approval/types.ts";
 import type { InteractionProvider } from "../interaction/types.ts";
 import type { ModelInfo } from "../llm/types.ts";
+import type { SessionEvent } from "../session/events.ts";
 
 /** Somewhere text goes. */
 export interface TextSink {
@@ -46,6 +47,8 @@ export interface TerminalSession extends AsyncDisposable {
    * settings; `handle` is the new one from then on.
    */
   startNew(): Promise<void>;
+  /** Replaces the session with a new one holding `history` (`/fork`). */
+  startFork(history: readonly SessionEvent[]): Promise<void>;
   /**
    * Reads a file the user mentioned (an absolute path) through the rules a mention from the
    * editor follows: inside the session's directory, no secret place, bounded. Images are

@@ -5,7 +5,8 @@
  */
 import type { AgentHandle } from "../agent/types.ts";
 import { closestMatch } from "../closest-match.ts";
-import { LATER_COMMANDS } from "./later-commands.ts";
+import { diffCommand, rewindCommand, undoCommand } from "./checkpoint-commands.ts";
+import { addDirCommand, forkCommand } from "./session-commands.ts";
 import { libraryCommands } from "./library-commands.ts";
 import { commandsCommand, skillsCommand } from "./listing-commands.ts";
 import { type CommandInvocation as Invocation, parseSlashCommand } from "./parse.ts";
@@ -17,7 +18,7 @@ import type { CommandResult, CommandSession, SlashCommand } from "./types.ts";
 export type { CommandResult, CommandSession, SlashCommand };
 /** A known command of the shared set and the text after its name. */
 export type CommandInvocation = Invocation<SlashCommand>;
-export { LATER_COMMANDS, parseSlashCommand };
+export { parseSlashCommand };
 
 /** Every command dsh offers. */
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
@@ -29,10 +30,15 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   statusCommand,
   skillsCommand,
   commandsCommand,
+  undoCommand,
+  rewindCommand,
+  diffCommand,
+  forkCommand,
+  addDirCommand,
 ];
 
-/** Every command `findSlashCommand` knows: the offered ones, then those not available yet. */
-const KNOWN: readonly SlashCommand[] = [...SLASH_COMMANDS, ...LATER_COMMANDS];
+/** Every command `findSlashCommand` knows. */
+const KNOWN: readonly SlashCommand[] = SLASH_COMMANDS;
 
 /**
  * Names only the terminal's chat gives a meaning to. They are reserved on both surfaces, so a

@@ -1,6 +1,7 @@
 /** `/status`: what the session runs with and how full its context is, answered without a model request. */
 import { presetOf } from "../permission/knobs.ts";
 import type { SandboxStatus } from "../exec/types.ts";
+import type { BackgroundCommand } from "../agent/types.ts";
 import { takesEffort } from "../settings/table.ts";
 import type { CommandSession, SlashCommand } from "./types.ts";
 
@@ -17,10 +18,12 @@ export const statusCommand: SlashCommand = {
       `model: ${settings.model}${model === undefined || model.name === model.id ? "" : ` (${model.name})`}`,
       `effort: ${takesEffort(model?.thinking) ? settings.effort : "n/a (this model has no effort setting)"}`,
       `permission: ${presetOf(settings.knobs)}`,
+      ...directoriesLines(session),
       `sandbox: ${await sandboxLine(session, settings.knobs.sandboxMode)}`,
       `context: ${count(status.contextUsed)} of ${count(status.contextWindow)} tokens (${share.toFixed(1)}%)`,
       `cost: $${status.costUsd.toFixed(4)}`,
       `MCP servers: ${mcpLine(session)}`,
+      `background commands: ${backgroundLine(status.background ?? [])}`,
       ...rulesLines(session),
       `network: ${await networkLine(session, settings.knobs.sandboxMode)}`,
     ];
@@ -48,6 +51,18 @@ function mcpLine(session: CommandSession): string {
       return `${server.name} (ready, ${server.tools} ${server.tools === 1 ? "tool" : "tools"})`;
     })
     .join(", ");
+}
+
+/** `bg-1 \`npm run dev\` (running), bg-2 \`make test\` (exited 0)`, or `none`. */
+function backgroundLine(commands: readonly BackgroundCommand[]): string {
+  if (commands.length === 0) return "none";
+  return commands.map((c) => `${c.id} \`${c.command}\` (${c.status})`).join(", ");
+}
+
+/** The directories the session works in besides its cwd; nothing when it has none. */
+function directoriesLines(session: CommandSession): string[] {
+  const directories = session.handle.directories();
+  return directories.length === 0 ? [] : [`added directories: ${directories.join(", ")}`];
 }
 
 /** The saved rules of the project on one line; nothing when the surface has no rule book. */

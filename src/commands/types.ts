@@ -5,6 +5,7 @@
  */
 import type { AgentHandle, SessionSettings, TurnOutcome } from "../agent/types.ts";
 import type { SandboxStatus } from "../exec/types.ts";
+import type { SessionEvent } from "../session/events.ts";
 import type { AllowedHosts } from "../network/types.ts";
 import type { Thinking } from "../settings/table.ts";
 
@@ -32,8 +33,29 @@ export interface CommandSession {
   readonly runTurn: (start: (signal: AbortSignal) => Promise<TurnOutcome>) => Promise<TurnOutcome>;
   /** The project's saved "always allow" rules, worded as `dsh rules` lists them (for `/status`). */
   readonly rules?: () => readonly string[];
+  /**
+   * Asks the user a yes/no question (over ACP a permission request, in the chat a line to
+   * answer); false when declined or when nobody can answer.
+   */
+  readonly confirm?: (question: CommandQuestion) => Promise<boolean>;
+  /**
+   * Starts a new session holding `history` (`/fork`): in the terminal the chat moves to it
+   * (`switched`); in an editor it is saved for the user to open.
+   */
+  readonly fork?: (
+    history: readonly SessionEvent[],
+  ) => Promise<{ readonly sessionId: string; readonly switched: boolean }>;
   /** Told after a command changed the settings (over ACP: a `config_option_update`). */
   readonly settingsChanged?: (settings: SessionSettings) => Promise<void>;
+}
+
+/** A yes/no question a command asks. */
+export interface CommandQuestion {
+  readonly title: string;
+  readonly detail: string;
+  /** The labels of the two answers. */
+  readonly yes: string;
+  readonly no: string;
 }
 
 /** What a command did: an answer to show the user, or a turn it ran. */

@@ -12,17 +12,18 @@ import {
   checkWorkspaceAfter,
   refuseUnsafe,
   unavailableBackend,
+  type Walks,
   walksByWorkspace,
 } from "./backend-parts.ts";
 import { bwrapArgs, locateBwrap } from "./bwrap.ts";
 import type { CredentialScope } from "../permission/credentials.ts";
 import { isWithin } from "../paths.ts";
-import { createCredentialMasker, stateDirMasks, storePins } from "./guards.ts";
+import { type Mask, createCredentialMasker, stateDirMasks, storePins } from "./guards.ts";
 import { loadDirWatcher } from "./dir-watch.ts";
 import { loadFileLocks } from "./file-lock.ts";
 import { SANDBOX_EXCLUDES, excludesEnv, placeholderExcludes } from "./git-excludes.ts";
 import { hostServiceMasks } from "./host-services.ts";
-import { createPlaceholders } from "./placeholders.ts";
+import { type PlaceholderHold, createPlaceholders } from "./placeholders.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap } from "./probe.ts";
 import { seccompFd } from "./seccomp.ts";
@@ -30,7 +31,11 @@ import { openSeatbelt } from "./seatbelt-backend.ts";
 import type { SandboxAttach } from "../network/service.ts";
 import type { SandboxPreference } from "../settings/table.ts";
 import type { SandboxStatus } from "./types.ts";
-import { protectWorkspace, refuseRedirectedGit } from "./workspace-guards.ts";
+import {
+  type WorkspaceProtection,
+  protectWorkspace,
+  refuseRedirectedGit,
+} from "./workspace-guards.ts";
 
 export { unavailableBackend } from "./backend-parts.ts";
 
@@ -41,10 +46,12 @@ export interface WrapInput {
   readonly cwd: string;
   /** How the command reaches dsh's proxy; no network at all when absent. */
   readonly network?: SandboxAttach;
+  /** The session's added directories (realpaths): each gets what `workspace` gets. */
+  readonly extraWorkspaces?: readonly string[];
 }
 
-/** What a view wraps a command for: its workspace is the view's. */
-export type CommandInput = Omit<WrapInput, "workspace">;
+/** What a view wraps a command for: its workspace and added directories are the view's. */
+export type CommandInput = Omit<WrapInput, "workspace" | "extraWorkspaces">;
 
 export interface Wrapped {
   readonly argv: string[];
@@ -62,10 +69,11 @@ export interface Wrapped {
 export interface Backend {
   readonly status: SandboxStatus;
   /**
-   * What one command in `workspace` sees, looked up once for it (the masks of credential
-   * stores, runtime directories and dsh's state); only when `status.ok`.
+   * What one command in `workspace` (and the session's added directories, `extras`) sees,
+   * looked up once for it (the masks of credential stores, runtime directories and dsh's
+   * state); only when `status.ok`.
    */
-  view(workspace: string): SandboxView;
+  view(workspace: string, extras?: readonly string[]): SandboxView;
   /** Undoes what outlives commands (lingering placeholders); once none runs. Never throws. */
   close(): void;
 }
@@ -180,13 +188,14 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     locks: await loadFileLocks(),
     logger: options.logger,
   });
-  const view = (workspace: string): SandboxView => {
+  const view = (workspace: string, extras: readonly string[] = []): SandboxView => {
+    const roots = [workspace, ...extras];
     const credentials = credentialMasks();
-    const stateDir = stateDirMasks(options.stateDir, workspace);
+    const stateDir = uniqueMasks(roots.flatMap((root) => stateDirMasks(options.stateDir, root)));
     const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
     const masks = [...credentials, ...stateDir];
     const hidden = (path: string) => {
-      if (isWithin(workspace, path)) return undefined;
+      if (roots.some((root) => isWithin(root, path))) return undefined;
       if (privateRoots.some((root) => isWithin(root, path))) {
         return "it lies under a directory the sandbox replaces with its own (/tmp, /dev, /proc)";
       }
@@ -203,25 +212,24 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     };
     const wrap = (command: CommandInput, argv: readonly string[]): Wrapped => {
       const input: WrapInput = { ...command, workspace };
-      refuseUnsafe(unsafe, input.workspace);
-      refuseRedirectedGit(input.workspace);
+      for (const root of roots) {
+        refuseUnsafe(unsafe, root);
+        refuseRedirectedGit(root);
+      }
       const writable = input.mode === "workspace-write";
       const git = options.git ?? { home: options.home };
-      // Held from before any placeholder is made until the command has ended.
-      const hold = writable ? placeholders.hold(input.workspace) : undefined;
+      // Held from before any placeholder is made until the command has ended, one per root.
+      const holds = writable ? roots.map((root) => placeholders.hold(root)) : [];
+      const hold = holds[0];
+      const releaseAll = () => {
+        for (const held of holds) held.release();
+      };
       try {
-        const protection = writable
-          ? protectWorkspace(input.workspace, {
-              stateDir: options.stateDir,
-              protectedDirs: options.protectedDirs,
-              pinned: storePins(masks, input.workspace),
-              placeholder: hold?.make,
-              git,
-              walk: walks.of(input.workspace),
-            })
+        const protections = writable
+          ? protectRoots(roots, { options, masks, holds, git, walks })
           : undefined;
-        hold?.seal();
-        const guards = protection?.guards ?? [];
+        for (const held of holds) held.seal();
+        const guards = protections?.[0]?.guards ?? [];
         // git in the sandbox must not stage the placeholders (`git-excludes.ts`).
         const standing = hold?.placeholders() ?? [];
         const excludes =
@@ -231,6 +239,10 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         const plan = {
           ...input,
           guards,
+          extraWorkspaces: extras.map((path, i) => ({
+            path,
+            guards: protections?.[i + 1]?.guards ?? [],
+          })),
           masks,
           services,
           kernel,
@@ -248,17 +260,15 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           if (closed) return [];
           closed = true;
           filter?.close();
-          if (protection === undefined) return [];
+          if (protections === undefined) return [];
           try {
-            return checkWorkspaceAfter(
-              input.workspace,
-              protection,
-              options.logger,
-              walks.of(input.workspace),
-              unsafe,
-            );
+            return roots.flatMap((root, i) => {
+              const kept = protections[i];
+              if (kept === undefined) return [];
+              return checkWorkspaceAfter(root, kept, options.logger, walks.of(root), unsafe);
+            });
           } finally {
-            hold?.release();
+            releaseAll();
           }
         };
         return {
@@ -270,7 +280,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           close,
         };
       } catch (error) {
-        hold?.release();
+        releaseAll();
         throw error;
       }
     };
@@ -284,6 +294,42 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       walks.close();
     },
   };
+}
+
+/** The protections of each root (the workspace, then the added directories), in order. */
+function protectRoots(
+  roots: readonly string[],
+  parts: {
+    readonly options: BackendOptions;
+    readonly masks: readonly Mask[];
+    readonly holds: readonly PlaceholderHold[];
+    readonly git: GitUserConfig;
+    readonly walks: Walks;
+  },
+): WorkspaceProtection[] {
+  const { options } = parts;
+  return roots.map((root, i) =>
+    protectWorkspace(root, {
+      stateDir: options.stateDir,
+      protectedDirs: options.protectedDirs,
+      pinned: storePins(parts.masks, root),
+      placeholder: parts.holds[i]?.make,
+      git: parts.git,
+      walk: parts.walks.of(root),
+    }),
+  );
+}
+
+/** Masks without repeats (each root may name the same state directory). */
+function uniqueMasks<T extends { readonly path: string }>(masks: readonly T[]): T[] {
+  const seen = new Set<string>();
+  const unique: T[] = [];
+  for (const mask of masks) {
+    if (seen.has(mask.path)) continue;
+    seen.add(mask.path);
+    unique.push(mask);
+  }
+  return unique;
 }
 
 /**

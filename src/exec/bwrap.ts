@@ -18,6 +18,11 @@ export interface SandboxPlan {
   readonly cwd: string;
   /** Protections inside the workspace (used under `workspace-write` only). */
   readonly guards: readonly Guard[];
+  /** The session's added directories, bound like the workspace, each with its protections. */
+  readonly extraWorkspaces?: readonly {
+    readonly path: string;
+    readonly guards: readonly Guard[];
+  }[];
   readonly masks: readonly Mask[];
   /** Runtime directories and service sockets: private tmpfs dirs and `/dev/null`, before the workspace. */
   readonly services: readonly Mask[];
@@ -78,6 +83,10 @@ export function bwrapArgs(
   const writable = plan.mode === "workspace-write";
   args.push(writable ? "--bind" : "--ro-bind", checked(plan.workspace), plan.workspace);
   if (writable) for (const guard of plan.guards) args.push(...guardArgs(guard));
+  for (const extra of plan.extraWorkspaces ?? []) {
+    args.push(writable ? "--bind" : "--ro-bind", checked(extra.path), extra.path);
+    if (writable) for (const guard of extra.guards) args.push(...guardArgs(guard));
+  }
   for (const mask of plan.masks) {
     const path = checked(mask.path);
     if (mask.type === "dir") args.push(...emptyReadOnlyDir(path));

@@ -19,6 +19,7 @@ import { SandboxUnavailableError } from "./errors.ts";
 import { limitArgv, ulimitArgv } from "./limits.ts";
 import type { CommandLimits } from "./limits.ts";
 import type { CommandRequest } from "./types.ts";
+import { realDirectory } from "./workspace.ts";
 
 export interface CommandPlan {
   readonly backend: SandboxBackend;
@@ -87,8 +88,13 @@ export async function sandboxedPlan(
 ): Promise<CommandPlan> {
   const opened = await context.backend();
   if (!opened.status.ok) throw new SandboxUnavailableError(opened.status);
-  if (request.sandbox === "workspace-write") refuseBroadWorkspace(workspace, context.home);
-  const view = opened.view(workspace);
+  const extras = (request.extraWorkspaces ?? []).map((dir) =>
+    realDirectory(dir, "added directory"),
+  );
+  if (request.sandbox === "workspace-write") {
+    for (const root of [workspace, ...extras]) refuseBroadWorkspace(root, context.home);
+  }
+  const view = opened.view(workspace, extras);
   const hidden = view.hidden(cwd);
   if (hidden !== undefined) {
     throw new InvalidInputError(`cwd ${cwd} is outside the sandbox's view: ${hidden}`, { cwd });
@@ -137,7 +143,7 @@ function openNetwork(
   request: CommandRequest,
   backend: "bwrap" | "seatbelt",
 ): Promise<CommandNetwork | undefined> {
-  const opening = context.network?.open(request.network, backend);
+  const opening = context.network?.open(request.network, backend, request.networkScope);
   return (opening ?? Promise.resolve(undefined)).catch((error: unknown) => {
     context.logger.warn("the command runs without network: its proxy could not be opened", {
       error,

@@ -189,7 +189,10 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     };
     try {
       const env = environment(plan, cwd);
-      const timeoutMs = clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits);
+      const timeoutMs =
+        request.background === true
+          ? UNTIMED_MS
+          : clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits);
       const spawned = { cwd, env, timeoutMs, signal, groups };
       const result = await spawnPlanned(deps.logger, limits, plan, spawned, options);
       const limitHit = limitReport(result, plan);
@@ -367,6 +370,9 @@ function readTextOr(path: string, fallback: string): string {
     return fallback;
   }
 }
+
+/** The longest timer there is (about 24 days): a background command runs until it is ended. */
+const UNTIMED_MS = 2_147_483_647;
 
 function clampTimeout(ms: number, limits: RunnerLimits): number {
   return Math.min(limits.maxTimeoutMs, Math.max(limits.minTimeoutMs, Math.round(ms)));

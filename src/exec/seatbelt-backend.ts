@@ -77,9 +77,11 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
       : undefined;
   };
   const wrap = (input: WrapInput, argv: readonly string[]): Wrapped => {
-    refuseUnsafe(unsafe, input.workspace);
-    refuseOutlived(outlived, input.workspace);
-    refuseRedirectedGit(input.workspace);
+    for (const root of [input.workspace, ...(input.extraWorkspaces ?? [])]) {
+      refuseUnsafe(unsafe, root);
+      refuseOutlived(outlived, root);
+      refuseRedirectedGit(root);
+    }
     const tempDir = commandTempDir(input.workspace);
     watchdog.holdSandbox(tempDir);
     let prepared: ReturnType<typeof prepare>;
@@ -90,7 +92,7 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
       rmSync(tempDir, { recursive: true, force: true });
       throw error;
     }
-    const { plan, protection } = prepared;
+    const { plan, protection, extraProtections } = prepared;
     let closed = false;
     const close = (): string[] => {
       if (closed) return [];
@@ -123,6 +125,11 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
           ),
         );
       }
+      for (const [i, extra] of extraProtections.entries()) {
+        const root = input.extraWorkspaces?.[i];
+        if (root === undefined) continue;
+        notes.push(...checkWorkspaceAfter(root, extra, options.logger, walks.of(root), unsafe));
+      }
       return notes;
     };
     return {
@@ -136,9 +143,9 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
   };
   return {
     status,
-    view: (workspace) => ({
+    view: (workspace, extraWorkspaces = []) => ({
       hidden,
-      wrap: (command, argv) => wrap({ ...command, workspace }, argv),
+      wrap: (command, argv) => wrap({ ...command, workspace, extraWorkspaces }, argv),
     }),
     close() {},
   };

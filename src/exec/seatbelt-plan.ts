@@ -45,7 +45,12 @@ export function seatbeltPlanFor(
   input: WrapInput,
   tempDir: string,
   context: SeatbeltPlanContext,
-): { plan: SeatbeltPlan; protection: WorkspaceProtection | undefined } {
+): {
+  plan: SeatbeltPlan;
+  protection: WorkspaceProtection | undefined;
+  /** The added directories' protections, in their order (none when read-only). */
+  extraProtections: readonly WorkspaceProtection[];
+} {
   const writable = input.mode === "workspace-write";
   const stateDir = realpathOr(context.stateDir);
   const stores = credentialSpellings(context.credentials);
@@ -56,31 +61,35 @@ export function seatbeltPlanFor(
   const secrets: Mask[] = isWithin(stateDir, input.workspace)
     ? stores
     : [...stores, { type: "dir", path: stateDir }];
-  const protection = writable
-    ? protectWorkspace(input.workspace, {
-        stateDir: context.stateDir,
-        protectedDirs: context.protectedDirs,
-        pinned: storePins(secrets, input.workspace),
-        placeholder: RULES_COVER_MISSING,
-        git: context.git,
-        walk: context.walk(input.workspace),
-      })
-    : undefined;
+  const protect = (root: string) =>
+    protectWorkspace(root, {
+      stateDir: context.stateDir,
+      protectedDirs: context.protectedDirs,
+      pinned: storePins(secrets, root),
+      placeholder: RULES_COVER_MISSING,
+      git: context.git,
+      walk: context.walk(root),
+    });
+  const extras = input.extraWorkspaces ?? [];
+  const protection = writable ? protect(input.workspace) : undefined;
+  const extraProtections = writable ? extras.map(protect) : [];
   const plan: SeatbeltPlan = {
     mode: input.mode,
     workspace: input.workspace,
+    extraWorkspaces: extras,
     tempDir,
-    guards: protection?.guards ?? [],
-    caseInsensitive: writable && context.foldsCase(input.workspace),
+    guards: [...(protection?.guards ?? []), ...extraProtections.flatMap((extra) => extra.guards)],
+    caseInsensitive:
+      writable && [input.workspace, ...extras].some((root) => context.foldsCase(root)),
     secrets,
     keepNames: writable
       ? namesToKeep(
-          [input.workspace],
+          [input.workspace, ...extras],
           secrets.map((mask) => mask.path),
         )
       : [],
     network: false,
     proxyPort: input.network?.type === "port" ? input.network.port : undefined,
   };
-  return { plan, protection };
+  return { plan, protection, extraProtections };
 }

@@ -23,6 +23,8 @@ export interface SeatbeltPlan {
   readonly mode: "read-only" | "workspace-write";
   /** Realpath of the session root (`/private/...` rather than `/tmp` or `/var`). */
   readonly workspace: string;
+  /** The session's added directories (realpaths), writable like the workspace. */
+  readonly extraWorkspaces?: readonly string[];
   /** Realpath of the command's own temp directory (its `TMPDIR`): the one place it may write outside the workspace. */
   readonly tempDir: string;
   /** What `protectWorkspace()` found to keep (realpaths inside the workspace); none when read-only. */
@@ -67,7 +69,15 @@ export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
   const temp = `(subpath ${param("TEMP", plan.tempDir)})`;
   const writable = plan.mode === "workspace-write";
   const workspace = writable ? `(subpath ${param("WORKSPACE", plan.workspace)})` : undefined;
-  lines.push(`(allow file-write* ${[temp, workspace].filter(Boolean).join(" ")})`);
+  // Each added directory is one more writable place, with the workspace's rules.
+  const places =
+    workspace === undefined
+      ? []
+      : [
+          workspace,
+          ...(plan.extraWorkspaces ?? []).map((dir, i) => `(subpath ${param(`EXTRA_${i}`, dir)})`),
+        ];
+  lines.push(`(allow file-write* ${[temp, ...places].join(" ")})`);
   if (workspace !== undefined) {
     // Later rules win: carve the protected paths back out of the writable workspace.
     const kept = plan.guards.filter((guard) => guard.type !== "pin");
@@ -75,11 +85,13 @@ export function seatbeltProfile(plan: SeatbeltPlan): SeatbeltProfile {
       const denied = kept.map((guard, i) => `(subpath ${param(`GUARD_${i}`, guard.path)})`);
       lines.push(`(deny file-write* ${denied.join(" ")})`);
     }
-    lines.push(
-      `(deny file-write-create (require-all ${workspace} (regex ${gitNamePattern(plan.caseInsensitive)})))`,
-    );
+    for (const place of places) {
+      lines.push(
+        `(deny file-write-create (require-all ${place} (regex ${gitNamePattern(plan.caseInsensitive)})))`,
+      );
+    }
   }
-  lines.push(`(deny file-write-flags ${[temp, workspace].filter(Boolean).join(" ")})`);
+  lines.push(`(deny file-write-flags ${[temp, ...places].join(" ")})`);
   lines.push("(deny file-link)");
   // Renaming a directory is an unlink of its path: denied, it cannot be moved.
   const pins = [

@@ -10,6 +10,8 @@ export interface CommandRequest {
   readonly cwd: string;
   /** Directory whose tree is writable under `workspace-write` (the session root). */
   readonly workspace: string;
+  /** More directories writable like `workspace` (the session's added directories). */
+  readonly extraWorkspaces?: readonly string[];
   readonly sandbox: SandboxMode;
   /** Clamped to the runner's bounds; the runner's default when absent. */
   readonly timeoutMs?: number;
@@ -18,6 +20,13 @@ export interface CommandRequest {
    * sandbox and the runner has a network; without it, hosts the policy does not allow fail.
    */
   readonly network?: NetworkRequester;
+  /**
+   * The session the command belongs to: where dsh makes network namespaces, a session's
+   * sandboxed commands share one (a server one of them started is reached by the next).
+   */
+  readonly networkScope?: string;
+  /** A background command: no timeout; it runs until it exits or is cancelled. */
+  readonly background?: boolean;
 }
 
 export interface CommandResult {

@@ -55,11 +55,21 @@ function resolveLexical(cwd: string, input: string): string {
   return path.resolve(cwd, input);
 }
 
-/** Resolves a path and classifies it against the session root. Throws for invalid paths. */
-export function locate(cwd: string, input: string): LocatedPath {
+/**
+ * Resolves a path and classifies it against the session root, or against the added directory
+ * (`extraRoots`, realpaths) it lies in. Throws for invalid paths.
+ */
+export function locate(
+  cwd: string,
+  input: string,
+  extraRoots: readonly string[] = [],
+): LocatedPath {
   const lexical = resolveLexical(cwd, input);
-  const root = realpathOr(cwd);
+  const sessionRoot = realpathOr(cwd);
   const { real, exists } = resolveReal(lexical);
+  const root = isWithin(sessionRoot, real)
+    ? sessionRoot
+    : (extraRoots.find((extra) => isWithin(extra, real)) ?? sessionRoot);
   return { path: lexical, real, root, exists, place: isWithin(root, real) ? "inside" : "outside" };
 }
 
@@ -106,8 +116,9 @@ export function checkWrite(
   input: string,
   secrets: SecretSnapshot,
   protectedDirs: readonly string[],
+  extraRoots: readonly string[] = [],
 ): WriteTarget {
-  const located = locate(cwd, input);
+  const located = locate(cwd, input, extraRoots);
   refuseSecrets(located, secrets, "write");
   const guarded = protectedSegment(located.path) ?? protectedSegment(located.real);
   if (guarded !== undefined) {
@@ -115,7 +126,8 @@ export function checkWrite(
       `${located.path} is inside ${guarded}, which dsh never writes (it controls git or dsh itself)`,
     );
   }
-  const gitControl = gitWriteProtections(cwd, { home: os.homedir() }).find(
+  // The git control files of the root the path lies in: an added directory's own repository too.
+  const gitControl = gitWriteProtections(located.root, { home: os.homedir() }).find(
     (control) => isWithin(control, located.path) || isWithin(control, located.real),
   );
   if (gitControl !== undefined) {

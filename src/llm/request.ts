@@ -10,7 +10,7 @@ export function buildRequestBody(request: ChatRequest): Record<string, unknown> 
   const { model, tools } = request;
   return {
     model: model.id,
-    messages: request.messages.map((message) => toWireMessage(message, model)),
+    messages: request.messages.map((message) => toWireMessage(message, model, request.visionModel)),
     stream: true,
     ...(model.streamUsage ? { stream_options: { include_usage: true } } : {}),
     ...(tools.length === 0
@@ -72,7 +72,7 @@ export function createRequestWriter(): RequestWriter {
       // The body opens with the model and the messages, in that order (see `buildRequestBody`).
       const head = `{"model":${JSON.stringify(model.id)},"messages":[`;
       if (!text.startsWith(head)) return encoder.encode(JSON.stringify(buildRequestBody(request)));
-      const shape = `${model.reasoningEcho}\u0000${model.vision === true}`;
+      const shape = `${model.reasoningEcho}\u0000${model.vision === true}\u0000${request.visionModel}`;
       const key = `${shape}\u0000${model.id}`;
       const shared =
         previous !== undefined && extendsPrevious(previous, messages, key) ? previous : undefined;
@@ -80,7 +80,7 @@ export function createRequestWriter(): RequestWriter {
       const added = messages.slice(from).map((message) => {
         const cached = written.get(message);
         if (cached?.shape === shape) return cached.json;
-        const json = JSON.stringify(toWireMessage(message, model));
+        const json = JSON.stringify(toWireMessage(message, model, request.visionModel));
         written.set(message, { shape, json });
         return json;
       });
@@ -138,7 +138,11 @@ function thinkingFields(model: ModelInfo, effort: Effort | undefined): Record<st
   }
 }
 
-function toWireMessage(message: ChatMessage, model: ModelInfo): Record<string, unknown> {
+function toWireMessage(
+  message: ChatMessage,
+  model: ModelInfo,
+  visionModel?: string,
+): Record<string, unknown> {
   switch (message.role) {
     case "system":
       return { role: message.role, content: message.content };
@@ -148,7 +152,7 @@ function toWireMessage(message: ChatMessage, model: ModelInfo): Record<string, u
         content:
           typeof message.content === "string"
             ? message.content
-            : message.content.map((part) => wirePart(part, model)),
+            : message.content.map((part) => wirePart(part, model, visionModel)),
       };
     case "tool":
       return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
@@ -177,18 +181,26 @@ function toWireMessage(message: ChatMessage, model: ModelInfo): Record<string, u
 }
 
 /**
- * What a model without vision reads in place of an image from earlier in the session (sent
- * while another model was chosen): the request must not carry a part it would reject.
+ * What a model without vision reads in place of an image (sent now, or earlier while another
+ * model was chosen): the request must not carry a part it would reject, and the model can
+ * tell the user which model would see it.
  */
-export const IMAGE_OMITTED = "[an image the user sent earlier; this model cannot see images]";
+export function imageOmitted(visionModel?: string): string {
+  const hint = visionModel === undefined ? "" : `; switch to ${visionModel} to have it seen`;
+  return `[an image was attached; this model cannot see images${hint}]`;
+}
 
 /** OpenAI's content parts: text as it is, an image as an `image_url` data URL. */
-function wirePart(part: ChatContentPart, model: ModelInfo): Record<string, unknown> {
+function wirePart(
+  part: ChatContentPart,
+  model: ModelInfo,
+  visionModel: string | undefined,
+): Record<string, unknown> {
   switch (part.type) {
     case "text":
       return { type: "text", text: part.text };
     case "image":
-      if (model.vision !== true) return { type: "text", text: IMAGE_OMITTED };
+      if (model.vision !== true) return { type: "text", text: imageOmitted(visionModel) };
       return { type: "image_url", image_url: { url: `data:${part.mimeType};base64,${part.data}` } };
     default: {
       const exhaustive: never = part;

@@ -71,6 +71,8 @@ export interface ChatRequest {
    * for the provider's cache); `auto` when absent.
    */
   readonly toolChoice?: "auto" | "none";
+  /** A model of the catalog that sees images, named in the note that replaces an image. */
+  readonly visionModel?: string;
 }
 
 export interface Usage {

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { type Server, type Socket, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CommandNamespace, Namespaces } from "./namespace.ts";
+import type { CommandNamespace, Namespaces, SharedNamespace } from "./namespace.ts";
 import { BRIDGE_SOCKET, SANDBOX_PROXY_PORT, type SandboxAttach } from "./sandbox-link.ts";
 
 /** A command's listener: where its connections arrive, and how the sandbox reaches it. */
@@ -28,11 +28,18 @@ export interface Listener {
 
 /** Makes listeners; `onConnection` is called for each accepted connection. */
 export interface ListenerMaker {
+  /**
+   * With `scope` (a session's id), a `namespace` command runs in the scope's one namespace,
+   * made at its first command and kept until `endScope`, with a listener of its own there.
+   */
   open(
     kind: "namespace" | "bridge" | "port",
     onConnection: (socket: Socket) => void,
+    scope?: string,
   ): Promise<Listener>;
-  /** Removes the socket directory. */
+  /** Drops the scope's namespace (it goes once nothing runs in it). */
+  endScope(scope: string): void;
+  /** Removes the socket directory and every scope's namespace. */
   dispose(): void;
 }
 
@@ -47,12 +54,24 @@ export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
   let count = 0;
   // A namespace with its listener, made ahead for the next command.
   let spare: Promise<Prepared> | undefined;
+  const scopes = new Map<string, { namespace: SharedNamespace; next: number }>();
   const dir = () => {
     socketDir ??= mkdtempSync(join(tmpdir(), "dsh-net-"));
     return socketDir;
   };
   return {
-    async open(kind, onConnection) {
+    async open(kind, onConnection, scope) {
+      if (kind === "namespace" && scope !== undefined) {
+        const namespaces = await deps.namespaces();
+        if (namespaces === undefined)
+          throw new Error("this process cannot make network namespaces");
+        let entry = scopes.get(scope);
+        if (entry === undefined) {
+          entry = { namespace: namespaces.shared(), next: 0 };
+          scopes.set(scope, entry);
+        }
+        return scopedListener(entry, onConnection);
+      }
       if (kind === "namespace") {
         const namespaces = await deps.namespaces();
         if (namespaces === undefined)
@@ -113,7 +132,13 @@ export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
       const port = typeof address === "object" && address !== null ? address.port : 0;
       return { port, attach: { type: "port", port }, close: () => closeServer(server) };
     },
+    endScope(scope) {
+      scopes.get(scope)?.namespace.close();
+      scopes.delete(scope);
+    },
     dispose() {
+      for (const entry of scopes.values()) entry.namespace.close();
+      scopes.clear();
       const left = spare;
       spare = undefined;
       void left?.then(
@@ -125,6 +150,31 @@ export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
       );
       if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** Ports a scope's listeners take in turn; one a command's own server holds is skipped. */
+const SCOPE_PORTS = 1000;
+
+/** A listener of its own for one command in a scope's shared namespace. */
+async function scopedListener(
+  entry: { namespace: SharedNamespace; next: number },
+  onConnection: (socket: Socket) => void,
+): Promise<Listener> {
+  let port = SANDBOX_PROXY_PORT;
+  let fd: number | undefined;
+  for (let tries = 0; tries < SCOPE_PORTS && fd === undefined; tries++) {
+    port = SANDBOX_PROXY_PORT + (entry.next++ % SCOPE_PORTS);
+    fd = entry.namespace.listen(port);
+  }
+  if (fd === undefined) throw new Error("no free port for the proxy in the session's namespace");
+  const server = createServer({ pauseOnConnect: true }, onConnection);
+  await listening(server, { fd });
+  const { namespace } = entry;
+  return {
+    port,
+    attach: { type: "namespace", within: (start) => namespace.within(start) },
+    close: () => closeServer(server),
   };
 }
 

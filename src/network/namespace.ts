@@ -42,6 +42,26 @@ export interface CommandNamespace {
 export interface Namespaces {
   /** A fresh namespace listening on `port`; throws when the system refuses a step. */
   open(port: number): CommandNamespace;
+  /** A fresh namespace for many commands (one session's), with no listener yet. */
+  shared(): SharedNamespace;
+}
+
+/**
+ * One network namespace that several commands run in, one after another or side by side (a
+ * session's), so a server one of them started is reached by the others on its loopback. Each
+ * command still gets a listener of its own, on its own port, so every connection is known to
+ * be that command's.
+ */
+export interface SharedNamespace {
+  /**
+   * A listening socket on `127.0.0.1:port` inside (non-blocking, close-on-exec), or undefined
+   * when that port is taken there (a command's own server holds it).
+   */
+  listen(port: number): number | undefined;
+  /** Runs `start` (a spawn) with the calling thread inside; checked like `CommandNamespace`. */
+  within<T extends { readonly pid: number }>(start: () => T): T;
+  /** Drops dsh's handle; the namespace lives on while a command or socket is in it. */
+  close(): void;
 }
 
 interface Libc {
@@ -68,7 +88,10 @@ export async function openNamespaces(): Promise<Namespaces | undefined> {
   } catch {
     return undefined;
   }
-  const namespaces: Namespaces = { open: (port) => openNamespace(libc, home, port) };
+  const namespaces: Namespaces = {
+    open: (port) => openNamespace(libc, home, port),
+    shared: () => openShared(libc, home),
+  };
   try {
     const trial = namespaces.open(0);
     libc.close(trial.fd);
@@ -81,15 +104,31 @@ export async function openNamespaces(): Promise<Namespaces | undefined> {
 }
 
 function openNamespace(libc: Libc, home: number, port: number): CommandNamespace {
+  const shared = openShared(libc, home);
+  const fd = shared.listen(port);
+  if (fd === undefined) {
+    shared.close();
+    throw new Error(`the proxy cannot listen on 127.0.0.1:${port} in the command's namespace`);
+  }
+  let entered = false;
+  return {
+    fd,
+    within(start) {
+      if (entered) throw new Error("a command namespace is entered once");
+      entered = true;
+      return shared.within(start);
+    },
+    close: () => shared.close(),
+  };
+}
+
+function openShared(libc: Libc, home: number): SharedNamespace {
   if (libc.unshare(CLONE_NEWNET) !== 0) throw new Error("unshare(CLONE_NEWNET) failed");
   let handle: number | undefined;
-  let fd = -1;
   try {
     handle = openSync("/proc/thread-self/ns/net", "r");
     loopbackUp(libc);
-    fd = listenOn(libc, port);
   } catch (error) {
-    if (fd >= 0) libc.close(fd);
     if (handle !== undefined) closeSync(handle);
     throw error;
   } finally {
@@ -97,25 +136,35 @@ function openNamespace(libc: Libc, home: number, port: number): CommandNamespace
   }
   const namespace = handle;
   const expected = `net:[${fstatSync(namespace).ino}]`;
-  let entered = false;
+  let closed = false;
+  const inside = <T>(run: () => T): T => {
+    if (closed) throw new Error("the session's network namespace is closed");
+    if (libc.setns(namespace, CLONE_NEWNET) !== 0)
+      throw new Error("setns into the session's namespace failed");
+    try {
+      return run();
+    } finally {
+      goHome(libc, home);
+    }
+  };
   return {
-    fd,
-    within(start) {
-      if (entered) throw new Error("a command namespace is entered once");
-      entered = true;
-      if (libc.setns(namespace, CLONE_NEWNET) !== 0)
-        throw new Error("setns into the command's namespace failed");
-      const started = (() => {
+    listen(port) {
+      return inside(() => {
         try {
-          return start();
-        } finally {
-          goHome(libc, home);
+          return listenOn(libc, port);
+        } catch {
+          return undefined;
         }
-      })();
+      });
+    },
+    within(start) {
+      const started = inside(start);
       refuseOutside(started.pid, expected);
       return started;
     },
     close() {
+      if (closed) return;
+      closed = true;
       closeSync(namespace);
     },
   };

@@ -23,7 +23,14 @@ export interface CommandNetwork {
 }
 
 export interface CommandProxy {
-  open(requester: NetworkRequester, kind: "namespace" | "bridge" | "port"): Promise<CommandNetwork>;
+  /** `scope`: the session the command belongs to (see `ListenerMaker.open`). */
+  open(
+    requester: NetworkRequester,
+    kind: "namespace" | "bridge" | "port",
+    scope?: string,
+  ): Promise<CommandNetwork>;
+  /** Drops a session's shared namespace. */
+  endScope(scope: string): void;
   /** Closes every command's network. */
   dispose(): void;
 }
@@ -35,15 +42,19 @@ export function createProxy(deps: {
 }): CommandProxy {
   const open = new Set<CommandNetwork>();
   return {
-    async open(requester, kind) {
+    async open(requester, kind, scope) {
       const access = deps.access.forRequester(requester);
       const ended = new AbortController();
       const sockets = new Set<Socket>();
-      const listener = await deps.listeners.open(kind, (socket) => {
-        sockets.add(socket);
-        socket.once("close", () => sockets.delete(socket));
-        void serveConnection(socket, access, ended.signal);
-      });
+      const listener = await deps.listeners.open(
+        kind,
+        (socket) => {
+          sockets.add(socket);
+          socket.once("close", () => sockets.delete(socket));
+          void serveConnection(socket, access, ended.signal);
+        },
+        scope,
+      );
       let notes: string[] | undefined;
       const network: CommandNetwork = {
         port: listener.port,
@@ -62,6 +73,7 @@ export function createProxy(deps: {
       open.add(network);
       return network;
     },
+    endScope: (scope) => deps.listeners.endScope(scope),
     dispose() {
       for (const network of [...open]) network.close();
       deps.listeners.dispose();

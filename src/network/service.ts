@@ -20,7 +20,16 @@ export type SandboxKind = "bwrap" | "seatbelt";
 
 export interface NetworkService extends AsyncDisposable {
   /** Opens one sandboxed command's network; without a requester, unknown hosts are refused. */
-  open(requester: NetworkRequester | undefined, sandbox: SandboxKind): Promise<CommandNetwork>;
+  open(
+    requester: NetworkRequester | undefined,
+    sandbox: SandboxKind,
+    scope?: string,
+  ): Promise<CommandNetwork>;
+  /**
+   * Ends a session's network: where dsh makes namespaces (Linux as root), a session's commands
+   * share one, so a server one started in the background is reached by the next.
+   */
+  endScope(scope: string): void;
   /** The access the proxy uses, for a tool that fetches URLs itself. */
   readonly access: NetworkAccess;
   allowedHosts(sessionId: string, project: string): AllowedHosts;
@@ -74,11 +83,15 @@ export function createNetworkService(deps: NetworkServiceDeps): NetworkService {
   };
   return {
     access,
-    async open(requester, sandbox) {
+    async open(requester, sandbox, scope) {
       const running = await start();
       const who = requester ?? { ...NOBODY, label: "a command" };
       if (sandbox === "seatbelt") return running.open(who, "port");
-      return running.open(who, (await findNamespaces()) === undefined ? "bridge" : "namespace");
+      const kind = (await findNamespaces()) === undefined ? "bridge" : "namespace";
+      return running.open(who, kind, scope);
+    },
+    endScope(scope) {
+      void proxy?.then((running) => running.endScope(scope));
     },
     allowedHosts: (sessionId, project) => access.allowedHosts(sessionId, project),
     async [Symbol.asyncDispose]() {

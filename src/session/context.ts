@@ -10,6 +10,7 @@ import type { ChatMessage } from "../llm/types.ts";
 import type { EventOf, SessionEvent } from "./events.ts";
 import { type HistoryFold, createHistoryFold, userContentText } from "./history.ts";
 import { incrementalFold } from "./incremental.ts";
+import { hasRewind, withoutRewound } from "./rewind.ts";
 
 /** Tokens each message adds beyond its text (role, separators), in estimates. */
 const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -25,18 +26,22 @@ export function summaryMessageText(summary: string): string {
   ].join("\n");
 }
 
-const latest = incrementalFold<{ compaction?: EventOf<"compaction"> }>(
-  () => ({}),
+const latest = incrementalFold<{ compactions: EventOf<"compaction">[] }>(
+  () => ({ compactions: [] }),
   (state, event) => {
-    if (event.type === "compaction") state.compaction = event;
+    if (event.type === "compaction") state.compactions.push(event);
+    // A compaction made in turns a rewind took back is taken back with them.
+    if (event.type === "rewind") {
+      state.compactions = state.compactions.filter((c) => c.seq < event.fromSeq);
+    }
   },
 );
 
-/** The latest compaction of the log, if any. */
+/** The latest compaction of the log that no rewind took back, if any. */
 export function latestCompaction(
   events: readonly SessionEvent[],
 ): EventOf<"compaction"> | undefined {
-  return latest(events).compaction;
+  return latest(events).compactions.at(-1);
 }
 
 /**
@@ -47,7 +52,8 @@ export function latestCompaction(
 export function contextEvents(events: readonly SessionEvent[], upToSeq?: number): SessionEvent[] {
   const compaction = latestCompaction(events);
   const from = compaction?.upToSeq ?? 0;
-  const tail = events.filter(
+  const shown = hasRewind(events) ? withoutRewound(events) : events;
+  const tail = shown.filter(
     (event) =>
       event.seq > from &&
       (upToSeq === undefined || event.seq <= upToSeq) &&
@@ -71,7 +77,7 @@ export function contextEvents(events: readonly SessionEvent[], upToSeq?: number)
 const context = incrementalFold<{ fold: HistoryFold }>(
   () => ({ fold: createHistoryFold() }),
   (state, event, events, index) => {
-    if (event.type === "compaction") {
+    if (event.type === "compaction" || event.type === "rewind") {
       state.fold = createHistoryFold();
       for (const kept of contextEvents(events.slice(0, index + 1))) state.fold.add(kept);
     } else {
@@ -200,7 +206,7 @@ export function estimateContextTokens(
   return total;
 }
 
-/** The last request's usage after `afterSeq`, not counting compaction summaries. */
+/** The last request's usage after `afterSeq`, not counting compaction summaries or subagents. */
 function lastContextUsage(
   events: readonly SessionEvent[],
   afterSeq: number,
@@ -208,7 +214,8 @@ function lastContextUsage(
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i];
     if (event === undefined || event.seq <= afterSeq) return undefined;
-    if (event.type === "usage" && event.compaction !== true) return event;
+    if (event.type === "usage" && event.compaction !== true && event.task === undefined)
+      return event;
   }
   return undefined;
 }

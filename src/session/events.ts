@@ -130,6 +130,18 @@ export const UsageEvent = v.object({
   contextWindow: v.optional(v.number()),
   /** Set on the usage of a compaction's summary request (it says nothing of the context). */
   compaction: v.optional(v.literal(true)),
+  /**
+   * The `task` call whose subagent made the request: it counts in the session's cost, and says
+   * nothing of the session's own context.
+   */
+  task: v.optional(v.string()),
+});
+/** One step of a `task` call's subagent ("Read src/app.ts"), shown as that call's progress. */
+export const TaskStepEvent = v.object({
+  type: v.literal("task_step"),
+  ...turn,
+  callId: v.string(),
+  line: v.string(),
 });
 /**
  * The context was compacted: from now on the model reads `summary` in place of every event up
@@ -152,6 +164,26 @@ export const TurnEndEvent = v.object({
   reason: EndReason,
   error: v.optional(LoggedError),
 });
+/**
+ * The conversation goes back to before turn `toTurnId`: from now on the model, a reload and
+ * replay read the log as if the events from `fromSeq` (that turn's first) up to this one were
+ * not there. The log keeps them.
+ */
+export const RewindEvent = v.object({
+  type: v.literal("rewind"),
+  ...EVENT_FIELDS,
+  toTurnId: v.string(),
+  fromSeq: v.pipe(v.number(), v.integer(), v.minValue(0)),
+});
+/**
+ * One more directory the session works in (`additionalDirectories`, `--add-dir`, `/add-dir`):
+ * a realpath, writable like the cwd. A reload restores every one the log names.
+ */
+export const DirectoryEvent = v.object({
+  type: v.literal("directory"),
+  ...EVENT_FIELDS,
+  path: v.string(),
+});
 export const SessionEvent = v.variant("type", [
   TurnStartEvent,
   UserMessageEvent,
@@ -163,6 +195,9 @@ export const SessionEvent = v.variant("type", [
   UsageEvent,
   CompactionEvent,
   TurnEndEvent,
+  TaskStepEvent,
+  RewindEvent,
+  DirectoryEvent,
   // The settings a session records, one event each (see `settings.ts`).
   ...SETTING_EVENTS,
 ]);

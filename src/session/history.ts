@@ -127,6 +127,10 @@ export function createHistoryFold(): HistoryFold {
       case "prompt_submit":
       case "usage":
       case "compaction":
+      // A subagent's steps are shown, never read back: its answer is the task's result.
+      case "task_step":
+      case "rewind":
+      case "directory":
         break;
       default: {
         // Settings are no part of the conversation.

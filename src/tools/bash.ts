@@ -13,7 +13,8 @@ import type { NetworkRequester } from "../network/types.ts";
 import { projectRootOf } from "../rules/project.ts";
 import type { SandboxMode } from "../permission/knobs.ts";
 import type { RenderIntent, TerminalIntent } from "../render/intent.ts";
-import type { Tool, ToolContext, ToolResult } from "./types.ts";
+import type { ProgressExit, Tool, ToolContext, ToolResult } from "./types.ts";
+import type { BackgroundJobs } from "./background/jobs.ts";
 
 export const BashInput = v.object({
   command: v.pipe(
@@ -44,6 +45,16 @@ export const BashInput = v.object({
       v.description("Why the command must run outside the sandbox; shown to the user."),
     ),
   ),
+  run_in_background: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        "Start the command in the background (a dev server, a watcher, a long test run) and " +
+          "return at once with its id; read its output with bash_output, end it with bash_kill. " +
+          "It runs until it exits or the session ends (no timeout); at most 8 at once.",
+      ),
+    ),
+  ),
 });
 export type BashInput = v.InferOutput<typeof BashInput>;
 
@@ -60,6 +71,8 @@ export interface BashDetails {
   readonly cancelled: boolean;
   readonly droppedBytes: number;
   readonly durationMs: number;
+  /** Started in the background: it still runs, and its card stays open until it exits. */
+  readonly background?: true;
 }
 
 const TITLE_CHARS = 160;
@@ -67,6 +80,8 @@ const TITLE_CHARS = 160;
 export interface BashToolDeps {
   /** Runs the commands: the process's one runner, which owns their child processes. */
   readonly runner: CommandRunner;
+  /** Where background commands live; without it `run_in_background` is refused. */
+  readonly jobs?: BackgroundJobs;
 }
 
 /** Creates the `bash` tool over the given command runner. */
@@ -86,7 +101,10 @@ export function createBashTool(deps: BashToolDeps): Tool<typeof BashInput, BashD
       "keeps its beginning and end. Set escalate: true with a justification to ask the user to " +
       "run a command outside the sandbox.",
     input: BashInput,
-    execute: (input, ctx) => executeBash(deps.runner, input, ctx),
+    execute: (input, ctx) =>
+      input.run_in_background === true
+        ? startInBackground(deps, input, ctx)
+        : executeBash(deps.runner, input, ctx),
     presentCall: (input, ctx) => terminalIntent(input.command, ctx.cwd),
     presentResult: (input, result, ctx): RenderIntent => {
       // A command that never ran has no output: the reason is text, not a terminal's print.
@@ -98,12 +116,76 @@ export function createBashTool(deps: BashToolDeps): Tool<typeof BashInput, BashD
           text: result.output,
         };
       }
-      return {
+      const shown = {
         ...terminalIntent(input.command, result.details?.cwd ?? ctx.cwd),
         output: result.details?.output ?? result.output,
+      };
+      // A background command has no exit yet: its card stays a running terminal.
+      if (result.details?.background === true) return shown;
+      return {
+        ...shown,
         exit: { code: result.details?.exitCode ?? null, signal: result.details?.signal ?? null },
       };
     },
+  };
+}
+
+/** Starts the command as a background job of the session and returns its id at once. */
+async function startInBackground(
+  deps: BashToolDeps,
+  input: BashInput,
+  ctx: ToolContext,
+): Promise<ToolResult<BashDetails>> {
+  if (deps.jobs === undefined) return refused(ctx.cwd, "Background commands are not offered here.");
+  const mode = await chooseMode(deps.runner, input, ctx);
+  if (mode.type === "refused") return refused(ctx.cwd, mode.message);
+  const request = commandRequest(input, ctx, mode.sandbox);
+  // Its output keeps going to the call's card, which ends when the command does.
+  const started = deps.jobs.start(ctx.sessionId, input.command, async (signal, onOutput) => {
+    let exit: ProgressExit = { code: null, signal: null };
+    try {
+      const result = await deps.runner.run(
+        { ...request, background: true },
+        {
+          signal,
+          onOutput: (text) => {
+            onOutput(text);
+            ctx.progress(text);
+          },
+        },
+      );
+      exit = { code: result.exitCode, signal: result.signal };
+      return result;
+    } finally {
+      ctx.progress("", exit);
+    }
+  });
+  if ("refused" in started) return refused(ctx.cwd, started.refused);
+  const where = mode.sandbox === "danger-full-access" ? "unsandboxed" : `sandbox: ${mode.sandbox}`;
+  const text =
+    `id: ${started.job.id}\nstarted in the background (${where}); read its output with ` +
+    `bash_output {"id": "${started.job.id}"}, end it with bash_kill; it ends with the session`;
+  const details = refused(ctx.cwd, text).details;
+  const sandboxed = mode.sandbox !== "danger-full-access";
+  return {
+    isError: false,
+    output: text,
+    details: { ...details, ran: true, sandboxed, output: "", background: true },
+  };
+}
+
+/** What the runner is asked to run; a session's sandboxed commands share its network. */
+function commandRequest(input: BashInput, ctx: ToolContext, sandbox: SandboxMode) {
+  return {
+    command: input.command,
+    cwd: ctx.cwd,
+    workspace: ctx.cwd,
+    ...(ctx.roots === undefined || ctx.roots.length === 0 ? {} : { extraWorkspaces: ctx.roots }),
+    sandbox,
+    timeoutMs: input.timeout_ms,
+    ...(sandbox === "danger-full-access"
+      ? {}
+      : { network: networkRequester(input, ctx), networkScope: ctx.sessionId }),
   };
 }
 
@@ -116,17 +198,10 @@ async function executeBash(
   if (mode.type === "refused") return refused(ctx.cwd, mode.message);
   let result: CommandResult;
   try {
-    result = await runner.run(
-      {
-        command: input.command,
-        cwd: ctx.cwd,
-        workspace: ctx.cwd,
-        sandbox: mode.sandbox,
-        timeoutMs: input.timeout_ms,
-        ...(mode.sandbox === "danger-full-access" ? {} : { network: networkRequester(input, ctx) }),
-      },
-      { signal: ctx.signal, onOutput: ctx.progress },
-    );
+    result = await runner.run(commandRequest(input, ctx, mode.sandbox), {
+      signal: ctx.signal,
+      onOutput: ctx.progress,
+    });
   } catch (error) {
     if (!(error instanceof DshError)) throw error;
     return refused(ctx.cwd, `${error.message}\nThe command was not run.`);
@@ -280,7 +355,7 @@ function networkRequester(input: BashInput, ctx: ToolContext): NetworkRequester 
   };
 }
 
-function refused(cwd: string, message: string): ToolResult<BashDetails> {
+function refused(cwd: string, message: string): ToolResult<BashDetails> & { details: BashDetails } {
   return {
     isError: true,
     output: message,

@@ -8,6 +8,8 @@ import type { CommandRunner } from "../exec/types.ts";
 import type { InteractionSeam } from "../interaction/types.ts";
 import { createAskUserQuestionTool } from "./ask-user-question.ts";
 import { createBashTool } from "./bash.ts";
+import type { BackgroundJobs } from "./background/jobs.ts";
+import { createBackgroundTools } from "./background/tools.ts";
 import { createEditFileTool } from "./edit-file.ts";
 import { secretPlacesOf } from "../file-safety/credential-paths.ts";
 import type { SecretPlaces } from "../file-safety/credential-paths.ts";
@@ -51,12 +53,14 @@ export interface CoreToolDeps {
   readonly protectedDirs?: readonly string[];
   /** What the web tools need; without it neither `web_fetch` nor `web_search` is offered. */
   readonly web?: WebToolsDeps;
+  /** Where background commands live; with it `bash_output` and `bash_kill` are offered. */
+  readonly jobs?: BackgroundJobs;
 }
 
 /**
  * `read_file`, `write_file`, `edit_file`, `glob`, `grep`, `bash`, `ask_user_question`,
- * `todo_write`, then `web_fetch` and `web_search` (as `[web]` configures them): every core
- * tool, in this order.
+ * `todo_write`, then `web_fetch` and `web_search` (as `[web]` configures them), then
+ * `bash_output` and `bash_kill` (with background commands): every core tool, in this order.
  */
 export function createCoreTools(deps: CoreToolDeps): AnyTool[] {
   const secrets =
@@ -74,9 +78,13 @@ export function createCoreTools(deps: CoreToolDeps): AnyTool[] {
     createEditFileTool({ secrets, protectedDirs }),
     createGlobTool({ secrets }),
     createGrepTool({ secrets }),
-    createBashTool({ runner: deps.runner }),
+    createBashTool({
+      runner: deps.runner,
+      ...(deps.jobs === undefined ? {} : { jobs: deps.jobs }),
+    }),
     createAskUserQuestionTool({ interaction: deps.interaction }),
     createTodoWriteTool(),
     ...(deps.web === undefined ? [] : createWebTools(deps.web)),
+    ...(deps.jobs === undefined ? [] : createBackgroundTools(deps.jobs)),
   ];
 }

@@ -64,7 +64,7 @@ export function createEditFileTool(
         );
       }
       const secrets = snapshotSecrets(deps.secrets);
-      const target = checkWrite(ctx.cwd, input.path, secrets, protectedDirs);
+      const target = checkWrite(ctx.cwd, input.path, secrets, protectedDirs, ctx.roots);
       if (!target.exists)
         throw new NotFoundError(`${target.path} does not exist; use write_file to create it`);
       const oldText = await readTextFile(target.real, target.path, { secrets });

@@ -73,8 +73,7 @@ export function createToolRegistry(
         // Only what this session offers: a client that cannot show forms never hears of the
         // question tool. (A tool not offered but called from history still answers for itself.)
         const offered = tools.filter((t) => t.available?.(ctx) ?? true).map((t) => t.name);
-        const known = offered.length === 0 ? "none" : offered.join(", ");
-        return failed(name, `unknown tool "${name}"; known tools: ${known}`);
+        return unknownToolCall(name, offered);
       }
       const parsed = parseToolArguments(rawArguments);
       if (!parsed.ok) return failed(name, `arguments were not valid JSON: ${parsed.error}`);
@@ -167,6 +166,12 @@ function present(presenter: () => RenderIntent | undefined, fallback: RenderInte
   } catch {
     return fallback;
   }
+}
+
+/** The error result of a call to a tool no registry has, naming the tools offered instead. */
+export function unknownToolCall(name: string, offered: readonly string[]): ExecutedCall {
+  const known = offered.length === 0 ? "none" : offered.join(", ");
+  return failed(name, `unknown tool "${name}"; known tools: ${known}`);
 }
 
 function failed(name: string, output: string): ExecutedCall {

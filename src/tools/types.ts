@@ -7,6 +7,12 @@ import type { RenderIntent } from "../render/intent.ts";
 
 export type { RenderIntent };
 
+/** How a command a call left running ended. */
+export interface ProgressExit {
+  readonly code: number | null;
+  readonly signal: string | null;
+}
+
 /** What the model reads back. `details` is structured data for the tool's own presenter. */
 export interface ToolResult<Details = unknown> {
   readonly isError: boolean;
@@ -32,6 +38,11 @@ export interface ToolContext {
   readonly toolCallId: string;
   /** The session root, realpath'd: relative paths resolve against it; it bounds writes. */
   readonly cwd: string;
+  /**
+   * The session's added directories (realpaths): each bounds writes as the root does, and
+   * commands may write there as in the root.
+   */
+  readonly roots?: readonly string[];
   /** The session's current permission knobs. */
   readonly knobs: Knobs;
   /**
@@ -41,8 +52,11 @@ export interface ToolContext {
    * question early (as a deny), beside the call's own signal.
    */
   ask(request: ToolApprovalRequest, signal?: AbortSignal): Promise<AskOutcome>;
-  /** Live progress (e.g. command output) for subscribers; never logged chunk by chunk. */
-  readonly progress: (chunk: string) => void;
+  /**
+   * Live progress (e.g. command output) for subscribers; never logged chunk by chunk. `exit`
+   * says a command the call left running (in the background) has ended.
+   */
+  readonly progress: (chunk: string, exit?: ProgressExit) => void;
 }
 
 /**

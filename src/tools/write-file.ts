@@ -38,7 +38,7 @@ export function createWriteFileTool(
     input: WriteFileInput,
     async execute(input, ctx): Promise<ToolResult<FileChangeDetails>> {
       const secrets = snapshotSecrets(deps.secrets);
-      const target = checkWrite(ctx.cwd, input.path, secrets, protectedDirs);
+      const target = checkWrite(ctx.cwd, input.path, secrets, protectedDirs, ctx.roots);
       const oldText = target.exists
         ? await readTextFile(target.real, target.path, { secrets })
         : null;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { availableCommandsUpdate } from "../../src/acp/commands.ts";
 import { INIT_PROMPT } from "../../src/commands/turn-commands.ts";
-import { IMAGE_OMITTED } from "../../src/llm/request.ts";
+import { imageOmitted } from "../../src/llm/request.ts";
 import { rejection } from "../support/acp-fixture.ts";
 import { zedInitialize } from "../support/acp-harness.ts";
 import { type AcpProcess, spawnAcp } from "../support/acp-process.ts";
@@ -65,6 +65,11 @@ describe("slash commands", () => {
         { name: "status" },
         { name: "skills" },
         { name: "commands" },
+        { name: "undo" },
+        { name: "rewind", input: { hint: expect.any(String) } },
+        { name: "diff", input: { hint: expect.any(String) } },
+        { name: "fork", input: { hint: expect.any(String) } },
+        { name: "add-dir", input: { hint: "directory" } },
       ],
     });
     await dsh.agent.request(m.close, { sessionId });
@@ -98,6 +103,7 @@ describe("slash commands", () => {
           "- context: 15 of 1,048,576 tokens (0.0%)",
           "- cost: $0.0000",
           "- MCP servers: none",
+          "- background commands: none",
           "- network: through dsh's proxy; no host is allowed yet (commands ask about each)",
         ].join("\n"),
       },
@@ -249,6 +255,14 @@ describe("session/delete", () => {
     expect(existsSync(log)).toBe(true);
     expect(await dsh.agent.request(m.delete, { sessionId })).toEqual({});
     expect(existsSync(log)).toBe(false);
+    // Gone already is deleted: again, or an id no session ever had, succeeds.
+    expect(await dsh.agent.request(m.delete, { sessionId })).toEqual({});
+    expect(await dsh.agent.request(m.delete, { sessionId: "no-such-session" })).toEqual({});
+    // An id that could name a path outside the sessions directory is still refused.
+    for (const hostile of ["../escape", "a/b", ".hidden"]) {
+      const refusedPath = await rejection(dsh.agent.request(m.delete, { sessionId: hostile }));
+      expect(refusedPath.code).toBe(-32602);
+    }
     expect(
       (await rejection(dsh.agent.request(m.prompt, { sessionId, prompt: text("hi") }))).code,
     ).toBe(-32002);
@@ -319,7 +333,7 @@ describe("prompt content", () => {
     expect(dsh.problems).toEqual([]);
   });
 
-  test("an image reaches a vision model as a data URL; a text-only model refuses it before any request", async () => {
+  test("an image reaches a vision model as a data URL; a text-only model gets a note in its place and the user is told once", async () => {
     await using model = await startModelServer();
     await using dsh = await started(model);
     const init = await dsh.agent.request(acp.methods.agent.initialize, zedInitialize(true));
@@ -345,21 +359,32 @@ describe("prompt content", () => {
       configId: "model",
       value: "deepseek-v4-pro",
     });
-    const refused = await rejection(dsh.agent.request(m.prompt, { sessionId, prompt }));
-    expect({ code: refused.code, message: refused.message }).toEqual({
-      code: -32602,
-      message: expect.stringContaining(
-        "model deepseek-v4-pro does not take images; switch to a model that does: deepseek-flash",
-      ),
-    });
-    expect(model.requests).toHaveLength(1);
-    // The session goes on with that model: the earlier image becomes a note it can read.
-    model.script(textTurn("I cannot see it"));
-    await dsh.agent.request(m.prompt, { sessionId, prompt: text("and with this model?") });
-    const textOnly = model.requests[1]?.body.messages as { role: string; content: unknown }[];
+    // A text-only model takes the prompt too: the image becomes a note naming a model that
+    // sees it, and the user is told once, in the answer.
+    model.script(textTurn("I cannot see it"), textTurn("still blind"));
+    const blind = await dsh.agent.request(m.prompt, { sessionId, prompt });
+    expect(blind.stopReason).toBe("end_turn");
+    const note = imageOmitted("deepseek-flash");
+    expect(note).toContain("switch to deepseek-flash");
+    expect(userMessage(model, 1)).toEqual([
+      { type: "text", text: "what is this?" },
+      { type: "text", text: note },
+    ]);
+    const told = () =>
+      updatesOf(dsh, sessionId).filter(
+        (u) =>
+          u.sessionUpdate === "agent_message_chunk" &&
+          u.content.type === "text" &&
+          u.content.text.includes("cannot see images"),
+      ).length;
+    expect(told()).toBe(1);
+    await dsh.agent.request(m.prompt, { sessionId, prompt });
+    expect(told()).toBe(1);
+    // The earlier images become notes it can read.
+    const textOnly = model.requests[2]?.body.messages as { role: string; content: unknown }[];
     expect(textOnly.find((message) => message.role === "user")?.content).toEqual([
       { type: "text", text: "what is this?" },
-      { type: "text", text: IMAGE_OMITTED },
+      { type: "text", text: note },
     ]);
     expect((await dsh.closeStdin()).code).toBe(0);
 
@@ -377,7 +402,7 @@ describe("prompt content", () => {
     });
     model.script(textTurn("still a dot"));
     await again.agent.request(m.prompt, { sessionId, prompt: text("and now?") });
-    const history = model.requests[2]?.body.messages as { role: string; content: unknown }[];
+    const history = model.requests[3]?.body.messages as { role: string; content: unknown }[];
     expect(history.find((message) => message.role === "user")?.content).toEqual(
       userMessage(model, 0),
     );
@@ -433,7 +458,7 @@ describe("tools", () => {
     await dsh.agent.request(m.prompt, { sessionId, prompt: text("go") });
     const messages = model.requests[1]?.body.messages as { role: string; content: unknown }[];
     expect(messages.find((message) => message.role === "tool")?.content).toBe(
-      'unknown tool "nope"; known tools: read_file, write_file, edit_file, glob, grep, bash, todo_write, web_fetch',
+      'unknown tool "nope"; known tools: read_file, write_file, edit_file, glob, grep, bash, todo_write, web_fetch, bash_output, bash_kill, task',
     );
     const offered = ((model.requests[0]?.body.tools ?? []) as { function: { name: string } }[]).map(
       (tool) => tool.function.name,

@@ -2,7 +2,9 @@
  * Replay of real logs stays what it was. Each `fixtures/replay-corpus/NAME.jsonl` is a session
  * log written by the compiled dsh 0.2.0 (dac2870) over ACP against the test model server (every
  * tool intent, plans, bad arguments, images and links, settings, an error, a refusal, cancel,
- * compactions, a crash mid-command; the project path rewritten to `/home/user/project`), and
+ * compactions, a crash mid-command; the project path rewritten to `/home/user/project`; and
+ * `tasks.jsonl`, written by the first version with subagents: a task's steps, its answer, and a
+ * crash mid-task), and
  * `NAME.updates.jsonl` is what that version's replay made of it for four kinds of client.
  */
 import { describe, expect, test } from "bun:test";
@@ -43,9 +45,13 @@ const names = readdirSync(DIR)
   .map((name) => name.slice(0, -".jsonl".length));
 
 describe("replay of the corpus", () => {
-  test("the corpus holds every kind of event a log can", async () => {
+  test("the corpus holds every kind of event a log could hold when it was written", async () => {
     const kinds = new Set((await Promise.all(names.map(corpusLog))).flat().map((e) => e.type));
-    const all = SessionEvent.options.map((option) => option.entries.type.literal);
+    // Kinds added after 0.2.0 wrote the corpus; their replay is covered by their own suites.
+    const later = new Set(["rewind", "directory"]);
+    const all = SessionEvent.options
+      .map((option) => option.entries.type.literal)
+      .filter((type) => !later.has(type));
     expect([...kinds].sort()).toEqual([...all].sort());
   });
 

@@ -20,8 +20,17 @@ describe("initialize", () => {
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        sessionCapabilities: { list: {}, close: {}, resume: {}, delete: {} },
+        // `fork` is the unstable schema's, which the stable types do not name.
+        sessionCapabilities: {
+          list: {},
+          close: {},
+          resume: {},
+          delete: {},
+          additionalDirectories: {},
+          ...{ fork: {} },
+        },
         mcpCapabilities: { http: true, sse: true },
+        auth: { logout: {} },
       },
       agentInfo: { name: "dsh", title: "dsh", version: "0.0.0-test" },
       authMethods: [

@@ -125,10 +125,20 @@ describe("the live update mapper", () => {
     expect(updateProblems(first)).toEqual([]);
   });
 
-  test("progress of a call that is not a terminal is dropped", () => {
+  test("progress of a call that is not a terminal (a task's steps) is its content so far", () => {
     const mapper = createUpdateMapper({ terminalOutput: true });
-    mapper.map({ ...call, intent: { type: "generic", title: "x", kind: "other" } });
-    expect(mapper.map(progress("x"))).toEqual([]);
+    mapper.map({ ...call, intent: { type: "generic", title: "x", kind: "think" } });
+    expect(mapper.map(progress(""))).toEqual([]);
+    mapper.map(progress("Read a.ts\n"));
+    expect(mapper.map(progress("grep 'x' (2 matches)\n"))).toEqual([
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "c",
+        content: [
+          { type: "content", content: { type: "text", text: "Read a.ts\ngrep 'x' (2 matches)\n" } },
+        ],
+      },
+    ]);
   });
 
   test("the end of a turn fails the calls it left open", () => {

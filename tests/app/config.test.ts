@@ -111,6 +111,19 @@ describe("loadConfig", () => {
     }
   });
 
+  test("max_subagents: 4 by default, 1 to 32, anything else an error", () => {
+    expect(loadConfig({ HOME: dir }).maxSubagents).toBe(4);
+    expect(
+      loadConfig({ HOME: dir, DSH_CONFIG: withFile("max_subagents = 2\n") }).maxSubagents,
+    ).toBe(2);
+    for (const bad of ["0", "33", "1.5", '"4"']) {
+      const load = () =>
+        loadConfig({ HOME: dir, DSH_CONFIG: withFile(`max_subagents = ${bad}\n`) });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow("max_subagents");
+    }
+  });
+
   test("[[models]] prices, vision and context_window reach the config", () => {
     const DSH_CONFIG = withFile(
       '[[models]]\nid = "m"\ncontext_window = 4096\nvision = true\nprices = { cache_hit = 0.1, cache_miss = 1, output = 2 }\n',

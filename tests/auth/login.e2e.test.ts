@@ -80,6 +80,21 @@ async function dsh(args: string[], env: Record<string, string>, stdin = "") {
   return { code, stdout, stderr };
 }
 
+/** `dsh acp` for a remote endpoint with no key in its environment: only a stored key counts. */
+function spawnKeylessAcp(p: ReturnType<typeof place>) {
+  return spawnAcp({
+    baseUrl: "https://api.deepseek.com",
+    apiKey: "",
+    env: {
+      DSH_HOME: p.state,
+      HOME: join(p.base, "user"),
+      DSH_CONFIG: join(p.base, "config.toml"),
+      DSH_API_KEY: "",
+      DEEPSEEK_API_KEY: "",
+    },
+  });
+}
+
 describe("dsh login", () => {
   test("checks the key against the endpoint and stores it readable by the user only", async () => {
     const p = place("ok");
@@ -200,16 +215,44 @@ describe("ACP sign-in", () => {
     expect(withTerminal.problems).toEqual([]);
   });
 
-  test("a client without terminal auth is offered the agent method", async () => {
+  test("logout removes the stored key: the next session/new asks to sign in", async () => {
+    const p = place("acp-logout");
     await using server = await startModelServer();
-    await using plain = await spawnAcp({ baseUrl: server.url });
-    const agentMethod = await plain.agent.request(acp.methods.agent.initialize, {
-      protocolVersion: 1,
-    });
-    expect(agentMethod.authMethods?.map((m) => [m.id, "type" in m ? m.type : "agent"])).toEqual([
-      ["dsh-login", "agent"],
+    expect((await dsh(["login"], p.env({ DSH_BASE_URL: server.url }), `${KEY}\n`)).code).toBe(0);
+    const stored = join(p.state, "auth.json");
+    expect(statSync(stored).isFile()).toBe(true);
+    await using agent = await spawnKeylessAcp(p);
+    const init = await agent.agent.request(acp.methods.agent.initialize, { protocolVersion: 1 });
+    expect(init.agentCapabilities?.auth).toEqual({ logout: {} });
+    expect(
+      await agent.agent.request(acp.methods.agent.authenticate, { methodId: "dsh-login" }),
+    ).toEqual({});
+    expect(await agent.agent.request(acp.methods.agent.logout, {})).toEqual({});
+    expect(() => statSync(stored)).toThrow();
+    const refused = await agent.agent
+      .request(acp.methods.agent.session.new, { cwd: p.project, mcpServers: [] })
+      .catch((error: unknown) => error);
+    expect((refused as acp.RequestError).code).toBe(-32000);
+    // Signed out already: logout again still succeeds.
+    expect(await agent.agent.request(acp.methods.agent.logout, {})).toEqual({});
+    expect(agent.problems).toEqual([]);
+  });
+
+  test("a client without terminal auth is offered the agent method; the legacy _meta flag counts as terminal auth", async () => {
+    await using server = await startModelServer();
+    const methodsFor = async (clientCapabilities?: acp.ClientCapabilities) => {
+      await using plain = await spawnAcp({ baseUrl: server.url });
+      const init = await plain.agent.request(acp.methods.agent.initialize, {
+        protocolVersion: 1,
+        ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
+      });
+      expect(plain.problems).toEqual([]);
+      return init.authMethods?.map((m) => [m.id, "type" in m ? m.type : "agent"]);
+    };
+    expect(await methodsFor()).toEqual([["dsh-login", "agent"]]);
+    expect(await methodsFor({ _meta: { "terminal-auth": true } })).toEqual([
+      ["dsh-login", "terminal"],
     ]);
-    expect(plain.problems).toEqual([]);
   });
 
   test("with no key session/new answers auth_required; after dsh acp --login the same connection works", async () => {
@@ -220,17 +263,7 @@ describe("ACP sign-in", () => {
       join(p.base, "config.toml"),
       `base_url = "https://api.deepseek.com"\n[[models]]\nid = "local"\nbase_url = "${server.url}"\n`,
     );
-    await using agent = await spawnAcp({
-      baseUrl: "https://api.deepseek.com",
-      apiKey: "",
-      env: {
-        DSH_HOME: p.state,
-        HOME: join(p.base, "user"),
-        DSH_CONFIG: join(p.base, "config.toml"),
-        DSH_API_KEY: "",
-        DEEPSEEK_API_KEY: "",
-      },
-    });
+    await using agent = await spawnKeylessAcp(p);
     await agent.agent.request(acp.methods.agent.initialize, {
       protocolVersion: 1,
       clientCapabilities: { auth: { terminal: true } },

@@ -112,6 +112,69 @@ describe("the live renderer", () => {
     ]);
   });
 
+  test("a task's steps show under it; tasks side by side say whose each line is", () => {
+    const task = (title: string, text?: string): RenderIntent => ({
+      type: "generic",
+      kind: "think",
+      title,
+      ...(text === undefined ? {} : { text, summary: "1 step" }),
+    });
+    const step = (callId: string, chunk: string): LiveEvent => ({
+      type: "tool_progress",
+      turnId,
+      callId,
+      chunk,
+    });
+    const done = (callId: string, title: string): LiveEvent => ({
+      type: "tool_result",
+      turnId,
+      callId,
+      isError: false,
+      output: "answer",
+      intent: task(title, "answer"),
+    });
+    const alone = render([
+      call("a", task("explore: one")),
+      step("a", "Read a.ts\n"),
+      done("a", "explore: one"),
+    ]);
+    expect(alone.activity).toBe("▸ explore: one\n  │ Read a.ts\n  ✓ 1 step\n");
+    const { activity } = render([
+      call("a", task("explore: one")),
+      call("b", task("explore: two")),
+      step("b", "Glob *.ts (2 files)\n"),
+      done("b", "explore: two"),
+      step("a", "Read a.ts\n"),
+      done("a", "explore: one"),
+    ]);
+    expect(activity.split("\n")).toEqual([
+      "▸ explore: one",
+      "▸ explore: two",
+      "  │ explore: two › Glob *.ts (2 files)",
+      "  ✓ explore: two: 1 step",
+      "  │ explore: one › Read a.ts",
+      "  ✓ explore: one: 1 step",
+      "",
+    ]);
+  });
+
+  test("a background command's output after its call's result is not printed", () => {
+    const { activity } = render([
+      call("c", terminal("", false)),
+      {
+        type: "tool_result",
+        turnId,
+        callId: "c",
+        isError: false,
+        output: "id: bg-1",
+        intent: terminal("", false),
+      },
+      { type: "tool_progress", turnId, callId: "c", chunk: "serving\n" },
+      { type: "tool_progress", turnId, callId: "c", chunk: "", exit: { code: 0, signal: null } },
+    ]);
+    expect(activity).not.toContain("serving");
+  });
+
   test("an edit shows its changed lines, coloured when colour is on", () => {
     const intent = {
       type: "diff" as const,

@@ -11,6 +11,18 @@ describe("the status line", () => {
     );
   });
 
+  test("the background commands still running, each by id and command", () => {
+    const background = [
+      { id: "bg-1", command: "python3 -m http.server 8123", status: "running" },
+      { id: "bg-2", command: "make test", status: "exited 0" },
+      { id: "bg-3", command: `bun run dev --port 3000 ${"x".repeat(40)}`, status: "running" },
+    ];
+    expect(formatStatusLine({ contextUsed: 0, contextWindow: 0, costUsd: 0, background })).toBe(
+      "context 0 / 0 tokens (0%) · $0.0000 · running in the background: " +
+        "bg-1 (python3 -m http.server 8123), bg-3 (bun run dev --port 3000 xxxxxxxxxxxxxxx…)",
+    );
+  });
+
   test("cents from ten cents up; nonsense amounts show as zero", () => {
     expect([formatUsd(12.345), formatUsd(0.1), formatUsd(Number.NaN), formatUsd(-1)]).toEqual([
       "$12.35",

@@ -32,6 +32,7 @@ function recordingSession(): { session: CommandSession; calls: unknown[] } {
       return settings;
     },
     status: () => status,
+    directories: () => [],
     mcpServers: () => [
       { name: "github", state: "ready", tools: 12 },
       { name: "docs", state: "failed", tools: 0, error: "connection refused" },
@@ -94,6 +95,11 @@ describe("slash commands", () => {
       "status",
       "skills",
       "commands",
+      "undo",
+      "rewind",
+      "diff",
+      "fork",
+      "add-dir",
     ]);
   });
 
@@ -141,9 +147,24 @@ describe("slash commands", () => {
         "- context: 1,234 of 100,000 tokens (1.2%)",
         "- cost: $0.5000",
         "- MCP servers: github (ready, 12 tools), docs (failed: connection refused), slow (starting)",
+        "- background commands: none",
         "- network: unknown",
       ].join("\n"),
     });
+  });
+
+  test("/status lists the session's background commands with how each is", async () => {
+    const { session } = recordingSession();
+    const background = [
+      { id: "bg-1", command: "npm run dev", status: "running" },
+      { id: "bg-2", command: "make test", status: "exited 2" },
+    ];
+    const base = session.handle.status();
+    const handle = { ...session.handle, status: () => ({ ...base, background }) };
+    const reply = await run("/status", { ...session, handle });
+    expect(reply.type === "reply" ? reply.text.split("\n").at(-2) : "").toBe(
+      "- background commands: bg-1 `npm run dev` (running), bg-2 `make test` (exited 2)",
+    );
   });
 
   test("/status lists the hosts the session's commands may reach, by where each is allowed", async () => {

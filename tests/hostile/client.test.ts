@@ -4,7 +4,7 @@
  * garbage. dsh never crashes, never hangs, never runs what was not allowed, and the session log
  * stays whole and loadable.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { chunks, textTurn, toolTurn } from "../support/model-server.ts";
@@ -45,15 +45,33 @@ function cpuMs(dsh: RawAcp): number {
   return Number(dsh.proc.resourceUsage()?.cpuTime.total ?? 0n) / 1000;
 }
 
+/**
+ * Whether `m` is a chunk of the answer holding `text`: not any update that mentions it (a
+ * command list's descriptions may say "before" too).
+ */
+function isAnswerChunk(m: { method?: string; params?: unknown }, text: string): boolean {
+  if (m.method !== "session/update") return false;
+  const update = (m.params as { update?: { sessionUpdate?: string; content?: { text?: unknown } } })
+    .update;
+  const chunk = update?.content?.text;
+  return (
+    update?.sessionUpdate === "agent_message_chunk" &&
+    typeof chunk === "string" &&
+    chunk.includes(text)
+  );
+}
+
 /** Starts a turn whose model streams "half an answer", then nothing; resolves once dsh sent it. */
 async function promptHalfAnswered({ model, dsh, sessionId }: SessionRig): Promise<void> {
   const never = Promise.withResolvers<void>();
   model.script({ respond: { stream: [{ text: "half an answer" }, { until: never.promise }] } });
   await dsh.prompt(sessionId, "long job");
-  await dsh.waitFor(
-    (m) => m.method === "session/update" && JSON.stringify(m.params).includes("half an answer"),
-  );
+  await dsh.waitFor((m) => isAnswerChunk(m, "half an answer"));
 }
+
+// The cases run side by side, each starting dsh twice (the session, then its reload): on a
+// loaded 2-core machine one takes longer than bun's 5 s default. A dsh that hangs still fails.
+setDefaultTimeout(30_000);
 
 describe.concurrent("dsh acp with a dead or slow client", () => {
   test("stdin closed mid-turn: dsh exits 0 and the turn is logged cancelled", async () => {
@@ -92,9 +110,7 @@ describe.concurrent("dsh acp with a dead or slow client", () => {
       },
     });
     await dsh.prompt(sessionId, "long job");
-    await dsh.waitFor(
-      (m) => m.method === "session/update" && JSON.stringify(m.params).includes("before"),
-    );
+    await dsh.waitFor((m) => isAnswerChunk(m, "before"));
     await dsh.closeStdout();
     release.resolve();
     // stdin stays open: dsh must leave by itself, and without burning CPU on the broken pipe.

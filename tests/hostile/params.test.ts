@@ -124,8 +124,6 @@ describe.concurrent("dsh acp params", () => {
     const methods = [
       "nope",
       "session/set_mode",
-      "session/fork",
-      "logout",
       "_dsh/secret",
       "_zed/anything",
       "session/cancel",

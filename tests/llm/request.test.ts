@@ -1,7 +1,7 @@
 /** What goes over the wire: the request body the mock server records. */
 import { describe, expect, test } from "bun:test";
 import { createModelCatalog } from "../../src/llm/catalog.ts";
-import { IMAGE_OMITTED, buildRequestBody } from "../../src/llm/request.ts";
+import { buildRequestBody, imageOmitted } from "../../src/llm/request.ts";
 import type { ChatMessage, ChatRequest, Effort, ModelInfo } from "../../src/llm/types.ts";
 import {
   expectReasoningEcho,
@@ -244,7 +244,7 @@ describe("images", () => {
           role: "user",
           content: [
             { type: "text", text: "what is it?" },
-            { type: "text", text: IMAGE_OMITTED },
+            { type: "text", text: imageOmitted() },
           ],
         },
       ],

@@ -5,6 +5,9 @@
  * fields pass the schema) and non-JSON-RPC lines.
  */
 import schema from "@agentclientprotocol/sdk/schema/v1/schema.json" with { type: "json" };
+import unstableSchema from "@agentclientprotocol/sdk/schema/v1/schema.unstable.json" with {
+  type: "json",
+};
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import * as v from "valibot";
@@ -32,6 +35,11 @@ const Message = v.looseObject({
 const JsonObject = v.record(v.string(), v.unknown());
 
 const defs = v.parse(v.record(v.string(), Node), schema.$defs);
+
+/** Methods dsh serves from the unstable schema, with the def their responses are checked against. */
+const UNSTABLE_RESPONSES: Readonly<Record<string, string>> = {
+  "session/fork": "ForkSessionResponse",
+};
 
 function createAjv() {
   const ajv = new Ajv2020({
@@ -62,6 +70,7 @@ function createAjv() {
   ajv.addFormat("int64", int(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
   ajv.addFormat("double", { type: "number", validate: Number.isFinite });
   ajv.addSchema(schema, "acp");
+  ajv.addSchema({ ...unstableSchema, $id: "acp-unstable" }, "acp-unstable");
   return ajv;
 }
 
@@ -173,6 +182,12 @@ export function createAcpValidator(): AcpWireValidator {
       if (m.error !== undefined) return check("Error", m.error, `error response ${String(m.id)}`);
       const method = m.id === null ? undefined : methods.get(m.id);
       if (method === undefined) return [`response to unknown request id ${String(m.id)}`];
+      const unstable = UNSTABLE_RESPONSES[method];
+      if (unstable !== undefined) {
+        const validate = ajv.getSchema(`acp-unstable#/$defs/${unstable}`);
+        if (validate === undefined) return [`${method}: no unstable schema def ${unstable}`];
+        return validate(m.result) ? [] : [`${method} response: ${ajv.errorsText(validate.errors)}`];
+      }
       const def = defFor(method, "agent", "Response");
       if (def === undefined) return method.startsWith("_") ? [] : [`${method}: no response def`];
       return check(def, m.result, `${method} response`);

@@ -150,7 +150,7 @@ describe("running commands", () => {
     );
   });
 
-  test("the model sees exactly the four arguments of interface.md", () => {
+  test("the model sees exactly the five arguments of interface.md", () => {
     const [definition] = registry.definitions();
     const Shape = v.object({
       properties: v.record(v.string(), v.unknown()),
@@ -159,7 +159,7 @@ describe("running commands", () => {
     const parameters = v.parse(Shape, definition?.parameters);
     expect([definition?.name, Object.keys(parameters.properties), parameters.required]).toEqual([
       "bash",
-      ["command", "timeout_ms", "escalate", "justification"],
+      ["command", "timeout_ms", "escalate", "justification", "run_in_background"],
       ["command"],
     ]);
   });

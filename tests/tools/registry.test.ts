@@ -3,6 +3,7 @@ import Ajv from "ajv";
 import * as v from "valibot";
 import { InvalidInputError } from "../../src/errors.ts";
 import { createToolRegistry } from "../../src/tools/registry.ts";
+import { createSessionRegistry } from "../../src/tools/session-registry.ts";
 import type { AnyTool, RenderIntent, Tool } from "../../src/tools/types.ts";
 import { coreTools, toolContext } from "./harness.ts";
 
@@ -101,6 +102,18 @@ describe("tool registry", () => {
     expect(call.result).toEqual({
       isError: true,
       output: 'unknown tool "nope"; known tools: echo',
+    });
+  });
+
+  test("a session's unknown tool names the tools of both its parts, each as offered", async () => {
+    const hidden: Tool<typeof NoArgs> = { ...quiet, name: "hidden", available: () => false };
+    const session = createSessionRegistry(createToolRegistry([echo, hidden]), () =>
+      createToolRegistry([{ ...quiet, name: "task" }]),
+    );
+    const call = await session.execute("nope", "{}", ctx());
+    expect(call.result).toEqual({
+      isError: true,
+      output: 'unknown tool "nope"; known tools: echo, task',
     });
   });
 
@@ -312,7 +325,7 @@ describe("tool definitions", () => {
       },
       {
         name: "bash",
-        properties: ["command", "timeout_ms", "escalate", "justification"],
+        properties: ["command", "timeout_ms", "escalate", "justification", "run_in_background"],
         required: ["command"],
       },
       { name: "ask_user_question", properties: ["questions"], required: ["questions"] },

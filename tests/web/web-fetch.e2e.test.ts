@@ -179,11 +179,17 @@ describe("web_fetch", () => {
 });
 
 describe("the tool list", () => {
-  test("has web_fetch last, and no web_search when the endpoint is not DeepSeek's and [web] names no backend", async () => {
+  test("has web_fetch after the other core tools, and no web_search when the endpoint is not DeepSeek's and [web] names no backend", async () => {
     rig.server.script(textTurn("hi"));
     const before = rig.server.requests.length;
     await rig.run(["exec", "hi"], project("tools"));
     const tools = rig.server.requests[before]?.body.tools as { function: { name: string } }[];
-    expect(tools.map((tool) => tool.function.name).slice(-2)).toEqual(["todo_write", "web_fetch"]);
+    expect(tools.map((tool) => tool.function.name).slice(-5)).toEqual([
+      "todo_write",
+      "web_fetch",
+      "bash_output",
+      "bash_kill",
+      "task",
+    ]);
   });
 });
