@@ -130,218 +130,259 @@ interface Frame {
   next: number;
 }
 
+/** One walk's state, shared by its steps. */
+interface Walk {
+  readonly workspace: string;
+  readonly calls: DirCalls;
+  readonly limits: WalkLimits;
+  /** The listings of the last walk. */
+  readonly cache: GitEntryCache;
+  /** Only what this walk saw is kept, so directories that are gone do not pile up. */
+  readonly kept: GitEntryCache;
+  readonly found: BytePath[];
+  readonly unchecked: Unchecked[];
+  readonly stack: DirStack<Frame>;
+  readonly deadline: number;
+  /** Listings of directories whose change time is before this (ns) are settled. */
+  readonly settled: bigint;
+  /** Whether the subtree at a key is trusted whole (`GitEntryCache`); remembered per walk. */
+  readonly clean: Map<bigint, boolean>;
+  watch: DirWatch | undefined;
+  visited: number;
+}
+
 /**
  * Walks `workspace` (a realpath) for `.git` entries without descending into them or following
  * links. A directory dsh cannot list is skipped when no command could change it (another
  * user's, not writable), and unchecked otherwise. Never throws.
  */
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split next, with care: the security-critical path.
 export function walkGitEntries(workspace: string, options: WalkOptions): GitWalk {
   const { calls } = options;
   const limits = options.limits ?? DEFAULT_WALK_LIMITS;
-  const cache = options.cache ?? new Map();
-  const deadline = performance.now() + limits.ms;
-  const settled = BigInt(Math.floor((options.clock ?? Date.now)())) * 1_000_000n - SETTLE_NS;
-  // Only what this walk saw is kept, so directories that are gone do not pile up.
-  const kept: GitEntryCache = new Map();
-  const found: BytePath[] = [];
-  const unchecked: Unchecked[] = [];
-  const stack = new DirStack<Frame>(calls, options.openDirs);
-  const pathOf = (...more: Uint8Array[]) =>
-    bytePath(workspace, [...stack.frames.slice(1).map((frame) => frame.name), ...more]);
-  const skip = (reason: string, ...more: Uint8Array[]) =>
-    unchecked.push({ kind: "unlistable", path: pathOf(...more).path, reason });
-  let visited = 0;
-
-  /** Takes one listing in: false once a limit is passed. */
-  const account = (listing: CachedListing, ...at: Uint8Array[]): boolean => {
-    visited += listing.size;
-    if (listing.git !== undefined) found.push(pathOf(...at, listing.git));
-    if (visited <= limits.entries && performance.now() <= deadline) return true;
-    unchecked.push({
-      kind: "limits",
-      path: workspace,
-      reason:
-        `the walk stopped at ${pathOf(...at).path}, past its limits (${limits.entries} ` +
-        `entries or ${limits.ms} ms)`,
-    });
-    return false;
+  const walk: Walk = {
+    workspace,
+    calls,
+    limits,
+    cache: options.cache ?? new Map(),
+    kept: new Map(),
+    found: [],
+    unchecked: [],
+    stack: new DirStack<Frame>(calls, options.openDirs),
+    deadline: performance.now() + limits.ms,
+    settled: BigInt(Math.floor((options.clock ?? Date.now)())) * 1_000_000n - SETTLE_NS,
+    clean: new Map(),
+    watch: undefined,
+    visited: 0,
   };
-
-  let watch: DirWatch | undefined;
-
-  /**
-   * Lists the open directory `fd`, or reuses its listing, watched from now on where it can be
-   * (the watch first, so that no change between the look and the watch goes unseen).
-   */
-  const listingOf = (fd: number, first: EntryStat): CachedListing | string => {
-    const key = (first.dev << 64n) | first.ino;
-    const cached = cache.get(key);
-    if (cached?.trusted === true && watch?.watching(key) === true) {
-      kept.set(key, cached);
-      return cached;
-    }
-    const watched = watch?.watch(fd, key, first.dev) === true;
-    const stat = watched ? calls.stat(fd) : first;
-    if (typeof stat === "string") return stat;
-    const reused = cached?.settled === true && cached.ctimeNs === stat.ctimeNs ? cached : undefined;
-    const listing = reused ?? listDirectory(calls, fd, stat, stat.ctimeNs < settled);
-    if (typeof listing === "string") return listing;
-    listing.trusted = watched;
-    if (watched) listing.children = new Array(listing.subdirs.length);
-    if (listing.settled || listing.trusted) kept.set(key, listing);
-    return listing;
-  };
-
-  /** Whether the subtree at `key` is trusted whole (`GitEntryCache`); remembered per walk. */
-  const clean = new Map<bigint, boolean>();
-  const isClean = (key: bigint): boolean => {
-    const known = clean.get(key);
-    if (known !== undefined) return known;
-    const path: { key: bigint; listing: CachedListing; next: number }[] = [];
-    const onPath = new Set<bigint>();
-    const enter = (at: bigint): boolean => {
-      const listing = cache.get(at);
-      // A directory under itself cannot be: kept keys that say so are not trusted.
-      if (listing?.trusted !== true || watch?.watching(at) !== true || onPath.has(at)) return false;
-      path.push({ key: at, listing, next: 0 });
-      onPath.add(at);
-      return true;
-    };
-    const fail = () => {
-      for (const step of path) clean.set(step.key, false);
-      clean.set(key, false);
-      return false;
-    };
-    if (!enter(key)) return fail();
-    for (let step = path.at(-1); step !== undefined; step = path.at(-1)) {
-      if (step.next === step.listing.subdirs.length) {
-        clean.set(step.key, true);
-        onPath.delete(step.key);
-        path.pop();
-        continue;
-      }
-      const child = step.listing.children[step.next++];
-      if (child === undefined) return fail();
-      if (child === null) continue;
-      const seen = clean.get(child);
-      if (seen === true) continue;
-      if (seen === false || !enter(child)) return fail();
-    }
-    return true;
-  };
-
-  /** Takes in the trusted subtree at `key`, named `name` in the top directory: false past a limit. */
-  const accountTree = (key: bigint, name: Uint8Array): boolean => {
-    const pending: Named[] = [{ key, name, up: undefined }];
-    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-      const listing = cache.get(next.key);
-      if (listing === undefined) continue;
-      kept.set(next.key, listing);
-      if (!account(listing, ...(listing.git === undefined ? [] : namesOf(next)))) return false;
-      const { children, subdirs } = listing;
-      for (let i = 0; i < children.length; i++) {
-        const child = children[i];
-        const sub = subdirs[i];
-        if (typeof child === "bigint" && sub !== undefined) {
-          pending.push({ key: child, name: sub, up: next });
-        }
-      }
-    }
-    return true;
-  };
-
   const root = openRoot(calls, workspace);
   if (typeof root !== "string") {
-    watch = options.watch?.(root.fd, root.stat.dev);
-    const changed = watch?.changes();
-    if (changed?.all === true) for (const listing of cache.values()) listing.trusted = false;
-    for (const key of changed?.keys ?? []) {
-      const listing = cache.get(key);
-      if (listing !== undefined) listing.trusted = false;
-    }
+    walk.watch = options.watch?.(root.fd, root.stat.dev);
+    distrustChanged(walk.cache, walk.watch);
   }
-  const rootListing = typeof root === "string" ? root : listingOf(root.fd, root.stat);
+  const rootListing = typeof root === "string" ? root : listingOf(walk, root.fd, root.stat);
   if (typeof root === "string" || typeof rootListing === "string") {
     if (typeof root !== "string") calls.close(root.fd);
     const reason = `it cannot be listed (${rootListing})`;
     return { entries: [], unchecked: [{ kind: "unlistable", path: workspace, reason }] };
   }
   const { dev, ino } = root.stat;
-  stack.push({
-    fd: root.fd,
-    dev,
-    ino,
-    name: new Uint8Array(),
-    listing: rootListing,
-    next: 0,
-  });
-  if (!account(rootListing)) stack.dispose();
-
+  const { stack } = walk;
+  stack.push({ fd: root.fd, dev, ino, name: new Uint8Array(), listing: rootListing, next: 0 });
+  if (!account(walk, rootListing)) stack.dispose();
   for (let top = stack.top; top !== undefined; top = stack.top) {
     const index = top.next++;
     const name = top.listing.subdirs[index];
-    if (name === undefined) {
-      if (!stack.pop()) {
-        const reason = "directories were moved while dsh walked them";
-        unchecked.push({ kind: "moved", path: workspace, reason });
-      }
-      continue;
+    if (name !== undefined) {
+      visitEntry(walk, top, index, name);
+    } else if (!stack.pop()) {
+      const reason = "directories were moved while dsh walked them";
+      walk.unchecked.push({ kind: "moved", path: workspace, reason });
     }
-    const parent = top.listing;
-    const known = parent.trusted ? parent.children[index] : undefined;
-    if (known === null) continue;
-    if (known !== undefined && isClean(known)) {
-      if (!accountTree(known, name)) stack.dispose();
-      continue;
-    }
-    const stat = calls.stat(top.fd, name);
-    if (typeof stat === "string") {
-      if (stat !== "ENOENT") skip(`it cannot be examined (${stat})`, name);
-      continue;
-    }
-    const key = (stat.dev << 64n) | stat.ino;
-    if (parent.trusted) parent.children[index] = isDirectoryMode(stat.mode) ? key : null;
-    if (!isDirectoryMode(stat.mode)) continue;
-    // A directory listed before that holds no directory needs no descriptor of its own (where
-    // there is no watch: a descriptor is what starts one).
-    const cached = watch === undefined ? cache.get(key) : undefined;
-    if (
-      cached?.settled === true &&
-      cached.ctimeNs === stat.ctimeNs &&
-      cached.subdirs.length === 0
-    ) {
-      kept.set(key, cached);
-      if (!account(cached, name)) stack.dispose();
-      continue;
-    }
-    const fd = calls.openDir(top.fd, name);
-    if (typeof fd === "string") {
-      // Gone, or no longer a directory: nothing to enter.
-      if (fd === "ENOENT" || fd === "ENOTDIR" || fd === "ELOOP") continue;
-      if (changeable(stat)) skip(`it cannot be opened (${fd})`, name);
-      continue;
-    }
-    const opened = calls.stat(fd);
-    const listing = typeof opened === "string" ? opened : listingOf(fd, opened);
-    if (typeof listing === "string" || typeof opened === "string") {
-      calls.close(fd);
-      if (changeable(stat)) skip(`it cannot be listed (${listing})`, name);
-      continue;
-    }
-    if (!account(listing, name)) {
-      calls.close(fd);
-      stack.dispose();
-      continue;
-    }
-    if (listing.subdirs.length === 0) calls.close(fd);
-    else stack.push({ fd, dev: opened.dev, ino: opened.ino, name, listing, next: 0 });
   }
+  const { cache, kept, found } = walk;
   cache.clear();
   for (const [key, listing] of kept) cache.set(key, listing);
-  watch?.keepOnly(new Set(kept.keys()));
+  walk.watch?.keepOnly(new Set(kept.keys()));
   found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return { entries: found, unchecked };
+  return { entries: found, unchecked: walk.unchecked };
+}
+
+/** Marks the listings the watch saw change since the last walk as no longer trusted. */
+function distrustChanged(cache: GitEntryCache, watch: DirWatch | undefined): void {
+  const changed = watch?.changes();
+  if (changed?.all === true) for (const listing of cache.values()) listing.trusted = false;
+  for (const key of changed?.keys ?? []) {
+    const listing = cache.get(key);
+    if (listing !== undefined) listing.trusted = false;
+  }
+}
+
+/** The path of `more` below the walk's current directory. */
+function pathOf(walk: Walk, ...more: Uint8Array[]): BytePath {
+  const names = walk.stack.frames.slice(1).map((frame) => frame.name);
+  return bytePath(walk.workspace, [...names, ...more]);
+}
+
+/** Records `name` in the current directory as a part the walk could not check. */
+function skip(walk: Walk, reason: string, name: Uint8Array): void {
+  walk.unchecked.push({ kind: "unlistable", path: pathOf(walk, name).path, reason });
+}
+
+/** Takes one listing in (at `at` below the current directory): false once a limit is passed. */
+function account(walk: Walk, listing: CachedListing, ...at: Uint8Array[]): boolean {
+  const { limits } = walk;
+  walk.visited += listing.size;
+  if (listing.git !== undefined) walk.found.push(pathOf(walk, ...at, listing.git));
+  if (walk.visited <= limits.entries && performance.now() <= walk.deadline) return true;
+  walk.unchecked.push({
+    kind: "limits",
+    path: walk.workspace,
+    reason:
+      `the walk stopped at ${pathOf(walk, ...at).path}, past its limits (${limits.entries} ` +
+      `entries or ${limits.ms} ms)`,
+  });
+  return false;
+}
+
+/**
+ * Lists the open directory `fd`, or reuses its listing, watched from now on where it can be
+ * (the watch first, so that no change between the look and the watch goes unseen).
+ */
+function listingOf(walk: Walk, fd: number, first: EntryStat): CachedListing | string {
+  const { cache, kept, watch } = walk;
+  const key = (first.dev << 64n) | first.ino;
+  const cached = cache.get(key);
+  if (cached?.trusted === true && watch?.watching(key) === true) {
+    kept.set(key, cached);
+    return cached;
+  }
+  const watched = watch?.watch(fd, key, first.dev) === true;
+  const stat = watched ? walk.calls.stat(fd) : first;
+  if (typeof stat === "string") return stat;
+  const reused = cached?.settled === true && cached.ctimeNs === stat.ctimeNs ? cached : undefined;
+  const listing = reused ?? listDirectory(walk.calls, fd, stat, stat.ctimeNs < walk.settled);
+  if (typeof listing === "string") return listing;
+  listing.trusted = watched;
+  if (watched) listing.children = new Array(listing.subdirs.length);
+  if (listing.settled || listing.trusted) kept.set(key, listing);
+  return listing;
+}
+
+/**
+ * Whether the subtree at `key` is trusted whole (`GitEntryCache`): every listing in it trusted
+ * and watched, every child known. Remembered in `clean` for the rest of the walk.
+ */
+function isCleanTree(
+  cache: GitEntryCache,
+  watch: DirWatch | undefined,
+  clean: Map<bigint, boolean>,
+  key: bigint,
+): boolean {
+  const known = clean.get(key);
+  if (known !== undefined) return known;
+  const path: { key: bigint; listing: CachedListing; next: number }[] = [];
+  const onPath = new Set<bigint>();
+  const enter = (at: bigint): boolean => {
+    const listing = cache.get(at);
+    // A directory under itself cannot be: kept keys that say so are not trusted.
+    if (listing?.trusted !== true || watch?.watching(at) !== true || onPath.has(at)) return false;
+    path.push({ key: at, listing, next: 0 });
+    onPath.add(at);
+    return true;
+  };
+  const fail = () => {
+    for (const step of path) clean.set(step.key, false);
+    clean.set(key, false);
+    return false;
+  };
+  if (!enter(key)) return fail();
+  for (let step = path.at(-1); step !== undefined; step = path.at(-1)) {
+    if (step.next === step.listing.subdirs.length) {
+      clean.set(step.key, true);
+      onPath.delete(step.key);
+      path.pop();
+      continue;
+    }
+    const child = step.listing.children[step.next++];
+    if (child === undefined) return fail();
+    if (child === null) continue;
+    const seen = clean.get(child);
+    if (seen === true) continue;
+    if (seen === false || !enter(child)) return fail();
+  }
+  return true;
+}
+
+/** Takes in the trusted subtree at `key`, named `name` in the top directory: false past a limit. */
+function accountTree(walk: Walk, key: bigint, name: Uint8Array): boolean {
+  const pending: Named[] = [{ key, name, up: undefined }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const listing = walk.cache.get(next.key);
+    if (listing === undefined) continue;
+    walk.kept.set(next.key, listing);
+    if (!account(walk, listing, ...(listing.git === undefined ? [] : namesOf(next)))) return false;
+    const { children, subdirs } = listing;
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i];
+      const sub = subdirs[i];
+      if (typeof child === "bigint" && sub !== undefined) {
+        pending.push({ key: child, name: sub, up: next });
+      }
+    }
+  }
+  return true;
+}
+
+/**
+ * One step of the walk: the entry `name`, the `index`th (maybe) directory of `top`, taken in
+ * from what is known of it, or examined, opened and listed, and pushed when it has directories.
+ */
+function visitEntry(walk: Walk, top: Frame, index: number, name: Uint8Array): void {
+  const { calls, stack } = walk;
+  const parent = top.listing;
+  const known = parent.trusted ? parent.children[index] : undefined;
+  if (known === null) return;
+  if (known !== undefined && isCleanTree(walk.cache, walk.watch, walk.clean, known)) {
+    if (!accountTree(walk, known, name)) stack.dispose();
+    return;
+  }
+  const stat = calls.stat(top.fd, name);
+  if (typeof stat === "string") {
+    if (stat !== "ENOENT") skip(walk, `it cannot be examined (${stat})`, name);
+    return;
+  }
+  const key = (stat.dev << 64n) | stat.ino;
+  if (parent.trusted) parent.children[index] = isDirectoryMode(stat.mode) ? key : null;
+  if (!isDirectoryMode(stat.mode)) return;
+  // A directory listed before that holds no directory needs no descriptor of its own (where
+  // there is no watch: a descriptor is what starts one).
+  const cached = walk.watch === undefined ? walk.cache.get(key) : undefined;
+  if (cached?.settled === true && cached.ctimeNs === stat.ctimeNs && cached.subdirs.length === 0) {
+    walk.kept.set(key, cached);
+    if (!account(walk, cached, name)) stack.dispose();
+    return;
+  }
+  const fd = calls.openDir(top.fd, name);
+  if (typeof fd === "string") {
+    // Gone, or no longer a directory: nothing to enter.
+    if (fd === "ENOENT" || fd === "ENOTDIR" || fd === "ELOOP") return;
+    if (changeable(stat)) skip(walk, `it cannot be opened (${fd})`, name);
+    return;
+  }
+  const opened = calls.stat(fd);
+  const listing = typeof opened === "string" ? opened : listingOf(walk, fd, opened);
+  if (typeof listing === "string" || typeof opened === "string") {
+    calls.close(fd);
+    if (changeable(stat)) skip(walk, `it cannot be listed (${listing})`, name);
+    return;
+  }
+  if (!account(walk, listing, name)) {
+    calls.close(fd);
+    stack.dispose();
+    return;
+  }
+  if (listing.subdirs.length === 0) calls.close(fd);
+  else stack.push({ fd, dev: opened.dev, ino: opened.ino, name, listing, next: 0 });
 }
 
 /**

@@ -99,7 +99,6 @@ export interface CommandRunnerDeps {
  * Creates a runner. Nothing is probed until the first `sandbox()` or sandboxed `run()`, so
  * creating one is free on the start-up path. Dispose kills every running command.
  */
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split next, with care: the security-critical path.
 export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   const limits: RunnerLimits = { ...DEFAULT_LIMITS, ...deps.limits };
   const windows = process.platform === "win32";
@@ -119,41 +118,16 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
   // The kernel may call a cgroup busy for a moment after its last process exited: removing it
   // must not hold up the command's result. Dispose waits for these.
   const removals = new Set<Promise<void>>();
-  const removeLater = (cgroup: CommandCgroup | undefined) => {
-    if (cgroup === undefined) return;
-    const removal = cgroup.release().finally(() => removals.delete(removal));
-    removals.add(removal);
-  };
+  const removeLater = (cgroup: CommandCgroup | undefined) => releaseInto(removals, cgroup);
   let warnedUnbounded = false;
   let backend: Promise<Backend> | undefined;
   let disposed = false;
   let reportedScrub = false;
 
   const openOnce = (): Promise<Backend> => {
-    if (windows) {
-      backend ??= Promise.resolve(unavailableBackend(windowsStatus(shell)));
-      return backend;
-    }
-    backend ??= openBackend({
-      preference: deps.sandbox,
-      platform: process.platform,
-      bwrapPath: deps.bwrapPath,
-      path: deps.env.PATH,
-      home: deps.home,
-      credentials: deps.credentials,
-      stateDir: deps.stateDir,
-      protectedDirs: deps.protectedDirs,
-      runtimeDir: deps.env.XDG_RUNTIME_DIR,
-      serviceRoots: deps.serviceRoots,
-      git: gitUserConfig(deps.home, deps.env),
-      walkLimits: deps.walkLimits,
-      probeTimeoutMs: limits.probeTimeoutMs,
-      logger: deps.logger,
-    }).then((opened) => {
-      const { backend: name, ok, reason } = opened.status;
-      deps.logger.info("sandbox probe", { backend: name, ok, reason });
-      return opened;
-    });
+    backend ??= windows
+      ? Promise.resolve(unavailableBackend(windowsStatus(shell)))
+      : openSandboxBackend(deps, limits.probeTimeoutMs);
     return backend;
   };
   // Last resort when dsh exits without disposing: nothing asynchronous runs in `exit`, so
@@ -165,49 +139,35 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     }
   };
 
+  const warnUnbounded = () => {
+    if (warnedUnbounded) return;
+    warnedUnbounded = true;
+    deps.logger.warn(
+      "as root, the kernel ignores RLIMIT_NPROC and no pids cgroup could be made: " +
+        "the number of processes of a sandboxed command is not bounded",
+    );
+  };
   const context: PlanContext | undefined =
     shell === undefined
       ? undefined
-      : {
+      : planContext(deps, {
           shell,
-          get supervised() {
-            return sharedSupervisor(deps.logger) !== undefined;
-          },
-          home: deps.home,
           configured,
           bounds: boundsOnce,
           prlimit,
           backend: openOnce,
-          network: deps.network,
           cgroups,
-          logger: deps.logger,
-          warnUnbounded: () => {
-            if (warnedUnbounded) return;
-            warnedUnbounded = true;
-            deps.logger.warn(
-              "as root, the kernel ignores RLIMIT_NPROC and no pids cgroup could be made: " +
-                "the number of processes of a sandboxed command is not bounded",
-            );
-          },
-        };
+          warnUnbounded,
+        });
 
   /** The scrubbed environment of a planned command, with what its sandbox adds. */
   const environment = (plan: CommandPlan, cwd: string): Record<string, string> => {
-    const scrubbed = scrubEnv(deps.env, {
-      ...deps.envConfig,
-      backend: plan.backend,
-      home: deps.home,
-      cwd,
-      proxyPort: plan.network?.port,
-      windows,
-    });
-    if (!reportedScrub && scrubbed.removed.length > 0) {
+    const { env, removed } = commandEnvironment(deps, plan, cwd, windows);
+    if (!reportedScrub && removed.length > 0) {
       reportedScrub = true;
-      deps.logger.info("commands do not get these environment variables", {
-        names: scrubbed.removed,
-      });
+      deps.logger.info("commands do not get these environment variables", { names: removed });
     }
-    return { ...scrubbed.env, ...plan.env?.(scrubbed.env) };
+    return env;
   };
 
   /** Plans the command, runs it tied to dsh, then ends its sandbox and reports its bounds. */
@@ -229,30 +189,12 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
     };
     try {
       const env = environment(plan, cwd);
-      const tie = await tieToDsh(plan.argv, {
-        logger: deps.logger,
-        mergeStderr: true,
-        cgroupProcs: plan.cgroup?.procsFiles,
-        gateFd: 3 + plan.fds.length,
-      });
-      const result = await spawnCommand({
-        argv: tie.argv,
-        cwd,
-        env,
-        extraFds: plan.fds,
-        timeoutMs:
-          request.background === true
-            ? UNTIMED_MS
-            : clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits),
-        limits,
-        signal,
-        onOutput: options.onOutput,
-        logger: deps.logger,
-        graceful: plan.backend !== "bwrap",
-        groups,
-        within: plan.network?.attach.type === "namespace" ? plan.network.attach.within : undefined,
-        tie,
-      });
+      const timeoutMs =
+        request.background === true
+          ? UNTIMED_MS
+          : clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits);
+      const spawned = { cwd, env, timeoutMs, signal, groups };
+      const result = await spawnPlanned(deps.logger, limits, plan, spawned, options);
       const limitHit = limitReport(result, plan);
       const notes = release();
       const withHit = limitHit === undefined ? result : { ...result, limitHit };
@@ -293,6 +235,115 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
       (await backend)?.close();
     },
   };
+}
+
+/** Probes and opens the sandbox backend of `deps.sandbox` (never on Windows), logging what it found. */
+function openSandboxBackend(deps: CommandRunnerDeps, probeTimeoutMs: number): Promise<Backend> {
+  return openBackend({
+    preference: deps.sandbox,
+    platform: process.platform,
+    bwrapPath: deps.bwrapPath,
+    path: deps.env.PATH,
+    home: deps.home,
+    credentials: deps.credentials,
+    stateDir: deps.stateDir,
+    protectedDirs: deps.protectedDirs,
+    runtimeDir: deps.env.XDG_RUNTIME_DIR,
+    serviceRoots: deps.serviceRoots,
+    git: gitUserConfig(deps.home, deps.env),
+    walkLimits: deps.walkLimits,
+    probeTimeoutMs,
+    logger: deps.logger,
+  }).then((opened) => {
+    const { backend: name, ok, reason } = opened.status;
+    deps.logger.info("sandbox probe", { backend: name, ok, reason });
+    return opened;
+  });
+}
+
+/** What planning a command needs beside the runner's deps. */
+type PlanParts = Omit<PlanContext, "supervised" | "home" | "network" | "logger">;
+
+/** The context every command of one runner is planned in. */
+function planContext(deps: CommandRunnerDeps, parts: PlanParts): PlanContext {
+  return {
+    ...parts,
+    get supervised() {
+      return sharedSupervisor(deps.logger) !== undefined;
+    },
+    home: deps.home,
+    network: deps.network,
+    logger: deps.logger,
+  };
+}
+
+/**
+ * The scrubbed environment of a planned command, with what its sandbox adds, and the names
+ * the scrub removed.
+ */
+function commandEnvironment(
+  deps: CommandRunnerDeps,
+  plan: CommandPlan,
+  cwd: string,
+  windows: boolean,
+): { env: Record<string, string>; removed: readonly string[] } {
+  const scrubbed = scrubEnv(deps.env, {
+    ...deps.envConfig,
+    backend: plan.backend,
+    home: deps.home,
+    cwd,
+    proxyPort: plan.network?.port,
+    windows,
+  });
+  return { env: { ...scrubbed.env, ...plan.env?.(scrubbed.env) }, removed: scrubbed.removed };
+}
+
+/** Starts releasing `cgroup`, kept in `removals` until done. */
+function releaseInto(removals: Set<Promise<void>>, cgroup: CommandCgroup | undefined): void {
+  if (cgroup === undefined) return;
+  const removal = cgroup.release().finally(() => removals.delete(removal));
+  removals.add(removal);
+}
+
+/** Where and how one planned command runs. */
+interface SpawnedCommand {
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+  /** The runner's live process groups, which the command's joins. */
+  readonly groups: Set<number>;
+}
+
+/** Runs a planned command tied to dsh (its supervisor, its cgroup) until it ends. */
+async function spawnPlanned(
+  logger: Logger,
+  limits: RunnerLimits,
+  plan: CommandPlan,
+  command: SpawnedCommand,
+  options: RunOptions,
+): Promise<CommandResult> {
+  const tie = await tieToDsh(plan.argv, {
+    logger,
+    mergeStderr: true,
+    cgroupProcs: plan.cgroup?.procsFiles,
+    gateFd: 3 + plan.fds.length,
+  });
+  return spawnCommand({
+    argv: tie.argv,
+    cwd: command.cwd,
+    env: command.env,
+    extraFds: plan.fds,
+    timeoutMs: command.timeoutMs,
+    limits,
+    signal: command.signal,
+    onOutput: options.onOutput,
+    logger,
+    graceful: plan.backend !== "bwrap",
+    groups: command.groups,
+    within: plan.network?.attach.type === "namespace" ? plan.network.attach.within : undefined,
+    tie,
+  });
 }
 
 /**

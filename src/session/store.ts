@@ -3,7 +3,8 @@
  * out at most one writer per session across processes (a `<id>.lock` file held while the
  * writer is open) and validates every id before it becomes a path. Reading takes no lock.
  */
-import { type FileHandle, mkdir, open, readdir, unlink, writeFile } from "node:fs/promises";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { type FileHandle, open, readdir, unlink } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { errorCode } from "../error-code.ts";
 import { ConflictError, InvalidInputError, NotFoundError, errorMessage } from "../errors.ts";
@@ -80,7 +81,9 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
       if (!isAbsolute(cwd)) {
         throw new InvalidInputError(`session cwd must be an absolute path: ${cwd}`, { cwd });
       }
-      await mkdir(sessionsDir(home), { recursive: true, mode: 0o700 });
+      // Synchronous: two small calls cost less than two trips through the thread pool, and
+      // the first session/new waits for them.
+      mkdirSync(sessionsDir(home), { recursive: true, mode: 0o700 });
       const id = newSessionId();
       const header: SessionHeader = {
         type: "header",
@@ -93,7 +96,7 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
       // Locked before the file exists, so no other process can open it the moment it appears.
       const lock = claim(id);
       try {
-        await writeFile(path, `${JSON.stringify(header)}\n`, { flag: "wx", mode: 0o600 });
+        writeFileSync(path, `${JSON.stringify(header)}\n`, { flag: "wx", mode: 0o600 });
         const onClose = () => unclaim(id, lock);
         return openSessionLog({ path, header, events: [], logger, onClose });
       } catch (error) {

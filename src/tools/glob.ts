@@ -1,5 +1,4 @@
 /** `glob`: files whose path matches a pattern, newest first. */
-import * as fs from "node:fs";
 import * as path from "node:path";
 import * as v from "valibot";
 import { InvalidInputError } from "../errors.ts";
@@ -11,7 +10,8 @@ import { snapshotSecrets } from "../file-safety/secret-identity.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search/search-intent.ts";
 import type { SearchDetails } from "./search/search-intent.ts";
 import type { Tool, ToolResult } from "./types.ts";
-import { ignoredNote, namesHidden, skippedDirs, walkFiles } from "./search/walk.ts";
+import { createMtimeReader } from "./search/mtime-reader.ts";
+import { collectFiles, ignoredNote, namesHidden, skippedDirs } from "./search/walk.ts";
 
 /** Paths listed per call. */
 export const MAX_GLOB_RESULTS = 200;
@@ -56,24 +56,24 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
       if (!stats.isDirectory()) throw new UnsupportedFileError(`${base.path} is not a directory`);
       const glob = new Bun.Glob(split.pattern);
       const found: string[] = [];
-      const walk = await walkFiles(
-        base.real,
-        {
-          signal: ctx.signal,
-          skipDirs: skippedDirs(input.pattern, input.path),
-          secrets,
-          maxDepth: split.pattern.includes("**")
-            ? Number.POSITIVE_INFINITY
-            : split.pattern.split("/").length,
-          maxEntries: MAX_WALK_ENTRIES,
-          hidden: namesHidden(input.pattern, input.path),
+      // Times are read as matches are found, on another thread once there are many.
+      using times = createMtimeReader();
+      const walk = await collectFiles(base.real, {
+        signal: ctx.signal,
+        skipDirs: skippedDirs(input.pattern, input.path),
+        secrets,
+        maxDepth: split.pattern.includes("**")
+          ? Number.POSITIVE_INFINITY
+          : split.pattern.split("/").length,
+        maxEntries: MAX_WALK_ENTRIES,
+        hidden: namesHidden(input.pattern, input.path),
+        onFile: (entry) => {
+          if (!glob.match(entry.relative)) return;
+          found.push(entry.absolute);
+          times.add(entry.absolute);
         },
-        (entry) => {
-          if (glob.match(entry.relative)) found.push(entry.absolute);
-          return "continue";
-        },
-      );
-      const sorted = await newestFirst(found, ctx.signal);
+      });
+      const sorted = newestFirst(found, await times.done(ctx.signal));
       const shown = sorted.slice(0, MAX_GLOB_RESULTS);
       const lines = shown.map((file) => displayPath(ctx.cwd, file));
       if (lines.length === 0)
@@ -118,25 +118,9 @@ export function splitPattern(pattern: string, base: string): { base: string; pat
   return { base: path.join(start, ...literal), pattern: segments.join("/") };
 }
 
-async function newestFirst(files: readonly string[], signal: AbortSignal): Promise<string[]> {
-  const stamped: { file: string; mtime: number }[] = [];
-  // Synchronous stats of a warm tree are several times faster than the thread pool's; they
-  // run in slices of a few milliseconds, so the event loop is never held long.
-  let sliceStart = performance.now();
-  for (const file of files) {
-    if (performance.now() - sliceStart > 8) {
-      await new Promise((resolve) => setImmediate(resolve));
-      signal.throwIfAborted();
-      sliceStart = performance.now();
-    }
-    let mtime = 0;
-    try {
-      mtime = fs.lstatSync(file).mtimeMs;
-    } catch {
-      // Gone since the walk: sorted last.
-    }
-    stamped.push({ file, mtime });
-  }
+/** `files` by modification time (`mtimes`, in the same order), newest first, then by path. */
+function newestFirst(files: readonly string[], mtimes: Float64Array): string[] {
+  const stamped = files.map((file, i) => ({ file, mtime: mtimes[i] ?? 0 }));
   stamped.sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return stamped.map((entry) => entry.file);
 }

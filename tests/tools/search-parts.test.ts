@@ -1,7 +1,14 @@
-/** The search's parts: one ignore file's patterns, and the literal a regex match must contain. */
+/**
+ * The search's parts: one ignore file's patterns, the literal a regex match must contain, and
+ * glob's modification times.
+ */
 import { describe, expect, test } from "bun:test";
 import { compileIgnoreFile } from "../../src/tools/search/gitignore.ts";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { requiredLiteral } from "../../src/tools/search/file-searcher.ts";
+import { createMtimeReader } from "../../src/tools/search/mtime-reader.ts";
 
 describe("compileIgnoreFile (gitignore(5))", () => {
   const rules = compileIgnoreFile(
@@ -71,4 +78,65 @@ describe("requiredLiteral", () => {
       expect(requiredLiteral(regex)).toBe(literal);
     });
   }
+});
+
+describe("createMtimeReader", () => {
+  const within = (count: number, missing: ReadonlySet<number>) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dsh-mtimes-"));
+    const paths = Array.from({ length: count }, (_, i) => {
+      const file = path.join(dir, `f${i}`);
+      if (!missing.has(i)) {
+        fs.writeFileSync(file, "");
+        fs.utimesSync(file, 1_000 + i, 1_000 + i);
+      }
+      return file;
+    });
+    return { dir, paths };
+  };
+
+  for (const count of [3, 1_500]) {
+    test(`gives each path's lstat time in order, 0 for one that is not there (${count} paths)`, async () => {
+      const missing = new Set([1, count - 1]);
+      const { dir, paths } = within(count, missing);
+      try {
+        const reader = createMtimeReader();
+        for (const file of paths) reader.add(file);
+        const mtimes = await reader.done(new AbortController().signal);
+        expect([...mtimes]).toEqual(
+          paths.map((_, i) => (missing.has(i) ? 0 : (1_000 + i) * 1_000)),
+        );
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  test("a reader let go before its times were asked for leaves the next one whole", async () => {
+    const { dir, paths } = within(1_100, new Set());
+    try {
+      {
+        using abandoned = createMtimeReader();
+        for (const file of paths) abandoned.add(file);
+      }
+      const reader = createMtimeReader();
+      for (const file of paths) reader.add(file);
+      const mtimes = await reader.done(new AbortController().signal);
+      expect([...mtimes]).toEqual(paths.map((_, i) => (1_000 + i) * 1_000));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("stops with the signal's reason when cancelled", async () => {
+    const { dir, paths } = within(1_100, new Set());
+    try {
+      const reader = createMtimeReader();
+      for (const file of paths) reader.add(file);
+      const abort = new AbortController();
+      abort.abort(new Error("cancelled"));
+      await expect(reader.done(abort.signal)).rejects.toThrow("cancelled");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -74,6 +74,20 @@ describe("glob", () => {
     );
   });
 
+  test("orders a list too large for one batch of times newest first, as the files' times say", async () => {
+    // 1,300 matches: their times are read on another thread while the walk goes on.
+    const mtimes = Array.from({ length: 1_300 }, (_, i) => 5_000 + ((i * 7919) % 1_300));
+    for (const [i, mtime] of mtimes.entries()) fileAt(`big/d${i % 13}/f${i}.txt`, "", mtime);
+    const lines = (await run("glob", { pattern: "big/**/*.txt" })).result.output.split("\n");
+    const newest = [...mtimes.keys()].sort((a, b) => (mtimes[b] ?? 0) - (mtimes[a] ?? 0));
+    expect(lines.slice(0, 200)).toEqual(
+      newest.slice(0, 200).map((i) => `big/d${i % 13}/f${i}.txt`),
+    );
+    expect(lines[200]).toBe(
+      "[200 of 1300 matches shown, newest first; narrow the pattern or path for the rest]",
+    );
+  });
+
   test("says when nothing matches, and refuses a missing base or a file as base", async () => {
     fx.box.write("file.txt", "");
     expect((await run("glob", { pattern: "*.rs" })).result).toEqual({

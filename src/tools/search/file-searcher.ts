@@ -13,7 +13,7 @@ import * as v from "valibot";
 import { TimeLimitError } from "../errors.ts";
 import type { BatchReport, SearchRequest } from "./search-worker.ts";
 import type { PathSource } from "./path-feed.ts";
-import { searchWorkerMain } from "./search-worker.ts";
+import { batchDirectories, searchWorkerMain } from "./search-worker.ts";
 
 /** Files per message to a thread: enough to amortise the round trip, small enough to balance. */
 const BATCH_FILES = 160;
@@ -101,7 +101,8 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
       threads.push(reused);
       return reused.worker;
     }
-    const source = new Blob([`(${searchWorkerMain.toString()})();`], { type: "text/javascript" });
+    const text = `(${searchWorkerMain.toString()})(${batchDirectories.toString()});`;
+    const source = new Blob([text], { type: "text/javascript" });
     const url = URL.createObjectURL(source);
     const thread = { worker: new Worker(url), url };
     threads.push(thread);
@@ -120,6 +121,7 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
       const deadline = performance.now() + options.budgetMs;
       const wanted = options.threads ?? Math.min(4, Math.max(1, navigator.hardwareConcurrency));
       const done = new Map<number, BatchReport>();
+      const literal = requiredLiteral(options.regex);
       let taken = 0;
       let delivered = 0;
       let wantMore = true;
@@ -134,7 +136,7 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
             limit,
             lineChars: options.lineChars,
             maxBytes: options.maxBytes,
-            literal: requiredLiteral(options.regex),
+            literal,
             paths: paths.join("\0"),
           };
           const timeout = deadline - performance.now();

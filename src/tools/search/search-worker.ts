@@ -67,8 +67,12 @@ export interface BatchReport {
   readonly matches: readonly LineMatch[];
 }
 
-/** The worker's entry point; it answers each `SearchRequest` with a `BatchReport`. */
-export function searchWorkerMain(): void {
+/**
+ * The worker's entry point; it answers each `SearchRequest` with a `BatchReport`. Started as
+ * `(searchWorkerMain)(batchDirectories)`: `directories` is `batchDirectories`, passed in as
+ * its own text, since this function may name nothing outside itself.
+ */
+export function searchWorkerMain(directories: typeof batchDirectories): void {
   // Not `require` or an import: the bundler would rename them, and this text runs unbundled.
   const fs = process.getBuiltinModule("node:fs");
   const flags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
@@ -90,17 +94,22 @@ export function searchWorkerMain(): void {
   // Statuses are `FileStatus` values, written out: this text cannot import it.
   const unread = { status: 0, opened: "", dev: 0n, ino: 0n, nlink: 0n };
 
+  const { dirOf, closeDir } = directories(fs);
+
   let scratch: Buffer | undefined;
   /** The file's bytes are valid until the next call. */
   const readBounded = (path: string, maxBytes: number) => {
     let fd: number | undefined;
     try {
-      fd = fs.openSync(path, flags);
+      const within = procFd ? dirOf(path) : undefined;
+      const name = path.slice(path.lastIndexOf("/") + 1);
+      fd = within === undefined ? fs.openSync(path, flags) : fs.openSync(within.link + name, flags);
       const stat = fs.fstatSync(fd, { bigint: true });
       if (!stat.isFile()) return unread;
       const size = Number(stat.size);
       let opened: string;
-      if (procFd) opened = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      if (within !== undefined) opened = `${within.named === "/" ? "" : within.named}/${name}`;
+      else if (procFd) opened = fs.readlinkSync(`/proc/self/fd/${fd}`);
       else {
         const there = fs.statSync(path);
         if (BigInt(there.ino) !== stat.ino || BigInt(there.dev) !== stat.dev) return unread;
@@ -187,6 +196,43 @@ export function searchWorkerMain(): void {
       if (whole !== undefined && !whole.test(text)) continue;
       search(text, regex, file, request.limit, request.lineChars, matches);
     }
+    closeDir();
     postMessage({ status, identity, moved, matches }, [status.buffer, identity.buffer]);
   });
+}
+
+/**
+ * The directories of a worker's batch (Linux). Each is opened once and named once, by its
+ * descriptor's link in /proc/self/fd, and its files are opened as `/proc/self/fd/D/NAME`: the
+ * kernel looks NAME up in that very directory (the link is to the open directory, not to a
+ * path looked up again), and O_NOFOLLOW refuses a link there, so the file opened is NAME in
+ * the directory named: one readlink per directory, not per file. Self-contained, as
+ * `searchWorkerMain`.
+ */
+export function batchDirectories(fs: typeof import("node:fs")) {
+  let dir: { path: string; fd: number; named: string; link: string } | undefined;
+  const closeDir = () => {
+    if (dir !== undefined && dir.fd >= 0) fs.closeSync(dir.fd);
+    dir = undefined;
+  };
+  /** The open directory of `path`, or undefined when it cannot be opened or named. */
+  const dirOf = (path: string) => {
+    const dirPath = path.slice(0, Math.max(1, path.lastIndexOf("/")));
+    if (dir?.path !== dirPath) {
+      closeDir();
+      let fd = -1;
+      let named = "";
+      try {
+        fd = fs.openSync(dirPath, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+        named = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        // Left to the file's own open and readlink.
+      }
+      // A directory removed since is named "... (deleted)": its files are named one by one.
+      const usable = named.startsWith("/") && !named.endsWith(" (deleted)");
+      dir = { path: dirPath, fd, named: usable ? named : "", link: `/proc/self/fd/${fd}/` };
+    }
+    return dir.named === "" ? undefined : dir;
+  };
+  return { dirOf, closeDir };
 }

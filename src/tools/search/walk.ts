@@ -45,31 +45,12 @@ export interface WalkEntry {
   readonly isSymlink: boolean;
 }
 
-export interface WalkSummary {
-  /** True when `maxEntries` stopped the walk. */
-  readonly capped: boolean;
-  /** Entries skipped because an ignore file lists them (each ignored directory counts once). */
-  readonly ignored: number;
-}
-
 /**
- * Visits the files under `base` in path order. `visit` returns `"stop"` to end the walk early.
- * Unreadable directories are skipped. Throws only on abort.
+ * Every file under `base` the walk visits, in walk order (a directory's files by name, then
+ * its subdirectories, depth-first); `capped` when `maxEntries` stopped it, `ignored` the
+ * entries ignore files kept out (each ignored directory counts once). Unreadable directories
+ * are skipped. Throws only on abort.
  */
-export async function walkFiles(
-  base: string,
-  options: WalkOptions,
-  visit: (entry: WalkEntry) => Promise<"continue" | "stop"> | "continue" | "stop",
-): Promise<WalkSummary> {
-  const { files, capped, ignored } = await collectFiles(base, options);
-  for (const entry of files) {
-    options.signal.throwIfAborted();
-    if ((await visit(entry)) === "stop") break;
-  }
-  return { capped, ignored };
-}
-
-/** Every file the walk would visit, in walk order (see `walkFiles`). */
 export async function collectFiles(
   base: string,
   options: WalkOptions,
