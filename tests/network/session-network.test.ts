@@ -6,15 +6,12 @@
  * questions); the holder ends with its session, and with a SIGKILLed dsh.
  */
 import { afterAll, beforeAll, describe, expect } from "bun:test";
-import { chmodSync, copyFileSync, readFileSync, readdirSync } from "node:fs";
+import { chmodSync, copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBinary } from "../support/binary.ts";
 import { runIf } from "../support/gate.ts";
-import {
-  UNPRIVILEGED_ID,
-  type UnprivilegedFixture,
-  unprivilegedFixture,
-} from "../support/unprivileged.ts";
+import { holders, holdersBecome } from "./holders.ts";
+import { type UnprivilegedFixture, unprivilegedFixture } from "../support/unprivileged.ts";
 import { tempDir } from "../exec/helpers.ts";
 import { sandboxStatus } from "../exec/sandbox-support.ts";
 import { sandboxSerialTest } from "../support/sandbox-gate.ts";
@@ -29,36 +26,6 @@ const unprivilegedTest = runIf(
   sandboxSerialTest,
   "it drops to an unprivileged user with setpriv, which needs root, and needs nsenter and python3",
 );
-
-/** The holders of the unprivileged user's sessions: its processes that are `cat`. */
-function holders(): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = readFileSync(`/proc/${entry}/status`, "utf8");
-      const uid = /^Uid:\s+(\d+)/m.exec(status)?.[1];
-      const state = /^State:\s+(\S)/m.exec(status)?.[1];
-      if (uid === String(UNPRIVILEGED_ID) && state !== "Z" && /^Name:\s+cat$/m.test(status)) {
-        found.push(Number(entry));
-      }
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return found;
-}
-
-/** Waits until the holders are exactly `count`, for at most 10 s; returns the last count. */
-async function holdersBecome(count: number): Promise<number> {
-  const deadline = Date.now() + 10_000;
-  let now = holders().length;
-  while (now !== count && Date.now() < deadline) {
-    await Bun.sleep(25);
-    now = holders().length;
-  }
-  return now;
-}
 
 describe("a session's network as an unprivileged user", () => {
   let fixture: UnprivilegedFixture;
