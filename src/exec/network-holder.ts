@@ -11,7 +11,7 @@
  * holder is dsh's own and runs nothing of the model's, so it has no seccomp filter; every
  * command keeps its own.
  */
-import { readFileSync, readlinkSync } from "node:fs";
+import { readlinkSync } from "node:fs";
 import type { Logger } from "../log.ts";
 import type { NetworkHolder, NetworkHolders } from "../network/holder.ts";
 import { locateBwrap } from "./bwrap.ts";
@@ -144,7 +144,6 @@ async function makeHolder(bwrap: string, nsenter: string, logger: Logger): Promi
   return {
     enter: [nsenter, "-t", String(pid), "-U", "-n", "--preserve-credentials", "--"],
     alive: () => !closed && !ended && same(),
-    listening: () => listeningPorts(pid),
     close,
   };
 }
@@ -182,24 +181,4 @@ async function firstLine(
   }
   const pid = Number(text.trim());
   return text.includes("\n") && Number.isInteger(pid) && pid > 1 ? pid : undefined;
-}
-
-/** Ports in LISTEN state in `pid`'s network namespace (IPv4 and IPv6). */
-function listeningPorts(pid: number): Set<number> {
-  const ports = new Set<number>();
-  for (const table of ["tcp", "tcp6"]) {
-    let text: string;
-    try {
-      text = readFileSync(`/proc/${pid}/net/${table}`, "utf8");
-    } catch {
-      continue;
-    }
-    for (const line of text.split("\n").slice(1)) {
-      const [, local, , state] = line.trim().split(/\s+/);
-      if (state !== "0A" || local === undefined) continue;
-      const port = Number.parseInt(local.slice(local.lastIndexOf(":") + 1), 16);
-      if (Number.isInteger(port)) ports.add(port);
-    }
-  }
-  return ports;
 }

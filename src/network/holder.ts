@@ -11,8 +11,6 @@ export interface NetworkHolder {
   readonly enter: readonly string[];
   /** Whether the holder still holds the same namespace. */
   alive(): boolean;
-  /** The TCP ports something listens on in the namespace (its servers, other bridges). */
-  listening(): Set<number>;
   /** Ends the holder (its namespace lives on while a command is still in it). Never throws. */
   close(): void;
 }

@@ -144,7 +144,7 @@ export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
         count++;
         const socket = join(dir(), `${count}.sock`);
         const shared = scope === undefined ? undefined : await holderOf(scope);
-        const port = shared === undefined ? SANDBOX_PROXY_PORT : freePort(shared);
+        const port = shared === undefined ? SANDBOX_PROXY_PORT : nextPort(shared);
         await listening(server, { path: socket });
         return {
           port,
@@ -199,15 +199,10 @@ interface HeldScope {
 }
 
 /**
- * The next port in turn that nothing listens on in the holder's namespace, for a command's
- * bridge (one taken between this look and the bridge's start makes the bridge fail clearly).
+ * The next port in turn for a command's bridge; one a server of the session holds, the bridge
+ * passes over itself (and points the command's proxy variables at the one it took).
  */
-function freePort(entry: HeldScope): number {
-  const taken = entry.holder.listening();
-  for (let tries = 0; tries < SCOPE_PORTS; tries++) {
-    const port = SANDBOX_PROXY_PORT + (entry.next++ % SCOPE_PORTS);
-    if (!taken.has(port)) return port;
-  }
+function nextPort(entry: HeldScope): number {
   return SANDBOX_PROXY_PORT + (entry.next++ % SCOPE_PORTS);
 }
 
