@@ -19,7 +19,7 @@ import { terminalText } from "./src/render/terminal-text.ts";
 async function main(io: ProcessIo, argv: readonly string[]): Promise<number> {
   // Not a user command: dsh runs itself so inside a command's sandbox (see the module).
   if (argv[0] === "__net-bridge") {
-    return await (await import("./src/network/bridge.ts")).runBridge(argv.slice(1));
+    return await (await import("./src/network/bridge.ts")).runBridge(argv.slice(1), io.env);
   }
   // Not a user command either: the process that ends what dsh started when dsh ends (macOS).
   if (argv[0] === "__watchdog") {

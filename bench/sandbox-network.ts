@@ -3,12 +3,15 @@
  * command runner, sandboxed (workspace-write, with the network through dsh's proxy as dsh runs
  * it) against the same with no network at all, and through the bridge (where dsh may not make
  * the namespace itself, i.e. not as root), and in a session's shared namespace (a command of a
- * session, as `bash` runs it); N runs each, interleaved, rotated.
+ * session, as `bash` runs it), both the one dsh makes and the one a holder keeps for the bridge
+ * (as a non-root user runs it: `nsenter` into the holder, then bwrap); N runs each,
+ * interleaved, rotated.
  * Run: bun bench/sandbox-network.ts [N]
  */
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openHolders } from "../src/exec/network-holder.ts";
 import { createCommandRunner } from "../src/exec/runner.ts";
 import type { CommandRunner } from "../src/exec/types.ts";
 import type { SandboxMode } from "../src/permission/knobs.ts";
@@ -32,6 +35,7 @@ const runnerWith = (namespaces?: "auto" | "never") => {
           logger: silentLogger,
           namespaces,
           selfArgv: [binary],
+          holders: () => openHolders(silentLogger),
         });
   if (network !== undefined) networks.push(network);
   return createCommandRunner({
@@ -75,13 +79,16 @@ try {
   const noNetwork: number[] = [];
   const bridge: number[] = [];
   const shared: number[] = [];
+  const sharedBridge: number[] = [];
   await once(runner, "workspace-write", "bench-session");
+  await once(bridged, "workspace-write", "bench-session");
   const variants: [CommandRunner, SandboxMode, number[], string?][] = [
     [runner, "workspace-write", sandboxed],
     [runner, "danger-full-access", plain],
     [offline, "workspace-write", noNetwork],
     [bridged, "workspace-write", bridge],
     [runner, "workspace-write", shared, "bench-session"],
+    [bridged, "workspace-write", sharedBridge, "bench-session"],
   ];
   for (let i = 0; i < runs; i++) {
     // Rotated, so what one variant leaves behind (the bridge's exit) hits each one alike.
@@ -102,7 +109,7 @@ try {
     `overhead:                           ${(s - p).toFixed(1)} ms (${(s / p).toFixed(2)}x)`,
   );
   console.log(
-    `network's share: ${(s - n).toFixed(1)} ms; through the bridge: ${(median(bridge) - n).toFixed(1)} ms; in a session's shared namespace: ${(median(shared) - n).toFixed(1)} ms`,
+    `network's share: ${(s - n).toFixed(1)} ms; through the bridge: ${(median(bridge) - n).toFixed(1)} ms; in a session's shared namespace: ${(median(shared) - n).toFixed(1)} ms; through the bridge in a session's held namespace: ${(median(sharedBridge) - n).toFixed(1)} ms`,
   );
   emit([
     {
@@ -121,6 +128,12 @@ try {
       name: "one sandboxed `true` in a session's shared namespace (floor: no network)",
       unit: "ms",
       samples: shared,
+      floor: noNetwork,
+    },
+    {
+      name: "one sandboxed `true` through the bridge in a session's held namespace (floor: no network)",
+      unit: "ms",
+      samples: sharedBridge,
       floor: noNetwork,
     },
   ]);

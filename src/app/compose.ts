@@ -210,5 +210,6 @@ function networkOf(config: Config, rules: RuleBook, logger: Logger): NetworkServ
           owner === project && rule?.type === "host" ? [hostRuleText(rule)] : [],
         ),
     logger,
+    holders: () => import("../exec/network-holder.ts").then((m) => m.openHolders(logger)),
   });
 }

@@ -250,11 +250,11 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
             ...(excludes === undefined ? [] : [{ source: excludes, dest: SANDBOX_EXCLUDES }]),
             ...bridgeFiles(input.network),
           ],
-          network: input.network?.type === "namespace",
-          proxySocket: input.network?.type === "bridge" ? input.network.socket : undefined,
+          ...networkPlan(input.network),
         };
         const filter = program === undefined ? undefined : seccompFd(program);
-        const wrapped = [bwrap, ...bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, argv)];
+        const args = bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, argv);
+        const wrapped = [...enterArgv(input.network), bwrap, ...args];
         let closed = false;
         const close = () => {
           if (closed) return [];
@@ -330,6 +330,25 @@ function uniqueMasks<T extends { readonly path: string }>(masks: readonly T[]): 
     unique.push(mask);
   }
   return unique;
+}
+
+/**
+ * Whether the sandbox shares the network it starts in (a namespace dsh made, or a session's
+ * that `enterArgv` enters), and the proxy socket bound in for the bridge.
+ */
+function networkPlan(network: SandboxAttach | undefined): {
+  network: boolean;
+  proxySocket: string | undefined;
+} {
+  if (network?.type === "bridge") {
+    return { network: network.enter !== undefined, proxySocket: network.socket };
+  }
+  return { network: network?.type === "namespace", proxySocket: undefined };
+}
+
+/** What starts the sandbox inside a session's namespace (`network-holder.ts`); none else. */
+function enterArgv(network: SandboxAttach | undefined): readonly string[] {
+  return network?.type === "bridge" ? (network.enter ?? []) : [];
 }
 
 /**

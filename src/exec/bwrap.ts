@@ -32,7 +32,8 @@ export interface SandboxPlan {
   readonly tmpFiles?: readonly { readonly source: string; readonly dest: string }[];
   /**
    * Whether the command shares the network namespace it is spawned in (one dsh made, whose
-   * only listener is the proxy) instead of getting an empty one from bwrap.
+   * only listener is the proxy, or a session's that a holder keeps and the command entered
+   * before bwrap) instead of getting an empty one from bwrap.
    */
   readonly network: boolean;
   /** dsh's proxy socket, bound at `BRIDGE_SOCKET` in the private `/tmp` for the bridge. */

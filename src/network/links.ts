@@ -5,7 +5,9 @@
  *   in a namespace dsh made, whose only listener is dsh's own socket on `127.0.0.1:PORT`.
  * - `bridge` (Linux otherwise): bwrap makes the namespace; a Unix socket of dsh's is bound into
  *   it, and dsh's own binary runs there first, listening on `127.0.0.1:PORT` and passing each
- *   connection to that socket, then runs the command as its child.
+ *   connection to that socket, then runs the command as its child. A session's commands share
+ *   one namespace, held by a process of the session (`exec/network-holder.ts`), each bridge on
+ *   a port of its own there; where no holder can be made, each command gets its own namespace.
  * - `port` (macOS): a listener on the host's loopback, the one port the Seatbelt profile lets
  *   the command reach.
  *
@@ -15,6 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { type Server, type Socket, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { NetworkHolder, NetworkHolders } from "./holder.ts";
 import type { CommandNamespace, Namespaces, SharedNamespace } from "./namespace.ts";
 import { BRIDGE_SOCKET, SANDBOX_PROXY_PORT, type SandboxAttach } from "./sandbox-link.ts";
 
@@ -29,8 +32,9 @@ export interface Listener {
 /** Makes listeners; `onConnection` is called for each accepted connection. */
 export interface ListenerMaker {
   /**
-   * With `scope` (a session's id), a `namespace` command runs in the scope's one namespace,
-   * made at its first command and kept until `endScope`, with a listener of its own there.
+   * With `scope` (a session's id), a `namespace` or `bridge` command runs in the scope's one
+   * namespace, made at its first command and kept until `endScope`, with a listener of its own
+   * there (a bridge on a port of its own).
    */
   open(
     kind: "namespace" | "bridge" | "port",
@@ -47,6 +51,8 @@ export interface ListenerDeps {
   readonly namespaces: () => Promise<Namespaces | undefined>;
   /** The command that runs dsh's bridge: dsh's own executable (and its entry, from source). */
   readonly selfArgv: readonly string[];
+  /** Holders of sessions' namespaces for bridged commands; each command gets its own without. */
+  readonly holders?: () => Promise<NetworkHolders | undefined>;
 }
 
 export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
@@ -55,6 +61,30 @@ export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
   // A namespace with its listener, made ahead for the next command.
   let spare: Promise<Prepared> | undefined;
   const scopes = new Map<string, { namespace: SharedNamespace; next: number }>();
+  const held = new Map<string, Promise<HeldScope | undefined>>();
+  // The scope's holder, a new one where the last has ended; undefined where none can be made.
+  const holderOf = async (scope: string): Promise<HeldScope | undefined> => {
+    const current = held.get(scope);
+    const entry = current === undefined ? undefined : await current;
+    if (entry?.holder.alive()) return entry;
+    // Another command of the scope may have replaced it meanwhile.
+    if (held.get(scope) !== current) return holderOf(scope);
+    entry?.holder.close();
+    const making = (async () => {
+      const holders = await deps.holders?.();
+      const holder = await holders?.make().catch(() => undefined);
+      return holder === undefined ? undefined : { holder, next: 0 };
+    })();
+    held.set(scope, making);
+    const made = await making;
+    if (held.get(scope) === making) {
+      if (made === undefined) held.delete(scope);
+      return made;
+    }
+    // The scope ended (or was given another holder) meanwhile: this command runs on its own.
+    made?.holder.close();
+    return undefined;
+  };
   const dir = () => {
     socketDir ??= mkdtempSync(join(tmpdir(), "dsh-net-"));
     return socketDir;
@@ -113,13 +143,16 @@ export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
       if (kind === "bridge") {
         count++;
         const socket = join(dir(), `${count}.sock`);
+        const shared = scope === undefined ? undefined : await holderOf(scope);
+        const port = shared === undefined ? SANDBOX_PROXY_PORT : nextPort(shared);
         await listening(server, { path: socket });
         return {
-          port: SANDBOX_PROXY_PORT,
+          port,
           attach: {
             type: "bridge",
             socket,
-            bridge: [...deps.selfArgv, "__net-bridge", BRIDGE_SOCKET, String(SANDBOX_PROXY_PORT)],
+            bridge: [...deps.selfArgv, "__net-bridge", BRIDGE_SOCKET, String(port)],
+            ...(shared === undefined ? {} : { enter: shared.holder.enter }),
           },
           close: () => {
             closeServer(server);
@@ -135,8 +168,12 @@ export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
     endScope(scope) {
       scopes.get(scope)?.namespace.close();
       scopes.delete(scope);
+      void held.get(scope)?.then((entry) => entry?.holder.close());
+      held.delete(scope);
     },
     dispose() {
+      for (const entry of held.values()) void entry.then((made) => made?.holder.close());
+      held.clear();
       for (const entry of scopes.values()) entry.namespace.close();
       scopes.clear();
       const left = spare;
@@ -155,6 +192,19 @@ export function createListenerMaker(deps: ListenerDeps): ListenerMaker {
 
 /** Ports a scope's listeners take in turn; one a command's own server holds is skipped. */
 const SCOPE_PORTS = 1000;
+
+interface HeldScope {
+  readonly holder: NetworkHolder;
+  next: number;
+}
+
+/**
+ * The next port in turn for a command's bridge; one a server of the session holds, the bridge
+ * passes over itself (and points the command's proxy variables at the one it took).
+ */
+function nextPort(entry: HeldScope): number {
+  return SANDBOX_PROXY_PORT + (entry.next++ % SCOPE_PORTS);
+}
 
 /** A listener of its own for one command in a scope's shared namespace. */
 async function scopedListener(

@@ -17,7 +17,15 @@ export type SandboxAttach =
    * `within` checks the spawned process is in it; one that is not is killed and it throws.
    */
   | { readonly type: "namespace"; within<T extends { readonly pid: number }>(start: () => T): T }
-  /** Bind `socket` at `BRIDGE_SOCKET`; run `bridge`, then `--`, then the command. */
-  | { readonly type: "bridge"; readonly socket: string; readonly bridge: readonly string[] }
+  /**
+   * Bind `socket` at `BRIDGE_SOCKET`; run `bridge`, then `--`, then the command. With `enter`,
+   * the sandbox starts through it (into a session's namespace) and shares that network.
+   */
+  | {
+      readonly type: "bridge";
+      readonly socket: string;
+      readonly bridge: readonly string[];
+      readonly enter?: readonly string[];
+    }
   /** Let the command reach `127.0.0.1:port` on the host. */
   | { readonly type: "port"; readonly port: number };

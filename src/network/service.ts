@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Logger } from "../log.ts";
 import { createNetworkAccess, systemResolve } from "./access.ts";
 import type { NetworkConfig } from "./config.ts";
+import type { NetworkHolders } from "./holder.ts";
 import type { Namespaces } from "./namespace.ts";
 import { hostPolicyOf, patternsOf } from "./policy.ts";
 import type { CommandNetwork, CommandProxy } from "./proxy.ts";
@@ -26,8 +27,9 @@ export interface NetworkService extends AsyncDisposable {
     scope?: string,
   ): Promise<CommandNetwork>;
   /**
-   * Ends a session's network: where dsh makes namespaces (Linux as root), a session's commands
-   * share one, so a server one started in the background is reached by the next.
+   * Ends a session's network: on Linux a session's commands share one namespace (one dsh makes
+   * as root, else one a holder process keeps), so a server one started in the background is
+   * reached by the next.
    */
   endScope(scope: string): void;
   /** The access the proxy uses, for a tool that fetches URLs itself. */
@@ -46,6 +48,11 @@ export interface NetworkServiceDeps {
   readonly selfArgv?: readonly string[];
   /** Whether dsh may make namespaces itself; found out at first use when absent. */
   readonly namespaces?: "auto" | "never";
+  /**
+   * Makes the holders of sessions' namespaces for bridged commands (asked once, at the first
+   * bridged command of a session); without it, each bridged command gets its own namespace.
+   */
+  readonly holders?: () => Promise<NetworkHolders | undefined>;
   /** Resolves host names; the system resolver when absent. */
   readonly resolve?: (name: string) => ReturnType<typeof systemResolve>;
 }
@@ -68,6 +75,11 @@ export function createNetworkService(deps: NetworkServiceDeps): NetworkService {
         : import("./namespace.ts").then((module) => module.openNamespaces());
     return namespaces;
   };
+  let holders: Promise<NetworkHolders | undefined> | undefined;
+  const findHolders = () => {
+    holders ??= deps.holders?.() ?? Promise.resolve(undefined);
+    return holders;
+  };
   const start = () => {
     proxy ??= Promise.all([import("./proxy.ts"), import("./links.ts")]).then(([p, l]) =>
       p.createProxy({
@@ -76,6 +88,7 @@ export function createNetworkService(deps: NetworkServiceDeps): NetworkService {
         listeners: l.createListenerMaker({
           namespaces: findNamespaces,
           selfArgv: deps.selfArgv ?? selfArgv(),
+          holders: findHolders,
         }),
       }),
     );

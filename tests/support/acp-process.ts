@@ -2,7 +2,15 @@
  * The compiled `dsh acp` as a child process behind real pipes, driven by the SDK's client app.
  * Every stdout line is parsed and schema-checked as it arrives; stderr is kept for messages.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chownSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
@@ -18,6 +26,11 @@ export interface AcpProcessOptions {
   readonly onPermission?: (params: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
   /** The config file's text (TOML); empty by default. */
   readonly configToml?: string;
+  /**
+   * Runs dsh as this uid (and gid), through setpriv (which needs root): its temp root is that
+   * user's, and dsh's binary is copied into it (the clone may be where that user cannot go).
+   */
+  readonly asUser?: number;
 }
 
 export interface AcpProcess extends AsyncDisposable {
@@ -50,7 +63,18 @@ export async function spawnAcp(options: AcpProcessOptions): Promise<AcpProcess> 
   mkdirSync(cwd);
   mkdirSync(join(root, "user"));
   writeFileSync(join(root, "config.toml"), options.configToml ?? "");
-  const proc = Bun.spawn([binary, "acp"], {
+  const user = options.asUser;
+  let argv = [binary, "acp"];
+  if (user !== undefined) {
+    const copy = join(root, "dsh");
+    copyFileSync(binary, copy);
+    for (const path of [root, cwd, join(root, "user"), join(root, "config.toml"), copy]) {
+      chownSync(path, user, user);
+    }
+    const as = [`--reuid=${user}`, `--regid=${user}`, "--clear-groups", "--"];
+    argv = ["setpriv", ...as, copy, "acp"];
+  }
+  const proc = Bun.spawn(argv, {
     cwd,
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",

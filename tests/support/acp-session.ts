@@ -21,6 +21,7 @@ export interface AcpSessionRig {
     readonly env?: Record<string, string>;
     readonly onPermission?: AcpProcessOptions["onPermission"];
     readonly configToml?: string;
+    readonly asUser?: number;
   }): Promise<{ dsh: AcpProcess; sessionId: string }>;
 }
 
@@ -46,6 +47,7 @@ export function acpSessionRig(): AcpSessionRig {
         ...(options.env === undefined ? {} : { env: options.env }),
         ...(options.onPermission === undefined ? {} : { onPermission: options.onPermission }),
         ...(options.configToml === undefined ? {} : { configToml: options.configToml }),
+        ...(options.asUser === undefined ? {} : { asUser: options.asUser }),
       });
       options.setup?.(dsh.cwd);
       await dsh.agent.request(

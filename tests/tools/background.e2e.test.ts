@@ -12,6 +12,7 @@ import { acpSessionRig } from "../support/acp-session.ts";
 import { runIf } from "../support/gate.ts";
 import { type RecordedRequest, textTurn, toolTurn } from "../support/model-server.ts";
 import { sandboxSerialTest } from "../support/sandbox-gate.ts";
+import { backgroundServer } from "../support/background-server.ts";
 
 const m = acp.methods.agent.session;
 const PYTHON = "/usr/bin/python3";
@@ -74,18 +75,12 @@ describe("background commands", () => {
       const { dsh, sessionId } = await start();
       await using _ = dsh;
       const port = 18_123;
-      const server = `${PYTHON} -m http.server ${port} --bind 127.0.0.1`;
-      const reach =
-        `for i in $(seq 200); do curl -sf http://127.0.0.1:${port}/ >/dev/null && ` +
-        "echo reached && break; sleep 0.05; done";
+      const { server, turns } = backgroundServer(PYTHON, port);
       const before = rig.model().requests.length;
       rig
         .model()
         .script(
-          toolTurn([
-            { id: "b1", name: "bash", args: { command: server, run_in_background: true } },
-          ]),
-          toolTurn([{ id: "b2", name: "bash", args: { command: reach } }]),
+          ...turns,
           toolTurn([{ id: "b3", name: "bash_output", args: { id: "bg-1", wait_ms: 5000 } }]),
           toolTurn([{ id: "b4", name: "bash_kill", args: { id: "bg-1" } }]),
           toolTurn([{ id: "b5", name: "bash_output", args: { id: "bg-1" } }]),
