@@ -6,7 +6,7 @@
  * another device lies inside, too many paths changed, git refused a path) is staged the full
  * way, as `snapshot` does, with every directory watched again first.
  */
-import { type Stats, lstatSync, readdirSync } from "node:fs";
+import { type Dirent, type Stats, lstatSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { type ShadowGit, projectExcludes } from "./shadow-git.ts";
 import { snapshot } from "./tree-ops.ts";
@@ -14,6 +14,8 @@ import type { TreeWatch, TreeWatcher } from "./tree-watch.ts";
 
 /** More changed paths than this are staged the full way (git's own walk is cheaper then). */
 const MOST_CHANGED = 5_000;
+/** After this many walks that could not watch everything, a root is always staged the full way. */
+const MOST_FAILED_WALKS = 3;
 
 export interface RootSnapshots {
   /** The tree of the root as it is now. */
@@ -31,6 +33,7 @@ export function rootSnapshots(
   let watch: TreeWatch | undefined;
   /** The root cannot be watched soundly (nested repository, other device, no watcher). */
   let unwatchable = false;
+  let failedWalks = 0;
   let lastTree: string | undefined;
   let lastExcludes = "";
   let closed = false;
@@ -39,10 +42,14 @@ export function rootSnapshots(
     lastTree = undefined;
     if (watch !== undefined) {
       watch.reset();
-      if (!(await watchEverything(git, root, watch))) {
+      if (await watchEverything(git, root, watch)) {
+        failedWalks = 0;
+      } else if (++failedWalks >= MOST_FAILED_WALKS) {
         watch.close();
         watch = undefined;
         unwatchable = true;
+      } else {
+        watch.reset();
       }
     }
     const tree = await snapshot(git, root);
@@ -100,7 +107,10 @@ function excludesStamp(root: string): string {
   }
 }
 
-/** Watches every directory of the root the ignore rules leave in; false when one cannot be. */
+/**
+ * Watches every directory of the root the ignore rules leave in (a folder that holds a staged
+ * file is never ignored: git stages such a file still); false when one cannot be watched.
+ */
 async function watchEverything(git: ShadowGit, root: string, watch: TreeWatch): Promise<boolean> {
   const rootDev = lstatSync(root).dev;
   return (await walk(git, root, rootDev, watch, [""])) !== undefined;
@@ -118,36 +128,38 @@ async function walk(
   watch: TreeWatch,
   dirs: readonly string[],
 ): Promise<string[] | undefined> {
-  const found: string[] = [];
+  const files: string[] = [];
   let level = dirs;
   while (level.length > 0) {
     const next: string[] = [];
     for (const dir of level) {
       if (!watch.watch(dir)) return undefined;
-      let names: string[];
+      let entries: Dirent[];
       try {
-        names = readdirSync(join(root, dir));
+        entries = readdirSync(join(root, dir), { withFileTypes: true });
       } catch {
         continue; // Gone since: its parent's watch reported that.
       }
-      for (const name of names) {
-        if (name === ".git") {
+      for (const entry of entries) {
+        if (entry.name === ".git") {
           if (dir === "") continue;
           return undefined;
         }
-        const path = dir === "" ? name : `${dir}/${name}`;
-        const stat = statOf(join(root, path));
-        if (stat?.isDirectory() === true) {
-          if (stat.dev !== rootDev) return undefined;
-          next.push(path);
-        } else {
-          found.push(path);
+        const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+        // The type the directory entry gives, unless the file system gives none.
+        const known = entry.isFile() || entry.isSymbolicLink() || entry.isDirectory();
+        const stat = known && !entry.isDirectory() ? undefined : statOf(join(root, path));
+        if (stat?.isDirectory() !== true) {
+          files.push(path);
+          continue;
         }
+        if (stat.dev !== rootDev) return undefined;
+        next.push(path);
       }
     }
     level = await notIgnored(git, next);
   }
-  return found;
+  return files;
 }
 
 /** The paths of `paths` the ignore rules leave in (a path staged already always is). */
@@ -179,8 +191,8 @@ async function stageChanged(
   }
   // What was staged below a path that went or is a directory now.
   if (maybeDirs.length > 0) {
-    const staged = await git.text(["ls-files", "-z", "--", ...maybeDirs.map(literal)]);
-    for (const path of staged.split("\0")) if (path !== "") candidates.add(path);
+    const out = await git.text(["ls-files", "-z", "--", ...maybeDirs.map(literal)]);
+    for (const path of out.split("\0")) if (path !== "") candidates.add(path);
   }
   if (newDirs.length > 0) {
     const rootDev = lstatSync(root).dev;

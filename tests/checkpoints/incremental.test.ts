@@ -131,6 +131,22 @@ describe.skipIf(!watching)("incremental checkpoints (inotify)", () => {
     expect(await checkpoints.diff()).not.toContain("secret");
   });
 
+  test("a file staged before its folder was ignored is recorded still when it changes", async () => {
+    const { root, checkpoints, calls, since } = place();
+    mkdirSync(join(root, "build"));
+    writeFileSync(join(root, "build", "kept.txt"), "one\n");
+    await checkpoints.before("t0");
+    writeFileSync(join(root, ".gitignore"), "build/\n");
+    await checkpoints.after("t0");
+    writeFileSync(join(root, "build", "kept.txt"), "two\n");
+    writeFileSync(join(root, "build", "new.txt"), "ignored\n");
+    const count = calls().length;
+    await checkpoints.before("t1");
+    expect(since(count)).not.toContain("add");
+    expect(await changed(checkpoints)).toEqual([".gitignore", "build/kept.txt"]);
+    expect(await checkpoints.diff()).toContain("+two");
+  });
+
   test("lost events (the queue overflowed) make the next checkpoint scan everything", async () => {
     const { root, checkpoints, calls, since } = place();
     const file = join(root, "busy.txt");
