@@ -13,11 +13,12 @@
  * monitor has.
  *
  * Watches are the user's to share with every other program: all roots of all sessions together
- * take at most a quarter of the system's limit (the walk for `.git` entries takes at most
- * another quarter), and a root that would need more is looked at the slow way.
+ * take at most a quarter of the system's limit of watches (the walk for `.git` entries takes at
+ * most another quarter) and an eighth of its limit of inotify instances, and a root that would
+ * need more is looked at the slow way.
  */
 import type * as Ffi from "bun:ffi";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import {
   EAGAIN,
   EVENT_HEADER,
@@ -91,10 +92,22 @@ export type TreeWatcher = (root: string) => TreeWatch | undefined;
 
 /** Watches every root of the process holds now, against `watchBudget()`. */
 let watchesHeld = 0;
+/** inotify instances the roots hold now (one each), against `instanceBudget()`. */
+let instancesHeld = 0;
 
 /** The most watches all roots together may hold: a quarter of the user's limit. */
 function watchBudget(): number {
   return Math.floor(maxUserWatches() / 4);
+}
+
+/** The most inotify instances all roots together may hold: an eighth of the user's limit. */
+function instanceBudget(): number {
+  try {
+    const limit = Number(readFileSync("/proc/sys/fs/inotify/max_user_instances", "utf8"));
+    return Math.max(1, Math.floor((Number.isFinite(limit) && limit > 0 ? limit : 128) / 8));
+  } catch {
+    return 16;
+  }
 }
 
 let loaded: Promise<TreeWatcher | undefined> | undefined;
@@ -107,7 +120,9 @@ export function loadTreeWatcher(
   loaded ??= openLibc(() => SYMBOLS).then((libc) => {
     if (libc === undefined) return undefined;
     const budget = watchBudget();
-    return (root: string) => openTreeWatch(libc.ffi, libc.symbols, root, budget);
+    const instances = instanceBudget();
+    return (root: string) =>
+      instancesHeld < instances ? openTreeWatch(libc.ffi, libc.symbols, root, budget) : undefined;
   });
   return loaded;
 }
@@ -122,6 +137,7 @@ function openTreeWatch(
   if (!onLocalFileSystem(lib, ffi, root)) return undefined;
   const fd = lib.inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd < 0) return undefined;
+  instancesHeld++;
   const dirs = new Map<number, string>();
   const buffer = new ArrayBuffer(READ_BYTES);
   const view = new DataView(buffer);
@@ -230,6 +246,7 @@ function openTreeWatch(
       closed = true;
       reset();
       lib.close(fd);
+      instancesHeld--;
     },
   };
 }
