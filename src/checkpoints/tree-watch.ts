@@ -236,7 +236,13 @@ function openTreeWatch(
         trusted = false;
         return false;
       }
-      if (!dirs.has(wd)) watchesHeld++;
+      const known = dirs.get(wd);
+      // The same directory under two names (a bind mount inside the root): events name one.
+      if (known !== undefined && known !== relative) {
+        trusted = false;
+        return false;
+      }
+      if (known === undefined) watchesHeld++;
       dirs.set(wd, relative);
       return true;
     },

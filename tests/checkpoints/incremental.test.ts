@@ -12,6 +12,8 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -147,6 +149,26 @@ describe.skipIf(!watching)("incremental checkpoints (inotify)", () => {
     expect(await checkpoints.diff()).toContain("+two");
   });
 
+  test("an added directory is watched too, and every watch ends with the session", async () => {
+    const { root, checkpoints, calls, since } = place();
+    const added = join(root, "..", "added");
+    mkdirSync(added);
+    writeFileSync(join(added, "c.txt"), "one\n");
+    const before = inotifyInstances();
+    await checkpoints.before("t0");
+    checkpoints.addRoot(added);
+    await checkpoints.after("t0");
+    expect(inotifyInstances()).toBe(before + 2);
+    await checkpoints.before("t1");
+    writeFileSync(join(added, "c.txt"), "two\n");
+    const count = calls().length;
+    await checkpoints.after("t1");
+    expect(since(count)).not.toContain("add");
+    expect(await checkpoints.diff(1)).toContain("+two");
+    checkpoints.close();
+    expect(inotifyInstances()).toBe(before);
+  });
+
   test("lost events (the queue overflowed) make the next checkpoint scan everything", async () => {
     const { root, checkpoints, calls, since } = place();
     const file = join(root, "busy.txt");
@@ -179,6 +201,17 @@ describe.skipIf(!watching)("incremental checkpoints (inotify)", () => {
     }
   });
 });
+
+/** The inotify instances this process holds. */
+function inotifyInstances(): number {
+  return readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === "anon_inode:inotify";
+    } catch {
+      return false;
+    }
+  }).length;
+}
 
 /**
  * Queues more events than the kernel keeps: each append is a write and a close, two events the
