@@ -169,6 +169,21 @@ describe.skipIf(!watching)("incremental checkpoints (inotify)", () => {
     expect(inotifyInstances()).toBe(before);
   });
 
+  test("a repository inside the root makes every checkpoint take the full scan, as git stages it", async () => {
+    const { root, checkpoints, calls, since } = place();
+    mkdirSync(join(root, "inner"));
+    expect(
+      Bun.spawnSync([realGit ?? "git", "init", "-q"], { cwd: join(root, "inner") }).exitCode,
+    ).toBe(0);
+    writeFileSync(join(root, "a.txt"), "one\n");
+    await checkpoints.before("t0");
+    writeFileSync(join(root, "a.txt"), "two\n");
+    const count = calls().length;
+    await checkpoints.after("t0");
+    expect(since(count)).toContain("add");
+    expect(await checkpoints.diff()).toContain("+two");
+  });
+
   test("lost events (the queue overflowed) make the next checkpoint scan everything", async () => {
     const { root, checkpoints, calls, since } = place();
     const file = join(root, "busy.txt");
