@@ -20,6 +20,11 @@ const MOST_FAILED_WALKS = 3;
 export interface RootSnapshots {
   /** The tree of the root as it is now. */
   snapshot(): Promise<string>;
+  /**
+   * The store was pruned: the last tree may be gone with it, so the next snapshot writes it
+   * again (one `write-tree`) even when nothing changed.
+   */
+  pruned(): void;
   /** Ends the root's watches. */
   close(): void;
 }
@@ -36,23 +41,26 @@ export function rootSnapshots(
   let failedWalks = 0;
   let lastTree: string | undefined;
   let lastExcludes = "";
+  let stale = false;
   let closed = false;
 
   const fully = async (): Promise<string> => {
     lastTree = undefined;
-    if (watch !== undefined) {
-      watch.reset();
-      if (await watchEverything(git, root, watch)) {
+    const current = watch;
+    if (current !== undefined) {
+      current.reset();
+      if (await watchEverything(git, root, current).catch(() => false)) {
         failedWalks = 0;
       } else if (++failedWalks >= MOST_FAILED_WALKS) {
-        watch.close();
-        watch = undefined;
+        current.close();
+        if (watch === current) watch = undefined;
         unwatchable = true;
       } else {
-        watch.reset();
+        current.reset();
       }
     }
     const tree = await snapshot(git, root);
+    stale = false;
     lastTree = watch === undefined ? undefined : tree;
     return tree;
   };
@@ -70,17 +78,21 @@ export function rootSnapshots(
       const excludesChanged = excludes !== lastExcludes;
       lastExcludes = excludes;
       if (changes.all || lastTree === undefined || excludesChanged) return fully();
-      if (changes.paths.size === 0) return lastTree;
+      if (changes.paths.size === 0 && !stale) return lastTree;
       const paths = [...changes.paths];
       if (paths.length > MOST_CHANGED || paths.some(changesIgnoreRules)) return fully();
       try {
         const tree = await stageChanged(git, root, watch, paths);
         if (tree === undefined) return fully();
+        stale = false;
         lastTree = tree;
         return tree;
       } catch {
         return fully();
       }
+    },
+    pruned() {
+      stale = true;
     },
     close() {
       closed = true;

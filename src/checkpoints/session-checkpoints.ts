@@ -177,6 +177,8 @@ interface Store {
   snapshotsOf(root: string): RootSnapshots;
   /** Ends every root's watches. */
   close(): void;
+  /** Tells every root the store was pruned (its last tree may have gone). */
+  pruned(): void;
   records: Records;
   /** Writes the records; a failure (a full disk) costs that checkpoint, never the turn. */
   save(): void;
@@ -222,6 +224,9 @@ function openStore(options: SessionCheckpointsOptions, git: string): Store {
     },
     close() {
       for (const root of snapshots.values()) root.close();
+    },
+    pruned() {
+      for (const root of snapshots.values()) root.pruned();
     },
     records: readRecords(recordsFile, options.logger),
     save() {
@@ -382,6 +387,7 @@ async function bound(store: Store): Promise<string[]> {
   const dropped: string[] = [];
   for (;;) {
     await keepOnly(git, store.records.turns);
+    store.pruned();
     if (storeBytes(gitDir) <= limit || store.records.turns.length <= 1) break;
     const oldest = store.records.turns.shift();
     if (oldest !== undefined) dropped.push(oldest.turnId);
