@@ -219,12 +219,19 @@ async function stageChanged(
     return stat !== undefined && (stat.isFile() || stat.isSymbolicLink());
   });
   // Out of the index first, so each file is hashed again even when its stat data looks the
-  // same (a rewrite in place within the same second, of the same size).
+  // same (a rewrite in place within the same second, of the same size); then in again. One
+  // run: update-index applies each option to the paths after it. `./` keeps a name that starts
+  // with `-` a path.
   if (kept.length > 0) {
-    await git.run(["update-index", "--force-remove", "-z", "--stdin"], `${kept.join("\0")}\0`);
-  }
-  if (files.length > 0) {
-    await git.run(["update-index", "--add", "-z", "--stdin"], `${files.join("\0")}\0`);
+    await git.run([
+      "update-index",
+      "--force-remove",
+      ...kept.map((path) => `./${path}`),
+      "--no-force-remove",
+      "--add",
+      "--remove",
+      ...files.map((path) => `./${path}`),
+    ]);
   }
   return (await git.text(["write-tree"])).trim();
 }

@@ -134,9 +134,10 @@ describe.skipIf(!watching)("incremental checkpoints (inotify)", () => {
     mkdirSync(join(root, "build"));
     writeFileSync(join(root, "build", "out.js"), "x\n");
     writeFileSync(join(root, "b.txt"), "b\n");
+    writeFileSync(join(root, "-n"), "a name git could take for an option\n");
     renameSync(join(root, "dir"), join(root, "..", "elsewhere"));
     await checkpoints.after("t0");
-    expect(await changed(checkpoints)).toEqual(["b.txt", "dir/kept.txt"]);
+    expect(await changed(checkpoints)).toEqual(["-n", "b.txt", "dir/kept.txt"]);
     expect(await checkpoints.diff()).not.toContain("secret");
   });
 
