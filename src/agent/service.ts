@@ -136,6 +136,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       tasks,
       onDispose: async () => {
         library.close();
+        checkpoints?.close();
         live.delete(log.header.id);
         await deps.sessionClosed?.(log.header.id);
       },

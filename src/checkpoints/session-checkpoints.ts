@@ -11,8 +11,10 @@ import * as v from "valibot";
 import type { Logger } from "../log.ts";
 import { isWithin } from "../paths.ts";
 import type { CheckpointSettings } from "./config.ts";
+import { type RootSnapshots, rootSnapshots } from "./incremental-snapshot.ts";
 import { CheckpointError, type ShadowGit, findGit, shadowGit } from "./shadow-git.ts";
-import { type RestoreReport, changedPaths, restorePaths, snapshot, treeDiff } from "./tree-ops.ts";
+import { type RestoreReport, changedPaths, restorePaths, treeDiff } from "./tree-ops.ts";
+import { type TreeWatcher, loadTreeWatcher } from "./tree-watch.ts";
 
 const Trees = v.record(v.string(), v.string());
 const TurnRecord = v.object({
@@ -76,6 +78,8 @@ export interface SessionCheckpoints {
   diff(turns?: number): Promise<string>;
   /** Removes the store (the session was deleted). */
   remove(): void;
+  /** Ends the watches that make checkpoints incremental (the session ended). */
+  close(): void;
 }
 
 export interface SessionCheckpointsOptions {
@@ -87,6 +91,8 @@ export interface SessionCheckpointsOptions {
   /** The user's home: a root that is it (or holds it), or `/`, gets no checkpoints. */
   readonly userHome?: string;
   readonly logger: Logger;
+  /** What watches the roots between checkpoints (default: inotify where there is one). */
+  readonly watcher?: () => Promise<TreeWatcher | undefined>;
 }
 
 /** Where a session's shadow store lies. */
@@ -110,7 +116,7 @@ export function openSessionCheckpoints(options: SessionCheckpointsOptions): Sess
     addRoot(root) {
       if (roots.includes(root)) return;
       roots.push(root);
-      void safely("stage an added directory", () => snapshot(store.gitOf(root), root), "");
+      void safely("stage an added directory", () => store.snapshotsOf(root).snapshot(), "");
     },
     async before(turnId) {
       const trees = await safely("record a checkpoint", snapshotAll, undefined);
@@ -135,8 +141,10 @@ export function openSessionCheckpoints(options: SessionCheckpointsOptions): Sess
     apply: (restore, overwrite) => serial(() => applyPlan(store, restore, overwrite)),
     diff: (turns) => serial(() => diffOf(store, turns)),
     remove() {
+      store.close();
       rmSync(store.dir, { recursive: true, force: true });
     },
+    close: () => store.close(),
   };
 }
 
@@ -165,6 +173,12 @@ interface Store {
   readonly gitDir: string;
   readonly roots: string[];
   gitOf(root: string): ShadowGit;
+  /** The snapshots of `root`, incremental where it is watched. */
+  snapshotsOf(root: string): RootSnapshots;
+  /** Ends every root's watches. */
+  close(): void;
+  /** Tells every root the store was pruned (its last tree may have gone). */
+  pruned(): void;
   records: Records;
   /** Writes the records; a failure (a full disk) costs that checkpoint, never the turn. */
   save(): void;
@@ -183,6 +197,8 @@ function openStore(options: SessionCheckpointsOptions, git: string): Store {
   const gitDir = join(dir, "git");
   const recordsFile = join(dir, "turns.json");
   const gits = new Map<string, ShadowGit>();
+  const snapshots = new Map<string, RootSnapshots>();
+  const watcher = options.watcher ?? (() => loadTreeWatcher());
   let queue: Promise<unknown> = Promise.resolve();
   const store: Store = {
     options,
@@ -197,6 +213,20 @@ function openStore(options: SessionCheckpointsOptions, git: string): Store {
         gits.set(root, found);
       }
       return found;
+    },
+    snapshotsOf(root) {
+      let found = snapshots.get(root);
+      if (found === undefined) {
+        found = rootSnapshots(store.gitOf(root), root, watcher);
+        snapshots.set(root, found);
+      }
+      return found;
+    },
+    close() {
+      for (const root of snapshots.values()) root.close();
+    },
+    pruned() {
+      for (const root of snapshots.values()) root.pruned();
     },
     records: readRecords(recordsFile, options.logger),
     save() {
@@ -225,7 +255,7 @@ function openStore(options: SessionCheckpointsOptions, git: string): Store {
     },
     async snapshotAll() {
       const trees: Record<string, string> = {};
-      for (const root of store.roots) trees[root] = await snapshot(store.gitOf(root), root);
+      for (const root of store.roots) trees[root] = await store.snapshotsOf(root).snapshot();
       return trees;
     },
   };
@@ -357,6 +387,7 @@ async function bound(store: Store): Promise<string[]> {
   const dropped: string[] = [];
   for (;;) {
     await keepOnly(git, store.records.turns);
+    store.pruned();
     if (storeBytes(gitDir) <= limit || store.records.turns.length <= 1) break;
     const oldest = store.records.turns.shift();
     if (oldest !== undefined) dropped.push(oldest.turnId);
@@ -461,5 +492,6 @@ function disabled(reason: string): SessionCheckpoints {
       throw new CheckpointError(reason);
     },
     remove() {},
+    close() {},
   };
 }

@@ -27,8 +27,8 @@ export function findGit(path: string | undefined): string | undefined {
 /** One workspace root seen through a shadow store. */
 export interface ShadowGit {
   /** Runs git with `args`; stdout as bytes. Throws CheckpointError on a non-zero exit. */
-  run(args: readonly string[], input?: string): Promise<Uint8Array>;
-  text(args: readonly string[], input?: string): Promise<string>;
+  run(args: readonly string[], input?: string, accept?: readonly number[]): Promise<Uint8Array>;
+  text(args: readonly string[], input?: string, accept?: readonly number[]): Promise<string>;
   /** The same git staging in another index (a scratch one for a restore). */
   withIndex(indexFile: string): ShadowGit;
   /** Runs git with `args`, its stdin written from `chunks` as they come. */
@@ -99,7 +99,11 @@ function gitWith(options: ShadowGitOptions, config: readonly string[]): ShadowGi
     ...config.flatMap((entry) => ["-c", entry]),
     ...args,
   ];
-  const run = async (args: readonly string[], input?: string): Promise<Uint8Array> => {
+  const run = async (
+    args: readonly string[],
+    input?: string,
+    accept: readonly number[] = [0],
+  ): Promise<Uint8Array> => {
     const argv = argvOf(args);
     const proc = Bun.spawn(argv, {
       cwd: options.root,
@@ -113,7 +117,7 @@ function gitWith(options: ShadowGitOptions, config: readonly string[]): ShadowGi
       new Response(proc.stderr).text(),
       proc.exited,
     ]);
-    if (code !== 0) {
+    if (!accept.includes(code)) {
       throw new CheckpointError(`git ${args[0]} failed: ${err.trim() || `exit ${code}`}`, {
         root: options.root,
       });
@@ -122,7 +126,7 @@ function gitWith(options: ShadowGitOptions, config: readonly string[]): ShadowGi
   };
   return {
     run,
-    text: async (args, input) => new TextDecoder().decode(await run(args, input)),
+    text: async (args, input, accept) => new TextDecoder().decode(await run(args, input, accept)),
     withIndex: (indexFile) => gitWith({ ...options, indexFile }, config),
     hasIndex: () => existsSync(options.indexFile),
     async feed(args, chunks) {
@@ -173,7 +177,7 @@ function ensureStore(gitDir: string): void {
  * The `info/exclude` of the repository `root` lies in (read, never written), so what the user
  * excludes there stays out of checkpoints too; /dev/null when there is none.
  */
-function projectExcludes(root: string): string {
+export function projectExcludes(root: string): string {
   for (let dir = root; ; dir = dirname(dir)) {
     const dotGit = join(dir, ".git");
     const gitDir = gitDirOf(dotGit);

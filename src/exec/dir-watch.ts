@@ -49,34 +49,34 @@ export interface DirWatch {
 export type DirWatcher = (rootFd: number, rootDev: bigint) => DirWatch | undefined;
 
 // inotify(7).
-const IN_NONBLOCK = 0o4000;
-const IN_CLOEXEC = 0o2000000;
-const IN_MOVED_FROM = 0x40;
-const IN_MOVED_TO = 0x80;
-const IN_CREATE = 0x100;
-const IN_DELETE = 0x200;
-const IN_DELETE_SELF = 0x400;
-const IN_MOVE_SELF = 0x800;
-const IN_UNMOUNT = 0x2000;
-const IN_Q_OVERFLOW = 0x4000;
-const IN_IGNORED = 0x8000;
-const IN_ONLYDIR = 0x1000000;
+export const IN_NONBLOCK = 0o4000;
+export const IN_CLOEXEC = 0o2000000;
+export const IN_MOVED_FROM = 0x40;
+export const IN_MOVED_TO = 0x80;
+export const IN_CREATE = 0x100;
+export const IN_DELETE = 0x200;
+export const IN_DELETE_SELF = 0x400;
+export const IN_MOVE_SELF = 0x800;
+export const IN_UNMOUNT = 0x2000;
+export const IN_Q_OVERFLOW = 0x4000;
+export const IN_IGNORED = 0x8000;
+export const IN_ONLYDIR = 0x1000000;
 const NAMES_CHANGE =
   IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF;
 /** `struct inotify_event`: wd, mask, cookie, len, then `len` bytes of name. */
-const EVENT_HEADER = 16;
-const EAGAIN = 11;
-const READ_BYTES = 64 * 1024;
+export const EVENT_HEADER = 16;
+export const EAGAIN = 11;
+export const READ_BYTES = 64 * 1024;
 
 /**
  * Local file systems (statfs(2) `f_type`), whose every change passes through this kernel:
  * ext2/3/4, XFS, Btrfs, tmpfs, F2FS, overlayfs (container roots), ZFS, bcachefs.
  */
-const LOCAL_FILE_SYSTEMS = new Set([
+export const LOCAL_FILE_SYSTEMS: ReadonlySet<number> = new Set([
   0xef53, 0x58465342, 0x9123683e, 0x01021994, 0xf2f52010, 0x794c7630, 0x2fc12fc1, 0xca451a4e,
 ]);
 
-const SYMBOLS = {
+export const SYMBOLS = {
   inotify_init1: { args: ["i32"], returns: "i32" },
   inotify_add_watch: { args: ["i32", "ptr", "u32"], returns: "i32" },
   inotify_rm_watch: { args: ["i32", "i32"], returns: "i32" },
@@ -190,7 +190,7 @@ function openWatch(
 }
 
 /** The user's inotify watches the system allows (fs.inotify.max_user_watches; 8192 if unknown). */
-function maxUserWatches(): number {
+export function maxUserWatches(): number {
   try {
     const limit = Number(readFileSync("/proc/sys/fs/inotify/max_user_watches", "utf8"));
     return Number.isFinite(limit) && limit > 0 ? limit : 8192;
@@ -200,7 +200,7 @@ function maxUserWatches(): number {
 }
 
 /** dsh's mount table as the kernel shows it, or undefined where it cannot be read. */
-function mountTable(): string | undefined {
+export function mountTable(): string | undefined {
   try {
     return readFileSync("/proc/self/mountinfo", "utf8");
   } catch {

@@ -57,6 +57,7 @@ describe("the checkpoint store", () => {
     const undo = await checkpoints.undoPlan();
     expect(undo.type).toBe("plan");
     if (undo.type === "plan") expect(undo.plan.turnIds).toEqual(["t3"]);
+    checkpoints.close();
   });
 
   test("a session's store is removed with it", async () => {
@@ -71,6 +72,7 @@ describe("the checkpoint store", () => {
     });
     await checkpoints.before("t0");
     expect(existsSync(checkpointDir(home, "gone"))).toBe(true);
+    checkpoints.close();
     removeCheckpoints(home, "gone");
     expect(existsSync(checkpointDir(home, "gone"))).toBe(false);
   });
