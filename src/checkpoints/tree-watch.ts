@@ -18,7 +18,7 @@
  * need more is looked at the slow way.
  */
 import type * as Ffi from "bun:ffi";
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import {
   EAGAIN,
   EVENT_HEADER,
@@ -37,6 +37,7 @@ import {
   LOCAL_FILE_SYSTEMS,
   READ_BYTES,
   SYMBOLS,
+  instanceBudget,
   maxUserWatches,
   mountTable,
 } from "../exec/dir-watch.ts";
@@ -98,16 +99,6 @@ let instancesHeld = 0;
 /** The most watches all roots together may hold: a quarter of the user's limit. */
 function watchBudget(): number {
   return Math.floor(maxUserWatches() / 4);
-}
-
-/** The most inotify instances all roots together may hold: an eighth of the user's limit. */
-function instanceBudget(): number {
-  try {
-    const limit = Number(readFileSync("/proc/sys/fs/inotify/max_user_instances", "utf8"));
-    return Math.max(1, Math.floor((Number.isFinite(limit) && limit > 0 ? limit : 128) / 8));
-  } catch {
-    return 16;
-  }
 }
 
 let loaded: Promise<TreeWatcher | undefined> | undefined;

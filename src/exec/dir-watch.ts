@@ -18,9 +18,10 @@
  *   FUSE file systems) or another device than the workspace's: only directories on the
  *   workspace's own device, when it is a local file system, are watched.
  *
- * Watches are the user's to share with every other program (editors, file watchers of build
- * tools): one workspace takes at most a quarter of the system's limit, and the directories
- * past that are looked at the slow way.
+ * Watches and inotify instances are the user's to share with every other program (editors,
+ * file watchers of build tools): the workspaces of a process together take at most a quarter
+ * of the system's limit of watches and an eighth of its limit of instances; directories past
+ * that, and workspaces past that, are looked at the slow way.
  */
 import type * as Ffi from "bun:ffi";
 import { readFileSync } from "node:fs";
@@ -110,6 +111,7 @@ function openWatch(
   const mounts = mountTable();
   if (mounts === undefined) return undefined;
   const most = Math.floor(maxUserWatches() / 4);
+  if (held.size >= instanceBudget()) return undefined;
   const fd = lib.inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd < 0) return undefined;
   let lastMounts: string | undefined = mounts;
@@ -120,6 +122,8 @@ function openWatch(
   const at = ffi.ptr(buffer);
   const errnoAt = lib.__errno_location();
   let closed = false;
+  const holding = { watches: () => wds.size };
+  held.add(holding);
   const forgetAll = () => {
     for (const wd of wds.values()) lib.inotify_rm_watch(fd, wd);
     wds.clear();
@@ -159,7 +163,7 @@ function openWatch(
     watch(dirFd, key, dev) {
       if (closed || dev !== rootDev) return false;
       if (wds.has(key)) return true;
-      if (wds.size >= most) return false;
+      if (watchesHeld() >= most) return false;
       const path = new TextEncoder().encode(`/proc/self/fd/${dirFd}\0`);
       const wd = lib.inotify_add_watch(fd, path, NAMES_CHANGE | IN_ONLYDIR);
       if (wd < 0) return false;
@@ -185,8 +189,28 @@ function openWatch(
       closed = true;
       forgetAll();
       lib.close(fd);
+      held.delete(holding);
     },
   };
+}
+
+/** What each open workspace watch of this process holds: one instance, and its watches. */
+const held = new Set<{ readonly watches: () => number }>();
+
+function watchesHeld(): number {
+  let watches = 0;
+  for (const holding of held) watches += holding.watches();
+  return watches;
+}
+
+/** The most inotify instances one kind of watch may hold in a process: an eighth of the limit. */
+export function instanceBudget(): number {
+  try {
+    const limit = Number(readFileSync("/proc/sys/fs/inotify/max_user_instances", "utf8"));
+    return Math.max(1, Math.floor((Number.isFinite(limit) && limit > 0 ? limit : 128) / 8));
+  } catch {
+    return 16;
+  }
 }
 
 /** The user's inotify watches the system allows (fs.inotify.max_user_watches; 8192 if unknown). */
