@@ -19,9 +19,10 @@
  *   workspace's own device, when it is a local file system, are watched.
  *
  * Watches and inotify instances are the user's to share with every other program (editors,
- * file watchers of build tools): the workspaces of a process together take at most a quarter
- * of the system's limit of watches and an eighth of its limit of instances; directories past
- * that, and workspaces past that, are looked at the slow way.
+ * file watchers of build tools): the workspaces of one watcher (a backend's: one per dsh
+ * process) together take at most a quarter of the system's limit of watches and an eighth of
+ * its limit of instances; directories past that, and workspaces past that, are looked at the
+ * slow way.
  */
 import type * as Ffi from "bun:ffi";
 import { readFileSync } from "node:fs";
@@ -87,14 +88,18 @@ export const SYMBOLS = {
   __errno_location: { args: [], returns: "ptr" },
 } as const;
 
-/** The watcher of this system, or undefined where there is none (then walks go by change time). */
+/**
+ * The watcher of this system, or undefined where there is none (then walks go by change time).
+ * The watches it makes (a backend's, one per process in dsh) share its budgets.
+ */
 export async function loadDirWatcher(
   platform: NodeJS.Platform = process.platform,
 ): Promise<DirWatcher | undefined> {
   if (platform !== "linux") return undefined;
   const libc = await openLibc(() => SYMBOLS);
   if (libc === undefined) return undefined;
-  return (rootFd, rootDev) => openWatch(libc.ffi, libc.symbols, rootFd, rootDev);
+  const held: Held = new Set();
+  return (rootFd, rootDev) => openWatch(libc.ffi, libc.symbols, held, rootFd, rootDev);
 }
 
 type Symbols = Ffi.ConvertFns<typeof SYMBOLS>;
@@ -102,6 +107,7 @@ type Symbols = Ffi.ConvertFns<typeof SYMBOLS>;
 function openWatch(
   ffi: typeof Ffi,
   lib: Symbols,
+  held: Held,
   rootFd: number,
   rootDev: bigint,
 ): DirWatch | undefined {
@@ -163,7 +169,7 @@ function openWatch(
     watch(dirFd, key, dev) {
       if (closed || dev !== rootDev) return false;
       if (wds.has(key)) return true;
-      if (watchesHeld() >= most) return false;
+      if (watchesHeld(held) >= most) return false;
       const path = new TextEncoder().encode(`/proc/self/fd/${dirFd}\0`);
       const wd = lib.inotify_add_watch(fd, path, NAMES_CHANGE | IN_ONLYDIR);
       if (wd < 0) return false;
@@ -194,16 +200,16 @@ function openWatch(
   };
 }
 
-/** What each open workspace watch of this process holds: one instance, and its watches. */
-const held = new Set<{ readonly watches: () => number }>();
+/** What each open workspace watch of one watcher holds: one instance, and its watches. */
+type Held = Set<{ readonly watches: () => number }>;
 
-function watchesHeld(): number {
+function watchesHeld(held: Held): number {
   let watches = 0;
   for (const holding of held) watches += holding.watches();
   return watches;
 }
 
-/** The most inotify instances one kind of watch may hold in a process: an eighth of the limit. */
+/** The most inotify instances one watcher may hold: an eighth of the user's limit. */
 export function instanceBudget(): number {
   try {
     const limit = Number(readFileSync("/proc/sys/fs/inotify/max_user_instances", "utf8"));

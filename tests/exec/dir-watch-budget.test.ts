@@ -1,7 +1,8 @@
 /**
- * The workspace watches of one process share the user's inotify instances with every other
- * program: together they hold at most an eighth of the limit, and a workspace past that gets
- * no watch (its walks go by change time) until another's watch is closed.
+ * The workspace watches of one watcher (a backend's: one per dsh process) share the user's
+ * inotify instances with every other program: together they hold at most an eighth of the
+ * limit, and a workspace past that gets no watch (its walks go by change time) until another's
+ * watch is closed.
  */
 import { expect, test } from "bun:test";
 import { closeSync, openSync, statSync } from "node:fs";
@@ -27,7 +28,7 @@ watched("past the instance budget a workspace gets no watch, until one is closed
       }
       open.push(watch);
     }
-    // Other watches of this process (or other programs' instances) may leave fewer to take.
+    // Other programs' instances may leave fewer to take.
     expect(refused).toBe(true);
     expect(open.length).toBeLessThanOrEqual(budget);
     expect(open.length).toBeGreaterThan(0);
