@@ -107,6 +107,11 @@ export interface RestoreReport {
   readonly recreated: readonly string[];
   /** Removed: they did not exist then. */
   readonly removed: readonly string[];
+  /**
+   * Left as they are: a folder on their way is now a link or no folder, so removing them could
+   * reach outside the workspace.
+   */
+  readonly unreachable: readonly string[];
 }
 
 /**
@@ -122,9 +127,13 @@ export async function restorePaths(
   scratchIndex: string,
 ): Promise<RestoreReport> {
   const entries = await entriesOf(git, tree, paths);
-  const removed = paths.filter((path) => !entries.has(path));
+  const gone = paths.filter((path) => !entries.has(path));
   const restored = paths.filter((path) => entries.has(path));
   const recreated = new Set(restored.filter((path) => !exists(join(root, path))));
+  // A link swapped in for a folder on the way (by a command still running, say) would turn
+  // the removal into one outside the workspace: such paths are left alone.
+  const unreachable = gone.filter((path) => !throughFolders(root, path));
+  const removed = gone.filter((path) => !unreachable.includes(path));
   for (const path of removed) {
     rmSync(join(root, path), { force: true, recursive: isDirectory(join(root, path)) });
     removeEmptyParents(root, dirname(path));
@@ -141,6 +150,7 @@ export async function restorePaths(
     restored: restored.filter((path) => !recreated.has(path)),
     recreated: [...recreated],
     removed,
+    unreachable,
   };
 }
 
@@ -169,6 +179,20 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether every folder between `root` and `path` is a real folder, no link: what is found at
+ * `path` then lies inside `root`. A folder that is missing holds nothing to remove either.
+ */
+function throughFolders(root: string, path: string): boolean {
+  const parts = path.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    const folder = lstatSync(join(root, ...parts.slice(0, i)), { throwIfNoEntry: false });
+    if (folder === undefined) return true;
+    if (!folder.isDirectory()) return false;
+  }
+  return true;
 }
 
 /** Removes `dir` and its parents below `root` while they are empty. */

@@ -127,6 +127,9 @@ function described(head: string, reports: readonly RootReport[], session: Comman
     for (const path of report.recreated) lines.push(`  re-created ${name(path)}`);
     for (const path of report.removed) lines.push(`  removed    ${name(path)}`);
     for (const path of report.kept) lines.push(`  kept (changed outside dsh) ${name(path)}`);
+    for (const path of report.unreachable) {
+      lines.push(`  left as is (a link now stands on its way) ${name(path)}`);
+    }
   }
   if (lines.length === (head === "" ? 0 : 1)) lines.push("No file needed restoring.");
   return lines.join("\n");

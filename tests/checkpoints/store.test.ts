@@ -5,7 +5,15 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -57,6 +65,36 @@ describe("the checkpoint store", () => {
     const undo = await checkpoints.undoPlan();
     expect(undo.type).toBe("plan");
     if (undo.type === "plan") expect(undo.plan.turnIds).toEqual(["t3"]);
+    checkpoints.close();
+  });
+
+  test("undo never removes through a link swapped in for a folder since the turn", async () => {
+    const { home, root } = place();
+    const outside = join(root, "..", "outside");
+    mkdirSync(join(outside, "victim", "x"), { recursive: true });
+    writeFileSync(join(outside, "victim", "x", "keep"), "mine");
+    const checkpoints = openSessionCheckpoints({
+      home,
+      sessionId: "s",
+      roots: [root],
+      settings: { enabled: true, maxSizeMb: 100 },
+      path: process.env.PATH,
+      logger: silentLogger,
+    });
+    await checkpoints.before("t0");
+    mkdirSync(join(root, "d", "victim", "x"), { recursive: true });
+    writeFileSync(join(root, "d", "victim", "x", "keep"), "made by the turn");
+    await checkpoints.after("t0");
+    // Later, something still running swaps the folder for a link out of the workspace.
+    renameSync(join(root, "d"), join(root, "..", "d-moved"));
+    symlinkSync(outside, join(root, "d"));
+    const undo = await checkpoints.undoPlan();
+    expect(undo.type).toBe("plan");
+    if (undo.type !== "plan") return;
+    const reports = await checkpoints.apply(undo.plan, true);
+    expect(existsSync(join(outside, "victim", "x", "keep"))).toBe(true);
+    expect(reports.flatMap((report) => report.removed)).toEqual([]);
+    expect(reports.flatMap((report) => report.unreachable)).toEqual(["d/victim/x/keep"]);
     checkpoints.close();
   });
 
