@@ -16,6 +16,9 @@ export type CaseFunction = (name: string, body: CaseBody, options?: CaseOptions)
  * `<name> [skipped: <reason>]`.
  */
 export function runIf(ready: boolean, run: CaseFunction, reason: string): CaseFunction {
+  // A skip without its reason would hide what did not run: every gate names one.
+  if (reason.trim() === "") throw new Error("runIf needs the reason its cases may be skipped");
   if (ready) return run;
+  // The one place cases are skipped: the reason the caller wrote goes into each case's name.
   return (name, body, options) => test.skip(`${name} [skipped: ${reason}]`, body, options);
 }
