@@ -76,10 +76,50 @@ export async function callsOrFailure(): Promise<DirCalls | string> {
   }
 }
 
+/**
+ * Refuses added directories (`extras`) that would undo another root's protections: one inside
+ * or around another root (its bind would cover the protections set up in the other), one in a
+ * git directory, or one at or inside a directory dsh protects (its own configuration). All are
+ * realpaths.
+ */
+export function refuseOverlappingRoots(
+  workspace: string,
+  extras: readonly string[],
+  protectedDirs: readonly string[],
+): void {
+  const roots = [workspace, ...extras];
+  for (const extra of extras) {
+    const other = roots.find(
+      (root) => root !== extra && (isWithin(root, extra) || isWithin(extra, root)),
+    );
+    if (other !== undefined) {
+      throw new InvalidInputError(
+        `the added directory ${extra} lies inside or around ${other}: a session's directories ` +
+          "cannot overlap (open the session in the outer one instead)",
+        { directory: extra },
+      );
+    }
+    if (extra.split("/").some((part) => part.toLowerCase() === ".git")) {
+      throw new InvalidInputError(`the added directory ${extra} lies in a git directory`, {
+        directory: extra,
+      });
+    }
+    const guarded = protectedDirs.find((dir) => isWithin(dir, extra));
+    if (guarded !== undefined) {
+      throw new InvalidInputError(
+        `the added directory ${extra} lies in ${guarded}, which commands may not write`,
+        { directory: extra },
+      );
+    }
+  }
+}
+
 /** Refuses a workspace that holds, or is, something a command left that dsh could not undo. */
 export function refuseUnsafe(unsafe: ReadonlySet<string>, workspace: string): void {
   for (const path of unsafe) {
-    if (path === workspace) {
+    // A directory inside an unchecked workspace (or inside what could not be removed) is as
+    // unchecked as the rest of it.
+    if (isWithin(path, workspace)) {
       throw new InvalidInputError(
         `dsh could not check all of ${workspace} for git repositories after an earlier command, ` +
           "or could not remove one it found (the error then says which); it runs no more " +
@@ -109,7 +149,19 @@ export function checkWorkspaceAfter(
   walk: WalkOptions,
   unsafe: Set<string>,
 ): string[] {
-  const after = checkAfterCommand(workspace, protection, logger, walk);
-  for (const path of after.unsafe) unsafe.add(path);
-  return after.notes;
+  try {
+    const after = checkAfterCommand(workspace, protection, logger, walk);
+    for (const path of after.unsafe) unsafe.add(path);
+    return after.notes;
+  } catch (error) {
+    // A check that could not finish leaves the workspace unchecked: later commands are refused.
+    unsafe.add(workspace);
+    logger.error("the check after a command failed; no more sandboxed commands run there", {
+      workspace,
+      error,
+    });
+    return [
+      `[dsh could not check ${workspace} after the command; it refuses further sandboxed commands there until it is started again]`,
+    ];
+  }
 }

@@ -10,6 +10,7 @@ import type { WalkLimits } from "./git-entries.ts";
 import {
   callsOrFailure,
   checkWorkspaceAfter,
+  refuseOverlappingRoots,
   refuseUnsafe,
   unavailableBackend,
   type Walks,
@@ -212,10 +213,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     };
     const wrap = (command: CommandInput, argv: readonly string[]): Wrapped => {
       const input: WrapInput = { ...command, workspace };
-      for (const root of roots) {
-        refuseUnsafe(unsafe, root);
-        refuseRedirectedGit(root);
-      }
+      refuseRoots(workspace, extras, options.protectedDirs ?? [], unsafe);
       const writable = input.mode === "workspace-write";
       const git = options.git ?? { home: options.home };
       // Held from before any placeholder is made until the command has ended, one per root.
@@ -252,8 +250,9 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           ],
           ...networkPlan(input.network),
         };
+        // The arguments first: a path bwrap cannot take throws before any descriptor is open.
+        const args = bwrapArgs(plan, { ...features, seccompFd: program && 3 }, argv);
         const filter = program === undefined ? undefined : seccompFd(program);
-        const args = bwrapArgs(plan, { ...features, seccompFd: filter && 3 }, argv);
         const wrapped = [...enterArgv(input.network), bwrap, ...args];
         let closed = false;
         const close = () => {
@@ -294,6 +293,20 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       walks.close();
     },
   };
+}
+
+/** What no command may run in: overlapping roots, unchecked ones, redirected git directories. */
+function refuseRoots(
+  workspace: string,
+  extras: readonly string[],
+  protectedDirs: readonly string[],
+  unsafe: ReadonlySet<string>,
+): void {
+  refuseOverlappingRoots(workspace, extras, protectedDirs);
+  for (const root of [workspace, ...extras]) {
+    refuseUnsafe(unsafe, root);
+    refuseRedirectedGit(root);
+  }
 }
 
 /** The protections of each root (the workspace, then the added directories), in order. */

@@ -14,6 +14,7 @@ import { foldsCase, isWithin, realpathOr } from "../paths.ts";
 import type { Backend, BackendOptions, WrapInput, Wrapped } from "./backend.ts";
 import {
   checkWorkspaceAfter,
+  refuseOverlappingRoots,
   refuseUnsafe,
   unavailableBackend,
   walksByWorkspace,
@@ -77,6 +78,11 @@ export async function openSeatbelt(options: BackendOptions): Promise<Backend> {
       : undefined;
   };
   const wrap = (input: WrapInput, argv: readonly string[]): Wrapped => {
+    refuseOverlappingRoots(
+      input.workspace,
+      input.extraWorkspaces ?? [],
+      options.protectedDirs ?? [],
+    );
     for (const root of [input.workspace, ...(input.extraWorkspaces ?? [])]) {
       refuseUnsafe(unsafe, root);
       refuseOutlived(outlived, root);
