@@ -6,6 +6,7 @@
  * are bound read-only right after it (`kernel-guards.ts`).
  */
 import { InvalidInputError } from "../errors.ts";
+import { isWithin } from "../paths.ts";
 import { BRIDGE_SOCKET } from "../network/sandbox-link.ts";
 import type { Guard, Mask } from "./guards.ts";
 import { findExecutable } from "./locate.ts";
@@ -77,16 +78,21 @@ export function bwrapArgs(
   }
   if (plan.proxySocket !== undefined) args.push("--bind", checked(plan.proxySocket), BRIDGE_SOCKET);
   // Writable tmpfs, so bwrap can still create the mount point of a workspace inside one.
-  for (const service of plan.services) {
-    const path = checked(service.path);
-    args.push(...(service.type === "dir" ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path]));
-  }
+  for (const service of plan.services) args.push(...serviceArgs(service));
   const writable = plan.mode === "workspace-write";
   args.push(writable ? "--bind" : "--ro-bind", checked(plan.workspace), plan.workspace);
   if (writable) for (const guard of plan.guards) args.push(...guardArgs(guard));
   for (const extra of plan.extraWorkspaces ?? []) {
     args.push(writable ? "--bind" : "--ro-bind", checked(extra.path), extra.path);
     if (writable) for (const guard of extra.guards) args.push(...guardArgs(guard));
+  }
+  // A root that holds a runtime directory or service socket (a workspace of /run, say) would
+  // show the real one again: each such mask goes on again above the roots. (A root that is
+  // the runtime directory itself stays the workspace it was opened as.)
+  const roots = [plan.workspace, ...(plan.extraWorkspaces ?? []).map((extra) => extra.path)];
+  for (const service of plan.services) {
+    const inside = (root: string) => root !== service.path && isWithin(root, service.path);
+    if (roots.some(inside)) args.push(...serviceArgs(service));
   }
   for (const mask of plan.masks) {
     const path = checked(mask.path);
@@ -96,6 +102,12 @@ export function bwrapArgs(
   if (features.seccompFd !== undefined) args.push("--seccomp", String(features.seccompFd));
   args.push("--chdir", checked(plan.cwd), "--", ...argv);
   return args;
+}
+
+/** A runtime directory as an empty tmpfs, a service socket as `/dev/null`. */
+function serviceArgs(service: Mask): string[] {
+  const path = checked(service.path);
+  return service.type === "dir" ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path];
 }
 
 function guardArgs(guard: Guard): string[] {

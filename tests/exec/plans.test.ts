@@ -123,6 +123,52 @@ describe("the bwrap argument plan", () => {
     expect(args).not.toContain("--disable-userns");
   });
 
+  test("a root that holds a runtime directory or socket gets its mask again above the roots", () => {
+    const args = bwrapArgs(
+      {
+        mode: "read-only",
+        workspace: "/w",
+        cwd: "/w",
+        guards: [],
+        extraWorkspaces: [{ path: "/run", guards: [] }],
+        masks: [],
+        services: [
+          { type: "dir", path: "/run/user" },
+          { type: "file", path: "/run/docker.sock" },
+          { type: "dir", path: "/elsewhere/runtime" },
+        ],
+        kernel: [],
+        network: false,
+      },
+      { disableUserns: false },
+      argv,
+    );
+    expect(args.slice(args.indexOf("/tmp") + 1)).toEqual([
+      "--tmpfs",
+      "/run/user",
+      "--ro-bind",
+      "/dev/null",
+      "/run/docker.sock",
+      "--tmpfs",
+      "/elsewhere/runtime",
+      "--ro-bind",
+      "/w",
+      "/w",
+      "--ro-bind",
+      "/run",
+      "/run",
+      "--tmpfs",
+      "/run/user",
+      "--ro-bind",
+      "/dev/null",
+      "/run/docker.sock",
+      "--chdir",
+      "/w",
+      "--",
+      ...argv,
+    ]);
+  });
+
   test("refuses a path with a newline instead of passing it to bwrap", () => {
     const plan = {
       mode: "read-only" as const,
