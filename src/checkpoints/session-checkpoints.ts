@@ -106,7 +106,7 @@ export function removeCheckpoints(home: string, sessionId: string): void {
 }
 
 export function openSessionCheckpoints(options: SessionCheckpointsOptions): SessionCheckpoints {
-  const git = options.settings.enabled ? findGit(options.path) : undefined;
+  const git = options.settings.enabled ? findGit(options.path, options.roots) : undefined;
   const unavailable = unavailableReason(options, git);
   if (git === undefined || unavailable !== undefined) return disabled(unavailable ?? "");
   const store = openStore(options, git);
@@ -155,15 +155,15 @@ function unavailableReason(
 ): string | undefined {
   if (!options.settings.enabled)
     return "checkpoints are turned off ([checkpoints] enabled = false)";
-  if (git === undefined) {
-    return "git is not installed, and dsh keeps its checkpoints with git: install git to get /undo, /rewind and /diff";
-  }
   const broad = options.roots.find(
     (root) => root === "/" || (options.userHome !== undefined && isWithin(root, options.userHome)),
   );
-  return broad === undefined
-    ? undefined
-    : `dsh keeps no checkpoints of ${broad}: it is / or holds your home; open a project directory instead`;
+  if (broad !== undefined) {
+    return `dsh keeps no checkpoints of ${broad}: it is / or holds your home; open a project directory instead`;
+  }
+  return git === undefined
+    ? "git is not installed, and dsh keeps its checkpoints with git: install git to get /undo, /rewind and /diff"
+    : undefined;
 }
 
 /** One session's store: its roots, their gits, its records, and its one queue of git work. */

@@ -6,8 +6,10 @@
  * filter and line-ending conversion off, so a restored file has the bytes it had.
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { DshError } from "../errors.ts";
+import { findExecutable } from "../exec/locate.ts";
+import { isWithin } from "../paths.ts";
 
 /** git's empty tree: what a workspace with no files is. */
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -19,10 +21,25 @@ export class CheckpointError extends DshError<"checkpoint"> {
   }
 }
 
-/** The git executable, or undefined when there is none. */
-export function findGit(path: string | undefined): string | undefined {
-  return Bun.which("git", path === undefined ? {} : { PATH: path }) ?? undefined;
+/**
+ * The git executable, or undefined when there is none: from PATH's absolute entries outside
+ * the session's `roots` (a relative entry, or one in the workspace, would run the repository's
+ * own `git` outside the sandbox).
+ */
+export function findGit(path: string | undefined, roots: readonly string[]): string | undefined {
+  const trusted = (path ?? "")
+    .split(delimiter)
+    .filter((dir) => isAbsolute(dir) && !roots.some((root) => isWithin(root, dir)))
+    .join(delimiter);
+  return findExecutable("git", [], trusted);
 }
+
+/**
+ * How long one git run of a checkpoint may take: something in the workspace that blocks a
+ * read (a FIFO named `.gitignore`) must not hold the session's turns for ever. Past it the
+ * run is killed and fails, and the checkpoint with it.
+ */
+const GIT_TIME_LIMIT = { timeout: 120_000, killSignal: "SIGKILL" } as const;
 
 /** One workspace root seen through a shadow store. */
 export interface ShadowGit {
@@ -111,6 +128,7 @@ function gitWith(options: ShadowGitOptions, config: readonly string[]): ShadowGi
       stdin: input === undefined ? "ignore" : new TextEncoder().encode(input),
       stdout: "pipe",
       stderr: "pipe",
+      ...GIT_TIME_LIMIT,
     });
     const [out, err, code] = await Promise.all([
       new Response(proc.stdout).bytes(),
@@ -136,6 +154,7 @@ function gitWith(options: ShadowGitOptions, config: readonly string[]): ShadowGi
         stdin: "pipe",
         stdout: "ignore",
         stderr: "pipe",
+        ...GIT_TIME_LIMIT,
       });
       const stderr = new Response(proc.stderr).text();
       try {
@@ -184,7 +203,10 @@ export function projectExcludes(root: string): string {
     if (gitDir !== undefined) {
       const common = commonDirOf(gitDir);
       const exclude = join(common, "info", "exclude");
-      return existsSync(exclude) ? exclude : "/dev/null";
+      // A regular file only: a FIFO planted there would hold every git run that reads it.
+      return statSync(exclude, { throwIfNoEntry: false })?.isFile() === true
+        ? exclude
+        : "/dev/null";
     }
     if (dirname(dir) === dir) return "/dev/null";
   }

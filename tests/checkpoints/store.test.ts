@@ -135,6 +135,26 @@ describe("the checkpoint store", () => {
   });
 });
 
+test("a git found through a relative PATH entry or inside the workspace is never run", async () => {
+  const { home, root } = place();
+  const marker = join(root, "..", "ran");
+  writeFileSync(join(root, "git"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+  for (const path of [".", `:${root}`, root]) {
+    const checkpoints = openSessionCheckpoints({
+      home,
+      sessionId: "s",
+      roots: [root],
+      settings: { enabled: true, maxSizeMb: 64 },
+      path,
+      logger: silentLogger,
+    });
+    expect(checkpoints.unavailable).toContain("git is not installed");
+    await checkpoints.before("t0");
+    checkpoints.close();
+  }
+  expect(existsSync(marker)).toBe(false);
+});
+
 test("a root that is / or holds the user's home gets no checkpoints: it would copy everything", () => {
   const { home, root } = place();
   const open = (roots: string[]) =>
