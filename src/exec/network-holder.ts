@@ -91,7 +91,8 @@ async function makeHolder(bwrap: string, nsenter: string, logger: Logger): Promi
   const close = () => {
     if (closed) return;
     closed = true;
-    signalGroup(proc.pid, "SIGKILL");
+    // Once it ended (and was reaped) its pid may be another process's: no signal then.
+    if (!ended) signalGroup(proc.pid, "SIGKILL");
     try {
       void proc.stdin.end();
     } catch {
