@@ -68,6 +68,17 @@ interface Entry {
   readonly done: Promise<unknown>;
 }
 
+/** Ended jobs a session keeps for `bash_output` (each holds up to its ring of output). */
+const ENDED_KEPT = MAX_BACKGROUND_PER_SESSION;
+
+/** Forgets the oldest ended jobs past `ENDED_KEPT`, so a session's memory stays bounded. */
+function dropOldestEnded(entries: Map<string, Entry>): void {
+  const ended = [...entries].filter(([, entry]) => entry.job.status().state !== "running");
+  for (const [id] of ended.slice(0, Math.max(0, ended.length - ENDED_KEPT))) {
+    entries.delete(id);
+  }
+}
+
 export function createBackgroundJobs(deps: BackgroundJobsDeps = {}): BackgroundJobs {
   const sessions = new Map<string, { next: number; entries: Map<string, Entry> }>();
   const sessionOf = (id: string) => {
@@ -100,6 +111,7 @@ export function createBackgroundJobs(deps: BackgroundJobsDeps = {}): BackgroundJ
             `and ${running.length} run now; end one with bash_kill first:\n${list}`,
         };
       }
+      dropOldestEnded(session.entries);
       const id = `bg-${session.next++}`;
       const abort = new AbortController();
       const job = createJob(id, command, abort);

@@ -77,6 +77,22 @@ describe("background jobs", () => {
     expect([job.read(100).text, job.status()]).toEqual(["hello", { state: "killed" }]);
   });
 
+  test("a session keeps its eight newest ended jobs, not every one it ever ran", async () => {
+    await using jobs = createBackgroundJobs();
+    for (let i = 0; i < 20; i++) {
+      const command = controlled();
+      const job = started(jobs, "s", command.start);
+      command.write("x".repeat(1000));
+      command.exit(0);
+      await job.wait(60_000, new AbortController().signal);
+    }
+    const kept = jobs.list("s").map((job) => job.id);
+    // Each new start forgets the oldest past eight, so the newest start makes nine at most.
+    expect(kept.length).toBeLessThanOrEqual(MAX_BACKGROUND_PER_SESSION + 1);
+    expect(kept.at(-1)).toBe("bg-20");
+    expect(jobs.get("s", "bg-1")).toBeUndefined();
+  });
+
   test("a session runs at most eight; ending it ends them all and says so", async () => {
     const ended: string[] = [];
     await using jobs = createBackgroundJobs({ sessionEnded: (id) => ended.push(id) });
