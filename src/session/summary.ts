@@ -1,9 +1,10 @@
 /**
  * A session's listing entry, read cheaply: a summary needs only the header, the first user
- * message and the last good event, so only those lines are parsed, and a large log is read
- * from its two ends (the whole file only when an end window does not hold what is needed).
+ * message, the last good event and the added directories, so only those lines are parsed,
+ * and a large log is read from its two ends (the whole file only when an end window does not
+ * hold what is needed) and scanned in chunks for the lines that add a directory.
  */
-import { SessionEvent, SessionHeader, UserMessageEvent } from "./events.ts";
+import { DirectoryEvent, SessionEvent, SessionHeader, UserMessageEvent } from "./events.ts";
 import { sessionTitle } from "./folds.ts";
 import { badLine, parseLine } from "./parse-log.ts";
 import type { SessionSummary } from "./types.ts";
@@ -28,13 +29,58 @@ export async function readSummary(path: string, id: string): Promise<SessionSumm
   // A window that starts mid-file begins with part of a line: skip it.
   const tail = whole ?? completeLines(await file.slice(size - WINDOW).text()).slice(1);
   const last = lastEvent(tail) ?? lastEvent(await all());
+  const added = whole === undefined ? await directoryLines(file) : whole.filter(addsDirectory);
   return {
     id,
     cwd,
     title: sessionTitle(firstUser === undefined ? [] : [firstUser]),
     createdAt,
     updatedAt: last?.at ?? createdAt,
+    directories: directoriesOf(added),
   };
+}
+
+/** How a line that adds a directory starts: the log writes each event's `type` first. */
+const DIRECTORY_START = '{"type":"directory"';
+const DIRECTORY_BYTES = Buffer.from(`\n${DIRECTORY_START}`);
+const SCAN_CHUNK = 1024 * 1024;
+
+function addsDirectory(line: string): boolean {
+  return line.startsWith(DIRECTORY_START);
+}
+
+/** The good directory events' paths, in order, without repeats (the reload's list). */
+function directoriesOf(lines: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const line of lines) {
+    const parsed = parseLine(DirectoryEvent, line);
+    if (parsed.ok && !found.includes(parsed.value.path)) found.push(parsed.value.path);
+  }
+  return found;
+}
+
+/**
+ * The lines of a large log that add a directory, found by their bytes chunk by chunk: only
+ * those lines are decoded. A line cut at a chunk's end is completed from the next chunk.
+ */
+async function directoryLines(file: ReturnType<typeof Bun.file>): Promise<string[]> {
+  const lines: string[] = [];
+  let carry: Buffer = Buffer.alloc(0);
+  for (let at = 0; at < file.size; at += SCAN_CHUNK) {
+    const bytes = Buffer.from(await file.slice(at, at + SCAN_CHUNK).arrayBuffer());
+    const chunk = carry.length === 0 ? bytes : Buffer.concat([carry, bytes]);
+    // What follows the chunk's last LF may be the start of a line that adds a directory.
+    const lastLf = chunk.lastIndexOf(0x0a);
+    const whole = lastLf < 0 ? chunk.subarray(0, 0) : chunk.subarray(0, lastLf + 1);
+    carry = lastLf < 0 ? chunk : chunk.subarray(lastLf);
+    for (let hit = whole.indexOf(DIRECTORY_BYTES); hit >= 0; ) {
+      const end = whole.indexOf(0x0a, hit + 1);
+      if (end < 0) break;
+      lines.push(whole.subarray(hit + 1, end).toString("utf8"));
+      hit = whole.indexOf(DIRECTORY_BYTES, end);
+    }
+  }
+  return lines;
 }
 
 /** The lines that end in LF; what follows the last LF is a torn line, or nothing. */

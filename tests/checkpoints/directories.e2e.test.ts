@@ -98,6 +98,10 @@ describe("additionalDirectories", () => {
       // Inside an added directory the file tools write without asking.
       expect(asked).toEqual([]);
       expect(await reply(dsh, sessionId, "/status")).toContain(`added directories: ${extra}`);
+      const listed = await dsh.agent.request(m.list, { cwd: dsh.cwd });
+      expect(listed.sessions.map((s) => [s.sessionId, s.additionalDirectories])).toEqual([
+        [sessionId, [extra]],
+      ]);
       // Checkpoints cover it too.
       const undo = await reply(dsh, sessionId, "/undo");
       expect(undo).toContain(`removed    ${extra}/from-command.txt`);
