@@ -155,4 +155,62 @@ describe("--add-dir", () => {
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain(JSON.stringify(join(extra, "nope")));
   });
+
+  sandboxTest(
+    "git in an added repository stages none of the placeholders dsh stands there",
+    async () => {
+      // Its own model server: the cases run side by side.
+      await using own = await startCliRig("dsh-add-dir-git");
+      const project = own.project("exec-add-dir-git");
+      const { extra } = besides(project.cwd);
+      // The cwd, a repository too, has its own `.envrc`: no placeholder of that name there.
+      Bun.spawnSync(["git", "init", "-q", project.cwd], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", HOME: extra },
+      });
+      writeFileSync(join(project.cwd, ".envrc"), "");
+      const stage = (dir: string) =>
+        `cd ${dir} && git add -A && git status --porcelain --untracked-files=all`;
+      own.server.script(
+        toolTurn([
+          // The first command makes the placeholders; the next ones find them standing.
+          { id: "g1", name: "bash", args: { command: stage(extra) } },
+          { id: "g2", name: "bash", args: { command: stage(extra) } },
+          { id: "g3", name: "bash", args: { command: stage(project.cwd) } },
+          { id: "ls", name: "bash", args: { command: `ls -a ${extra} ${project.cwd}` } },
+        ]),
+        textTurn("Done."),
+      );
+      const run = await own.run(["exec", "--add-dir", extra, "stage all"], project);
+      expect(run.code).toBe(0);
+      const results = toolResults(own);
+      // The placeholders stood in both while the commands ran.
+      expect(results.ls?.match(/\.npmrc/g)).toHaveLength(2);
+      expect(statusLines(results.g1)).toEqual(["A  lib.txt"]);
+      expect(statusLines(results.g2)).toEqual(["A  lib.txt"]);
+      expect(statusLines(results.g3)).toEqual(["A  .envrc"]);
+    },
+  );
 });
+
+/** The tool results the model got, by call id. */
+function toolResults(of: CliRig): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const request of of.server.requests) {
+    const messages = request.body.messages as {
+      role: string;
+      tool_call_id?: string;
+      content: string;
+    }[];
+    for (const message of messages) {
+      if (message.role === "tool" && message.tool_call_id !== undefined) {
+        found[message.tool_call_id] = message.content;
+      }
+    }
+  }
+  return found;
+}
+
+/** The lines of `git status --porcelain` in a command's result. */
+function statusLines(result: string | undefined): string[] {
+  return (result ?? "").split("\n").filter((line) => /^[AM?][ AM?] /.test(line));
+}
