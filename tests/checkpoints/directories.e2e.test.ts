@@ -131,6 +131,70 @@ describe("additionalDirectories", () => {
   );
 });
 
+describe("/add-dir", () => {
+  sandboxTest(
+    "the next request's system prompt names the directory, its AGENTS.md and its skills, as a reopened session's does",
+    async () => {
+      await using model = await startModelServer();
+      const allow = { outcome: { outcome: "selected" as const, optionId: "yes" } };
+      await using dsh = await spawnAcp({ baseUrl: model.url, onPermission: () => allow });
+      await dsh.agent.request(acp.methods.agent.initialize, { protocolVersion: 1 });
+      const { extra } = besides(dsh.cwd);
+      writeFileSync(join(extra, "AGENTS.md"), "Indent the shared library with tabs.\n");
+      const skill = join(extra, ".agents", "skills", "lib-release");
+      mkdirSync(skill, { recursive: true });
+      writeFileSync(
+        join(skill, "SKILL.md"),
+        "---\nname: lib-release\ndescription: Release the shared library.\n---\nSteps.\n",
+      );
+      const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
+      const system = (n: number) => {
+        const messages = model.requests[n]?.body.messages as { role: string; content: string }[];
+        return messages[0]?.role === "system" ? messages[0].content : "";
+      };
+      model.script(textTurn("one"), textTurn("two"), textTurn("three"));
+      await reply(dsh, sessionId, "first");
+      const before = system(0);
+      expect(before).not.toContain(extra);
+      expect(await reply(dsh, sessionId, `/add-dir ${extra}`)).toContain(`Added ${extra}`);
+      await reply(dsh, sessionId, "second");
+      const after = system(1);
+      expect(after).toContain(
+        `Also working in (files and commands may change them as in the working directory): ${extra}`,
+      );
+      expect(after).toContain("Indent the shared library with tabs.");
+      expect(after).toContain(
+        `lib-release: Release the shared library. (${join(skill, "SKILL.md")})`,
+      );
+      // Made again at the change only: the next request has the same bytes.
+      await reply(dsh, sessionId, "third");
+      expect(system(2)).toBe(after);
+      // A subagent started now works there too, and reads the same instructions.
+      model.script(
+        toolTurn([
+          { id: "t1", name: "task", args: { description: "look", prompt: "Look around." } },
+        ]),
+        textTurn("looked"),
+        textTurn("done"),
+      );
+      await reply(dsh, sessionId, "delegate");
+      expect(system(4)).toStartWith("You are a subagent of dsh");
+      expect(system(4)).toContain(extra);
+      expect(system(4)).toContain("Indent the shared library with tabs.");
+      expect((await dsh.closeStdin()).code).toBe(0);
+
+      // The same prompt a session opened with the directory has.
+      await using again = await spawnAcp({ baseUrl: model.url, env: { DSH_HOME: dsh.home } });
+      await again.agent.request(acp.methods.agent.initialize, { protocolVersion: 1 });
+      await again.agent.request(m.load, { sessionId, cwd: dsh.cwd, mcpServers: [] });
+      model.script(textTurn("four"));
+      await reply(again, sessionId, "fourth");
+      expect(system(6)).toBe(after);
+      expect([...dsh.problems, ...again.problems]).toEqual([]);
+    },
+  );
+});
+
 describe("--add-dir", () => {
   sandboxTest("dsh exec --add-dir DIR lets commands write there, and not beside it", async () => {
     const project = rig.project("exec-add-dir");
