@@ -174,8 +174,16 @@ export async function restorePaths(
 export async function treeDiff(git: ShadowGit, from: string, to: string): Promise<string> {
   if (from === to) return "";
   const base = ["diff-tree", "-r", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv"];
-  const list = await git.text([...base, "--name-status", from, to]);
-  if (list.trim() === "") return "";
+  // The list as bytes: its names shown as checkpoints name them (a name not UTF-8 escaped).
+  const records = zRecords(await git.run([...base, "-z", "--name-status", from, to]));
+  if (records.length === 0) return "";
+  const lines: string[] = [];
+  for (let i = 0; i + 1 < records.length; i += 2) {
+    lines.push(
+      `${Buffer.from(records[i] ?? []).toString("latin1")}\t${shownPath(records[i + 1] ?? new Uint8Array())}`,
+    );
+  }
+  const list = lines.join("\n");
   const patch = await git.text([...base, "-p", "--src-prefix=a/", "--dst-prefix=b/", from, to]);
   return `${list.trimEnd()}\n\n${patch}`;
 }

@@ -246,6 +246,10 @@ describe("/undo", () => {
       await prompt(dsh, sessionId, "change odd names");
       expect(existsSync(at("d", [0xfd], ".txt"))).toBe(false);
       expect(readFileSync(at("k", [0xff], ".txt"), "utf8")).toBe("new\n");
+      const diff = (await prompt(dsh, sessionId, "/diff")).reply;
+      for (const line of ['M\t"e\\xfe.txt"', 'D\t"d\\xfd.txt"', 'A\t"made\\nhere.txt"']) {
+        expect(diff).toContain(line);
+      }
       const undo = (await prompt(dsh, sessionId, "/undo")).reply;
       for (const line of [
         'restored   "e\\xfe.txt"',
