@@ -2,8 +2,9 @@
  * A session's listing entry, read cheaply: a summary needs only the header, the first user
  * message, the last good event and the added directories, so only those lines are parsed,
  * and a large log is read from its two ends (the whole file only when an end window does not
- * hold what is needed) and scanned in chunks for the lines that add a directory.
+ * hold what is needed); its lines that add a directory are found by `directory-scan.ts`.
  */
+import { DIRECTORY_START, type DirectoryScanner } from "./directory-scan.ts";
 import { DirectoryEvent, SessionEvent, SessionHeader, UserMessageEvent } from "./events.ts";
 import { sessionTitle } from "./folds.ts";
 import { badLine, parseLine } from "./parse-log.ts";
@@ -16,7 +17,11 @@ const WINDOW = 64 * 1024;
  * Summarises the log at `path`. Throws InvalidInputError when the header is missing, invalid
  * or names another session; other lines are not checked here (opening the session does that).
  */
-export async function readSummary(path: string, id: string): Promise<SessionSummary> {
+export async function readSummary(
+  path: string,
+  id: string,
+  scanner: DirectoryScanner,
+): Promise<SessionSummary> {
   const file = Bun.file(path);
   const size = file.size;
   let whole: string[] | undefined;
@@ -29,7 +34,7 @@ export async function readSummary(path: string, id: string): Promise<SessionSumm
   // A window that starts mid-file begins with part of a line: skip it.
   const tail = whole ?? completeLines(await file.slice(size - WINDOW).text()).slice(1);
   const last = lastEvent(tail) ?? lastEvent(await all());
-  const added = whole === undefined ? await directoryLines(file) : whole.filter(addsDirectory);
+  const added = whole === undefined ? await scanner.lines(path) : whole.filter(addsDirectory);
   return {
     id,
     cwd,
@@ -39,11 +44,6 @@ export async function readSummary(path: string, id: string): Promise<SessionSumm
     directories: directoriesOf(added),
   };
 }
-
-/** How a line that adds a directory starts: the log writes each event's `type` first. */
-const DIRECTORY_START = '{"type":"directory"';
-const DIRECTORY_BYTES = Buffer.from(`\n${DIRECTORY_START}`);
-const SCAN_CHUNK = 1024 * 1024;
 
 function addsDirectory(line: string): boolean {
   return line.startsWith(DIRECTORY_START);
@@ -57,30 +57,6 @@ function directoriesOf(lines: readonly string[]): string[] {
     if (parsed.ok && !found.includes(parsed.value.path)) found.push(parsed.value.path);
   }
   return found;
-}
-
-/**
- * The lines of a large log that add a directory, found by their bytes chunk by chunk: only
- * those lines are decoded. A line cut at a chunk's end is completed from the next chunk.
- */
-async function directoryLines(file: ReturnType<typeof Bun.file>): Promise<string[]> {
-  const lines: string[] = [];
-  let carry: Buffer = Buffer.alloc(0);
-  for (let at = 0; at < file.size; at += SCAN_CHUNK) {
-    const bytes = Buffer.from(await file.slice(at, at + SCAN_CHUNK).arrayBuffer());
-    const chunk = carry.length === 0 ? bytes : Buffer.concat([carry, bytes]);
-    // What follows the chunk's last LF may be the start of a line that adds a directory.
-    const lastLf = chunk.lastIndexOf(0x0a);
-    const whole = lastLf < 0 ? chunk.subarray(0, 0) : chunk.subarray(0, lastLf + 1);
-    carry = lastLf < 0 ? chunk : chunk.subarray(lastLf);
-    for (let hit = whole.indexOf(DIRECTORY_BYTES); hit >= 0; ) {
-      const end = whole.indexOf(0x0a, hit + 1);
-      if (end < 0) break;
-      lines.push(whole.subarray(hit + 1, end).toString("utf8"));
-      hit = whole.indexOf(DIRECTORY_BYTES, end);
-    }
-  }
-  return lines;
 }
 
 /** The lines that end in LF; what follows the last LF is a torn line, or nothing. */

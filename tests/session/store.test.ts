@@ -226,5 +226,18 @@ describe("session store", () => {
     expect(await store.list()).toEqual([
       summary(log.header.id, "(empty)", log.header.createdAt, last.at, ["/first", across, "/last"]),
     ]);
+    // A later list reads what was appended since, and still has what came before.
+    const again = await store.open(log.header.id);
+    again.append({ type: "directory", path: "/later" });
+    const later = again.append({ type: "assistant_text", turnId: "t1", step: step + 1, text: "e" });
+    await again[Symbol.asyncDispose]();
+    expect(await store.list()).toEqual([
+      summary(log.header.id, "(empty)", log.header.createdAt, later.at, [
+        "/first",
+        across,
+        "/last",
+        "/later",
+      ]),
+    ]);
   });
 });
