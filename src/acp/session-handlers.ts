@@ -123,6 +123,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
           cwd: s.cwd,
           updatedAt: s.updatedAt,
           ...(s.title === "" ? {} : { title: s.title }),
+          ...(s.directories.length === 0 ? {} : { additionalDirectories: [...s.directories] }),
         }));
       return { sessions };
     },

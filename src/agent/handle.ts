@@ -19,6 +19,7 @@ import type { SecretPlaces } from "../file-safety/credential-paths.ts";
 import { imageNoticeFor } from "./content-check.ts";
 import { createEventHub } from "./event-hub.ts";
 import type { NoticeBox } from "./notices.ts";
+import { type AddedPrompts, type SessionPrompts, createSessionPrompts } from "./session-prompts.ts";
 import { type SessionTurnParts, compactTurn, promptTurn } from "./session-turns.ts";
 import { createSettingsOverlay } from "./settings-overlay.ts";
 import { createTurnEnvelope } from "./turn-envelope.ts";
@@ -71,6 +72,12 @@ export interface AgentHandleDeps extends AgentCollaborators {
   readonly maxRequests: number;
   /** Made once per session, before its first model request; the same bytes after. */
   readonly systemPrompt: Promise<string>;
+  /**
+   * The system prompt (and the subagents' environment lines) once `dir` is added, `all` being
+   * every added directory then: its instructions and skills read, as a session opened with
+   * them would have them.
+   */
+  readonly systemPromptAdding?: (dir: string, all: readonly string[]) => Promise<AddedPrompts>;
   /** The session's skills, custom commands and MCP prompts. */
   readonly library: SessionLibrary;
   /** What is never read into a prompt from a link: credential stores, dsh's state. */
@@ -103,6 +110,8 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     ended: () => deps.notices.release(),
   });
   let disposing: Promise<void> | undefined;
+  // Made once the task tool is ready (it is by the first request).
+  const prompts = createSessionPrompts(deps, () => tasksReady);
   const { tools, ready: tasksReady } = sessionToolsOf(deps, (withoutTask, agents) =>
     createTaskTool({
       ...parts,
@@ -110,7 +119,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
       model: (id) => deps.catalog.get(id),
       settings: settings.current,
       agents,
-      environment: deps.tasks?.environment ?? "",
+      environment: prompts.environment,
       maxConcurrent: deps.tasks?.maxConcurrent ?? 1,
     }),
   );
@@ -122,11 +131,9 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
     log,
     // The session's own: its requests never take the place of another session's.
     client: deps.client.conversation(),
-    // One message object for all the session's requests, once its prompt is made.
-    system: Promise.all([deps.systemPrompt, tasksReady]).then(([content]) => ({
-      role: "system",
-      content,
-    })),
+    // One message object for all the session's requests, once its prompt is made; another
+    // only once a directory is added.
+    system: prompts.system,
     catalog: deps.catalog,
     tools,
     // Read at every request: a change to an MCP server's tool list reaches the next request.
@@ -202,7 +209,7 @@ export function createAgentHandle(deps: AgentHandleDeps): AgentHandle {
 
     directories: () => directories,
 
-    addDirectory: (path) => addDirectory(deps, directories, turns.running(), path),
+    addDirectory: (path) => addDirectory(deps, directories, turns.running(), path, prompts),
 
     rewind(turnId) {
       refuseWhileRunning(turns.running(), log.header.id);
@@ -278,12 +285,16 @@ function rewindTo(log: SessionLog, turnId: string): void {
   log.append({ type: "rewind", toTurnId: turnId, fromSeq });
 }
 
-/** Adds a directory to the session (logged, checkpointed); resolves with its realpath. */
+/**
+ * Adds a directory to the session (logged, checkpointed, in the next request's system prompt);
+ * resolves with its realpath.
+ */
 async function addDirectory(
   deps: AgentHandleDeps,
   directories: string[],
   running: boolean,
   path: string,
+  prompts: SessionPrompts,
 ): Promise<string> {
   const real = await checkAddedDirectory(path);
   refuseWhileRunning(running, deps.log.header.id);
@@ -292,6 +303,7 @@ async function addDirectory(
   await deps.log.flush();
   directories.push(real);
   deps.checkpoints?.addRoot(real);
+  prompts.added(real, directories);
   return real;
 }
 

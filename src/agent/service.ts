@@ -12,7 +12,7 @@ import type { McpNotice, McpServerSpec, McpServers } from "../mcp/types.ts";
 import type { NewSessionEvent } from "../session/events.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
 import { type AgentCollaborators, createAgentHandle } from "./handle.ts";
-import { type Notice, createNoticeBox } from "./notices.ts";
+import { type Notice, type NoticeBox, createNoticeBox } from "./notices.ts";
 import type { CheckpointSettings } from "../checkpoints/config.ts";
 import { openSessionCheckpoints, removeCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import { createSessionLibrary } from "../library/session-library.ts";
@@ -98,21 +98,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       warn: (notice) => notices.post({ severity: "warning", ...notice }),
     });
     const date = deps.now().toISOString().slice(0, 10);
-    // Made once, from the first scan of the skills: the same bytes for every request.
-    const systemPrompt = library.skillsBlock().then((skills) =>
-      buildSystemPrompt({
-        cwd: root,
-        platform: deps.platform,
-        date,
-        instructions,
-        skills,
-        directories,
-        web: {
-          fetch: deps.tools.names.includes("web_fetch"),
-          search: deps.tools.names.includes("web_search"),
-        },
-      }),
-    );
+    const prompts = promptsOf(deps, { root, date, library, notices, instructions });
     const tasks = taskSetupOf(deps, { root, directories, date, instructions }, notices.post);
     mcp = deps.sessionTools({
       cwd: root,
@@ -131,7 +117,10 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
       log,
       root,
       maxRequests: deps.maxRequestsPerTurn,
-      systemPrompt,
+      // Made once, from the first scan of the skills: the same bytes for every request until a
+      // directory is added.
+      systemPrompt: prompts.first(directories),
+      systemPromptAdding: prompts.adding,
       library,
       tasks,
       onDispose: async () => {
@@ -203,21 +192,69 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
   };
 }
 
+/** The session's system prompt as it opens, and as a directory added to it makes it. */
+function promptsOf(
+  deps: AgentServiceDeps,
+  session: {
+    readonly root: string;
+    readonly date: string;
+    readonly library: ReturnType<typeof createSessionLibrary>;
+    readonly notices: NoticeBox;
+    readonly instructions: readonly { path: string; text: string }[];
+  },
+) {
+  const { root, date, library, notices } = session;
+  let instructions = session.instructions;
+  const promptOf = (directories: readonly string[]) =>
+    library.skillsBlock().then((skills) =>
+      buildSystemPrompt({
+        cwd: root,
+        platform: deps.platform,
+        date,
+        instructions,
+        skills,
+        directories,
+        web: {
+          fetch: deps.tools.names.includes("web_fetch"),
+          search: deps.tools.names.includes("web_search"),
+        },
+      }),
+    );
+  return {
+    first: promptOf,
+    async adding(dir: string, all: readonly string[]) {
+      library.addRoot(dir);
+      instructions = await instructionsOf(deps, [dir], notices.post, instructions);
+      const subagents = subagentEnvironment({
+        cwd: root,
+        directories: all,
+        platform: deps.platform,
+        date,
+        instructions,
+      });
+      return { system: await promptOf(all), subagents };
+    },
+  };
+}
+
 /**
  * The AGENTS.md files of the session: the config directory's and the session root's
  * repository's, then each added directory's, as a project of its own (each file once).
+ * With `known`, the files of a session already open, `roots` are directories added to it:
+ * their files follow, as the session opened with them would have them.
  */
 async function instructionsOf(
   deps: AgentServiceDeps,
   roots: readonly string[],
   report: (notice: Notice) => void,
+  known?: readonly { path: string; text: string }[],
 ): Promise<{ path: string; text: string }[]> {
   const signal = AbortSignal.timeout(INSTRUCTIONS_TIMEOUT_MS);
-  const found: { path: string; text: string }[] = [];
+  const found: { path: string; text: string }[] = [...(known ?? [])];
   for (const [i, cwd] of roots.entries()) {
     const files = await findInstructions({
       cwd,
-      configDir: i === 0 ? deps.configDir : undefined,
+      configDir: i === 0 && known === undefined ? deps.configDir : undefined,
       secrets: deps.secrets,
       logger: deps.logger,
       report,

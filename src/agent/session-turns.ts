@@ -28,8 +28,11 @@ export interface SessionTurnParts {
   readonly log: SessionLog;
   /** The session's own client (`ModelClient.conversation()`). */
   readonly client: ModelClient;
-  /** The session's system message: one object for all its requests, made before the first. */
-  readonly system: Promise<Extract<ChatMessage, { role: "system" }>>;
+  /**
+   * The session's system message: one object for all its requests, made before the first,
+   * and made again only when a directory is added.
+   */
+  readonly system: () => Promise<Extract<ChatMessage, { role: "system" }>>;
   readonly catalog: { get(id: string): ModelInfo; models(): readonly ModelInfo[] };
   readonly tools: ToolRegistry;
   /** The tool definitions offered right now. */
@@ -131,7 +134,7 @@ async function loop(parts: SessionTurnParts, turnId: string, signal: AbortSignal
       client: parts.client,
       tools: parts.tools,
       definitions: parts.definitions,
-      system: await parts.system,
+      system: await parts.system(),
       cwd: parts.root,
       maxRequests: parts.maxRequests,
       settings: settings.current,
@@ -175,7 +178,7 @@ export async function compactTurn(
     {
       log: parts.log,
       client: parts.client,
-      systemPrompt: (await parts.system).content,
+      systemPrompt: (await parts.system()).content,
       definitions: parts.definitions(),
       model: parts.catalog.get(parts.settings.current().model),
       publish: parts.publish,

@@ -4,10 +4,12 @@
  * again whatever its stat data says), and one of an unchanged root runs no git at all. Whatever
  * the watch cannot vouch for (it lost events, an ignore file changed, a nested repository or
  * another device lies inside, too many paths changed, git refused a path) is staged the full
- * way, as `snapshot` does, with every directory watched again first.
+ * way, as `snapshot` does, with every directory watched again first; so is a name that is
+ * not UTF-8, which only git's own walk names as the bytes it is.
  */
 import { type Dirent, type Stats, lstatSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
+import { zRecords } from "./path-bytes.ts";
 import { type ShadowGit, projectExcludes } from "./shadow-git.ts";
 import { snapshot } from "./tree-ops.ts";
 import type { TreeWatch, TreeWatcher } from "./tree-watch.ts";
@@ -153,11 +155,15 @@ async function walk(
         continue; // Gone since: its parent's watch reported that.
       }
       for (const entry of entries) {
-        if (entry.name === ".git") {
+        const name = entry.name;
+        // A name that is not UTF-8 reads with U+FFFD in its place and cannot be named to git
+        // here: the full way stages it (and a name that really holds U+FFFD).
+        if (name.includes("\uFFFD")) return undefined;
+        if (name === ".git") {
           if (dir === "") continue;
           return undefined;
         }
-        const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+        const path = dir === "" ? name : `${dir}/${name}`;
         // The type the directory entry gives, unless the file system gives none.
         const known = entry.isFile() || entry.isSymbolicLink() || entry.isDirectory();
         const stat = known && !entry.isDirectory() ? undefined : statOf(join(root, path));
@@ -203,8 +209,12 @@ async function stageChanged(
   }
   // What was staged below a path that went or is a directory now.
   if (maybeDirs.length > 0) {
-    const out = await git.text(["ls-files", "-z", "--", ...maybeDirs.map(literal)]);
-    for (const path of out.split("\0")) if (path !== "") candidates.add(path);
+    const out = await git.run(["ls-files", "-z", "--", ...maybeDirs.map(literal)]);
+    for (const record of zRecords(out)) {
+      const path = utf8(record);
+      if (path === undefined) return undefined;
+      candidates.add(path);
+    }
   }
   if (newDirs.length > 0) {
     const rootDev = lstatSync(root).dev;
@@ -234,6 +244,16 @@ async function stageChanged(
     ]);
   }
   return (await git.text(["write-tree"])).trim();
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+function utf8(bytes: Uint8Array): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
 }
 
 function literal(path: string): string {

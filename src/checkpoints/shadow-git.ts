@@ -44,7 +44,11 @@ const GIT_TIME_LIMIT = { timeout: 120_000, killSignal: "SIGKILL" } as const;
 /** One workspace root seen through a shadow store. */
 export interface ShadowGit {
   /** Runs git with `args`; stdout as bytes. Throws CheckpointError on a non-zero exit. */
-  run(args: readonly string[], input?: string, accept?: readonly number[]): Promise<Uint8Array>;
+  run(
+    args: readonly string[],
+    input?: string | Uint8Array,
+    accept?: readonly number[],
+  ): Promise<Uint8Array>;
   text(args: readonly string[], input?: string, accept?: readonly number[]): Promise<string>;
   /** The same git staging in another index (a scratch one for a restore). */
   withIndex(indexFile: string): ShadowGit;
@@ -118,14 +122,19 @@ function gitWith(options: ShadowGitOptions, config: readonly string[]): ShadowGi
   ];
   const run = async (
     args: readonly string[],
-    input?: string,
+    input?: string | Uint8Array,
     accept: readonly number[] = [0],
   ): Promise<Uint8Array> => {
     const argv = argvOf(args);
     const proc = Bun.spawn(argv, {
       cwd: options.root,
       env,
-      stdin: input === undefined ? "ignore" : new TextEncoder().encode(input),
+      stdin:
+        input === undefined
+          ? "ignore"
+          : typeof input === "string"
+            ? new TextEncoder().encode(input)
+            : input,
       stdout: "pipe",
       stderr: "pipe",
       ...GIT_TIME_LIMIT,

@@ -2,9 +2,19 @@
  * What a checkpoint is made of and how a workspace goes back to one, in git plumbing over a
  * shadow store: a snapshot stages every file the ignore rules leave in (tracked or not) and
  * writes a tree; the index keeps each file's stat data, so an unchanged file is not read again.
+ * Paths stay bytes from git's output to the file system (`path-bytes.ts`): a name that is not
+ * UTF-8 is restored as it was.
  */
-import { lstatSync, readFileSync, readdirSync, readlinkSync, rmSync, rmdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import {
+  type Stats,
+  lstatSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  rmdirSync,
+} from "node:fs";
+import { foldersOn, pathBytes, shownPath, underRoot, zRecords } from "./path-bytes.ts";
 import type { ShadowGit } from "./shadow-git.ts";
 
 /** The tree of the workspace as it is now. */
@@ -27,14 +37,15 @@ const CHUNK_BYTES = 1024 * 1024;
  * fraction of the space. `git add` then finds every object there and only records stat data.
  */
 async function packEverything(git: ShadowGit, root: string): Promise<void> {
-  const listed = await git.text(["ls-files", "-z", "--others", "--exclude-standard"]);
-  const paths = listed.split("\0").filter((path) => path !== "" && !path.endsWith("/"));
+  const listed = await git.run(["ls-files", "-z", "--others", "--exclude-standard"]);
+  const rootBytes = Buffer.from(`${root}/`, "utf8");
+  const paths = zRecords(listed).filter((path) => path.at(-1) !== SLASH);
   const encoder = new TextEncoder();
   function* stream(): Generator<Uint8Array> {
     let parts: Uint8Array[] = [];
     let size = 0;
     for (const path of paths) {
-      const content = blobOf(join(root, path));
+      const content = blobOf(Buffer.concat([rootBytes, path]));
       if (content === undefined) continue;
       parts.push(encoder.encode(`blob\ndata ${content.byteLength}\n`), content, NEWLINE);
       size += content.byteLength + 32;
@@ -49,13 +60,16 @@ async function packEverything(git: ShadowGit, root: string): Promise<void> {
   await git.feed(["fast-import", "--quiet", "--done"], stream());
 }
 
+const SLASH = 0x2f;
+const TAB = 0x09;
+const NUL = Buffer.from([0]);
 const NEWLINE = new Uint8Array([10]);
 
 /** What git would store for a path: a file's bytes, a symlink's target; else nothing. */
-function blobOf(path: string): Uint8Array | undefined {
+function blobOf(path: Buffer): Uint8Array | undefined {
   try {
     const stat = lstatSync(path);
-    if (stat.isSymbolicLink()) return new TextEncoder().encode(readlinkSync(path));
+    if (stat.isSymbolicLink()) return readlinkSync(path, { encoding: "buffer" });
     if (!stat.isFile() || stat.size > PACKED_FILE_MAX) return undefined;
     return readFileSync(path);
   } catch {
@@ -66,8 +80,8 @@ function blobOf(path: string): Uint8Array | undefined {
 /** The paths whose entry (content, mode or presence) differs between two trees. */
 export async function changedPaths(git: ShadowGit, from: string, to: string): Promise<string[]> {
   if (from === to) return [];
-  const out = await git.text(["diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to]);
-  return out.split("\0").filter((path) => path !== "");
+  const out = await git.run(["diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to]);
+  return zRecords(out).map(shownPath);
 }
 
 /** Each file of `tree` (path → mode and object), for the paths asked about. */
@@ -78,13 +92,13 @@ async function entriesOf(
 ): Promise<Map<string, string>> {
   const entries = new Map<string, string>();
   if (paths.length === 0) return entries;
-  const out = await git.text(["ls-tree", "-r", "-z", "--full-tree", tree]);
+  const out = await git.run(["ls-tree", "-r", "-z", "--full-tree", tree]);
   const wanted = new Set(paths);
-  for (const line of out.split("\0")) {
-    const tab = line.indexOf("\t");
+  for (const line of zRecords(out)) {
+    const tab = line.indexOf(TAB);
     if (tab < 0) continue;
-    const path = line.slice(tab + 1);
-    if (wanted.has(path)) entries.set(path, line.slice(0, tab));
+    const path = shownPath(line.subarray(tab + 1));
+    if (wanted.has(path)) entries.set(path, Buffer.from(line.subarray(0, tab)).toString("latin1"));
   }
   return entries;
 }
@@ -129,21 +143,23 @@ export async function restorePaths(
   const entries = await entriesOf(git, tree, paths);
   const gone = paths.filter((path) => !entries.has(path));
   const restored = paths.filter((path) => entries.has(path));
-  const recreated = new Set(restored.filter((path) => !exists(join(root, path))));
+  const recreated = new Set(restored.filter((path) => !exists(underRoot(root, path))));
   // A link swapped in for a folder on the way (by a command still running, say) would turn
   // the removal into one outside the workspace: such paths are left alone.
   const unreachable = gone.filter((path) => !throughFolders(root, path));
   const removed = gone.filter((path) => !unreachable.includes(path));
   for (const path of removed) {
-    rmSync(join(root, path), { force: true, recursive: isDirectory(join(root, path)) });
-    removeEmptyParents(root, dirname(path));
+    const target = underRoot(root, path);
+    rmSync(target, { force: true, recursive: isDirectory(target) });
+    removeEmptyParents(foldersOn(root, path));
   }
   if (restored.length > 0) {
     // A file in the way of a folder to restore (or a folder in the way of a file) goes first.
     for (const path of restored) clearWay(root, path);
     const scratch = git.withIndex(scratchIndex);
     await scratch.run(["read-tree", tree]);
-    await scratch.run(["checkout-index", "-f", "-z", "--stdin"], `${restored.join("\0")}\0`);
+    const names = restored.flatMap((path) => [pathBytes(path), NUL]);
+    await scratch.run(["checkout-index", "-f", "-z", "--stdin"], Buffer.concat(names));
     rmSync(scratchIndex, { force: true });
   }
   return {
@@ -158,27 +174,35 @@ export async function restorePaths(
 export async function treeDiff(git: ShadowGit, from: string, to: string): Promise<string> {
   if (from === to) return "";
   const base = ["diff-tree", "-r", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv"];
-  const list = await git.text([...base, "--name-status", from, to]);
-  if (list.trim() === "") return "";
+  // The list as bytes: its names shown as checkpoints name them (a name not UTF-8 escaped).
+  const records = zRecords(await git.run([...base, "-z", "--name-status", from, to]));
+  if (records.length === 0) return "";
+  const lines: string[] = [];
+  for (let i = 0; i + 1 < records.length; i += 2) {
+    lines.push(
+      `${Buffer.from(records[i] ?? []).toString("latin1")}\t${shownPath(records[i + 1] ?? new Uint8Array())}`,
+    );
+  }
+  const list = lines.join("\n");
   const patch = await git.text([...base, "-p", "--src-prefix=a/", "--dst-prefix=b/", from, to]);
   return `${list.trimEnd()}\n\n${patch}`;
 }
 
-function exists(path: string): boolean {
+/** What is at `path`, not following a link; undefined when nothing can be seen there. */
+function entryAt(path: Buffer): Stats | undefined {
   try {
-    lstatSync(path);
-    return true;
+    return lstatSync(path);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+function exists(path: Buffer): boolean {
+  return entryAt(path) !== undefined;
+}
+
+function isDirectory(path: Buffer): boolean {
+  return entryAt(path)?.isDirectory() === true;
 }
 
 /**
@@ -186,43 +210,36 @@ function isDirectory(path: string): boolean {
  * `path` then lies inside `root`. A folder that is missing holds nothing to remove either.
  */
 function throughFolders(root: string, path: string): boolean {
-  const parts = path.split("/");
-  for (let i = 1; i < parts.length; i++) {
-    const folder = lstatSync(join(root, ...parts.slice(0, i)), { throwIfNoEntry: false });
-    if (folder === undefined) return true;
-    if (!folder.isDirectory()) return false;
+  for (const folder of foldersOn(root, path)) {
+    const stat = lstatSync(folder, { throwIfNoEntry: false });
+    if (stat === undefined) return true;
+    if (!stat.isDirectory()) return false;
   }
   return true;
 }
 
-/** Removes `dir` and its parents below `root` while they are empty. */
-function removeEmptyParents(root: string, dir: string): void {
-  for (let current = dir; current !== "." && current !== "" && current !== "/"; ) {
-    const absolute = join(root, current);
+/** Removes the innermost of `folders` and those around it while they are empty. */
+function removeEmptyParents(folders: readonly Buffer[]): void {
+  for (const folder of [...folders].reverse()) {
     try {
-      if (readdirSync(absolute).length > 0) return;
-      rmdirSync(absolute);
+      if (readdirSync(folder).length > 0) return;
+      rmdirSync(folder);
     } catch {
       return;
     }
-    current = dirname(current);
   }
 }
 
 /** A file standing where a parent folder of `path` must be, or a folder where `path` must be. */
 function clearWay(root: string, path: string): void {
-  const parts = path.split("/");
-  for (let i = 1; i < parts.length; i++) {
-    const prefix = join(root, ...parts.slice(0, i));
-    try {
-      if (!lstatSync(prefix).isDirectory()) {
-        rmSync(prefix, { force: true });
-        return;
-      }
-    } catch {
+  for (const folder of foldersOn(root, path)) {
+    const stat = entryAt(folder);
+    if (stat === undefined) return;
+    if (!stat.isDirectory()) {
+      rmSync(folder, { force: true });
       return;
     }
   }
-  const target = join(root, path);
+  const target = underRoot(root, path);
   if (isDirectory(target)) rmSync(target, { recursive: true, force: true });
 }

@@ -1,14 +1,14 @@
 /**
  * `@path` in a chat message: each names a file to attach, read through the session's mention
  * reader (the rules a mention from the editor follows). A text file goes with the message as
- * an embedded resource, an image as an image when the model has vision. A word after `@` that
- * names nothing on disk (`@alice`) is just text.
+ * an embedded resource, an image as an image: a model without vision gets a note in its place
+ * and the session tells the user once, as it does for an image from the editor. A word after
+ * `@` that names nothing on disk (`@alice`) is just text.
  */
 import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { UserContent } from "../agent/types.ts";
-import type { ModelInfo } from "../llm/types.ts";
 import { boundEmbeddedText } from "../file-safety/embedded-text.ts";
 import type { Mention } from "./types.ts";
 
@@ -16,17 +16,14 @@ export interface AttachDeps {
   readonly cwd: string;
   readonly home: string | undefined;
   readonly read: (path: string, signal: AbortSignal) => Promise<Mention>;
-  /** The session's model now, and the catalog (to name one that has vision). */
-  readonly model: () => ModelInfo | undefined;
-  readonly models: () => readonly ModelInfo[];
   readonly signal: AbortSignal;
 }
 
 /** What the message carries, and a line for each file named. */
-export type Attached =
-  | { readonly type: "ready"; readonly content: UserContent[]; readonly notes: readonly string[] }
-  /** The message cannot go as typed (an image for a model without vision): why. */
-  | { readonly type: "blocked"; readonly reason: string };
+export interface Attached {
+  readonly content: UserContent[];
+  readonly notes: readonly string[];
+}
 
 const MENTION = /(^|\s)@(\S+)/g;
 /** Punctuation that ends a sentence after a mention rather than belonging to the path. */
@@ -52,14 +49,10 @@ export async function attachMentions(line: string, deps: AttachDeps): Promise<At
         });
         notes.push(`attached ${shown} (${lineCount(read.text)})`);
         break;
-      case "image": {
-        const model = deps.model();
-        if (model?.vision !== true)
-          return { type: "blocked", reason: noVision(shown, model, deps) };
+      case "image":
         content.push({ type: "image", mimeType: read.mimeType, data: read.data });
         notes.push(`attached ${shown} (image)`);
         break;
-      }
       case "refused":
         notes.push(`not attached ${shown}: ${read.reason}`);
         break;
@@ -71,7 +64,7 @@ export async function attachMentions(line: string, deps: AttachDeps): Promise<At
       }
     }
   }
-  return { type: "ready", content, notes };
+  return { content, notes };
 }
 
 /** The file a mention names, when it exists: as typed, else without closing punctuation. */
@@ -96,16 +89,4 @@ function displayPath(path: string, cwd: string): string {
 function lineCount(text: string): string {
   const lines = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
   return `${lines} line${lines === 1 ? "" : "s"}`;
-}
-
-function noVision(shown: string, model: ModelInfo | undefined, deps: AttachDeps): string {
-  const withVision = deps
-    .models()
-    .filter((m) => m.vision === true)
-    .map((m) => m.id);
-  const which =
-    withVision.length === 0
-      ? "no configured model takes images (set vision = true on a [[models]] entry that does)"
-      : `switch to one that does with /model ${withVision[0]}${withVision.length > 1 ? ` (or ${withVision.slice(1).join(", ")})` : ""}`;
-  return `${shown} is an image and model ${model?.id ?? "?"} does not take images; ${which}`;
 }

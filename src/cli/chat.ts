@@ -157,11 +157,6 @@ export async function runChat(io: CliIo, options: ChatOptions): Promise<number> 
       questioned = undefined;
       try {
         const attached = await attachTo(line, session, io.env.HOME);
-        if (attached.type === "blocked") {
-          error(`${attached.reason}; nothing was sent`);
-          editor?.edit(line);
-          continue;
-        }
         for (const note of attached.notes) out.write(style.dim(`  ${terminalText(note)}\n`));
         await send(attached.content);
       } catch (caught) {
@@ -331,8 +326,6 @@ function attachTo(line: string, session: TerminalSession, home: string | undefin
     cwd: session.handle.cwd,
     home,
     read: session.readMention,
-    model: () => session.models().find((m) => m.id === session.handle.settings().model),
-    models: session.models,
     signal: AbortSignal.timeout(30_000),
   });
 }

@@ -4,6 +4,7 @@
  * before it is overwritten. `/rewind` also takes the conversation back (a `rewind` event).
  */
 import { relative } from "node:path";
+import { pathBytes, shownPath } from "../checkpoints/path-bytes.ts";
 import type { RestorePlan, RootReport } from "../checkpoints/session-checkpoints.ts";
 import { InvalidInputError } from "../errors.ts";
 import { realpathOr } from "../paths.ts";
@@ -135,9 +136,12 @@ function described(head: string, reports: readonly RootReport[], session: Comman
   return lines.join("\n");
 }
 
-/** A path relative to the session's cwd when it lies there, else absolute. */
+/**
+ * A path relative to the session's cwd when it lies there, else absolute; quoted with escapes
+ * when its name is not plain UTF-8 (`"bad\xff.txt"`, `"two\nlines"`).
+ */
 function shown(root: string, path: string, session: CommandSession): string {
-  const absolute = `${root}/${path}`;
-  const rel = relative(realpathOr(session.handle.cwd), absolute);
-  return rel.startsWith("..") ? absolute : rel;
+  const rel = relative(realpathOr(session.handle.cwd), root);
+  const base = rel === "" ? "" : rel.startsWith("..") ? `${root}/` : `${rel}/`;
+  return shownPath(Buffer.concat([Buffer.from(base, "utf8"), pathBytes(path)]));
 }

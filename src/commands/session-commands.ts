@@ -59,7 +59,7 @@ export const addDirCommand: SlashCommand = {
       session.confirm !== undefined &&
       (await session.confirm({
         title: `Add ${path} to this session?`,
-        detail: `Commands and file tools may then change files in ${path} as they do in ${session.handle.cwd}, under the same preset; its AGENTS.md and skills are read when a session opens with it.`,
+        detail: `Commands and file tools may then change files in ${path} as they do in ${session.handle.cwd}, under the same preset; its AGENTS.md and skills join the session's next request.`,
         yes: "Add it",
         no: "Don't add it",
       }));

@@ -22,7 +22,7 @@ import { isWithin } from "../paths.ts";
 import { type Mask, createCredentialMasker, stateDirMasks, storePins } from "./guards.ts";
 import { loadDirWatcher } from "./dir-watch.ts";
 import { loadFileLocks } from "./file-lock.ts";
-import { SANDBOX_EXCLUDES, excludesEnv, placeholderExcludes } from "./git-excludes.ts";
+import { excludesEnv, sandboxExcludes } from "./git-excludes.ts";
 import { hostServiceMasks } from "./host-services.ts";
 import { type PlaceholderHold, createPlaceholders } from "./placeholders.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
@@ -229,11 +229,14 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         for (const held of holds) held.seal();
         const guards = protections?.[0]?.guards ?? [];
         // git in the sandbox must not stage the placeholders (`git-excludes.ts`).
-        const standing = hold?.placeholders() ?? [];
-        const excludes =
-          hold === undefined || standing.length === 0
-            ? undefined
-            : hold.keep(placeholderExcludes(input.workspace, standing, git));
+        const excludes = sandboxExcludes(
+          roots.map((root, i) => ({ root, placeholders: holds[i]?.placeholders() ?? [] })),
+          git,
+        );
+        const excludeFiles =
+          hold === undefined || excludes === undefined
+            ? []
+            : excludes.files.map(({ text, dest }) => ({ source: hold.keep(text), dest }));
         const plan = {
           ...input,
           guards,
@@ -244,10 +247,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           masks,
           services,
           kernel,
-          tmpFiles: [
-            ...(excludes === undefined ? [] : [{ source: excludes, dest: SANDBOX_EXCLUDES }]),
-            ...bridgeFiles(input.network),
-          ],
+          tmpFiles: [...excludeFiles, ...bridgeFiles(input.network)],
           ...networkPlan(input.network),
         };
         // The arguments first: a path bwrap cannot take throws before any descriptor is open.
@@ -273,9 +273,9 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         return {
           argv: wrapped,
           fds: filter === undefined ? [] : [filter.fd],
-          ...(excludes === undefined
+          ...(excludes === undefined || excludeFiles.length === 0
             ? {}
-            : { env: (scrubbed) => excludesEnv(scrubbed, SANDBOX_EXCLUDES) }),
+            : { env: (scrubbed) => excludesEnv(scrubbed, excludes.config) }),
           close,
         };
       } catch (error) {

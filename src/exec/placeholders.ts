@@ -199,13 +199,18 @@ export function createPlaceholders(options: PlaceholderOptions): Placeholders {
       const recorded = readRecords(area, logger)
         .filter((made) => made.workspace === workspace)
         .flatMap((made) => made.entries);
+      // This hold's own, which sealing moves from `pending` to a record this hold did not read.
+      const mine: MadeEntry[] = [];
       const kept: string[] = [];
       let released = false;
       return {
         make(path, type) {
           if (!isWithin(workspace, path) || path === workspace) return false;
           try {
-            return makeAt(ws.root, relative(workspace, path).split(sep), type, ws.pending);
+            const before = ws.pending.length;
+            const made = makeAt(ws.root, relative(workspace, path).split(sep), type, ws.pending);
+            mine.push(...ws.pending.slice(before));
+            return made;
           } catch (error) {
             // A directory nobody may write (no command can make the path either) is expected.
             const expected = ["EACCES", "EPERM", "EROFS"].includes(errorCode(error) ?? "");
@@ -217,7 +222,7 @@ export function createPlaceholders(options: PlaceholderOptions): Placeholders {
           }
         },
         placeholders: () =>
-          [...recorded, ...ws.pending].map((entry) => ({
+          uniqueEntries([...recorded, ...mine, ...ws.pending]).map((entry) => ({
             path: join(workspace, ...entry.path.split("/")),
             type: entry.type,
           })),
@@ -254,6 +259,11 @@ export function createPlaceholders(options: PlaceholderOptions): Placeholders {
  * Where the records of `workspace` live: `<state>/placeholders/<key>`, made when missing, but
  * only inside a state directory that exists. Undefined when there is none to use.
  */
+function uniqueEntries(entries: readonly MadeEntry[]): MadeEntry[] {
+  const seen = new Set<string>();
+  return entries.filter((entry) => !seen.has(entry.path) && seen.add(entry.path) !== undefined);
+}
+
 function recordArea(stateDir: string, workspace: string): string | undefined {
   const area = join(stateDir, "placeholders", keyOf(workspace));
   try {

@@ -43,10 +43,16 @@ const EMPTY: LibrarySnapshot = { skills: [], commands: [], prompts: [], skipped:
 export function createSessionLibrary(deps: SessionLibraryDeps): SessionLibrary & {
   /** Re-reads the MCP servers' prompts (a server came up, went away or changed its list). */
   promptsChanged(): void;
+  /**
+   * Searches `dir` too from the next scan on, which starts now; the skills block is made
+   * again from it, as a session opened with `dir` would have it.
+   */
+  addRoot(dir: string): void;
   /** Stops: no scan starts and no listener is called after this. */
   close(): void;
 } {
   const { logger } = deps;
+  const extraRoots = [...deps.extraRoots];
   const skillScanner = createMarkdownScanner({
     layout: { type: "folders", file: "SKILL.md" },
     secrets: deps.secrets,
@@ -103,7 +109,7 @@ export function createSessionLibrary(deps: SessionLibraryDeps): SessionLibrary &
   const scanOnce = async () => {
     if (closing.signal.aborted) return;
     const started = performance.now();
-    places ??= libraryPlaces(deps);
+    places ??= libraryPlaces({ ...deps, extraRoots });
     const signal = AbortSignal.any([closing.signal, AbortSignal.timeout(SCAN_TIMEOUT_MS)]);
     try {
       const [skills, commands] = await Promise.all([
@@ -141,6 +147,18 @@ export function createSessionLibrary(deps: SessionLibraryDeps): SessionLibrary &
     return next;
   };
 
+  const makeBlock = () => {
+    const made = skillsBlock(snapshot.skills);
+    const left = new Set(made.left.map((skill) => skill.name));
+    listed = new Set(snapshot.skills.map((s) => s.name).filter((name) => !left.has(name)));
+    if (made.left.length > 0) {
+      logger.warn("the system prompt has no room for every skill; /name still runs them", {
+        left: made.left.map((skill) => skill.name),
+      });
+    }
+    return made.text;
+  };
+
   // After the current I/O turn: the answer to the request that opened the session goes out
   // before any file is read.
   const first: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve)).then(refresh);
@@ -154,18 +172,14 @@ export function createSessionLibrary(deps: SessionLibraryDeps): SessionLibrary &
       return () => listeners.delete(listener);
     },
     skillsBlock() {
-      block ??= first.then(() => {
-        const made = skillsBlock(snapshot.skills);
-        const left = new Set(made.left.map((skill) => skill.name));
-        listed = new Set(snapshot.skills.map((s) => s.name).filter((name) => !left.has(name)));
-        if (made.left.length > 0) {
-          logger.warn("the system prompt has no room for every skill; /name still runs them", {
-            left: made.left.map((skill) => skill.name),
-          });
-        }
-        return made.text;
-      });
+      block ??= first.then(makeBlock);
       return block;
+    },
+    addRoot(dir) {
+      if (extraRoots.includes(dir)) return;
+      extraRoots.push(dir);
+      places = undefined;
+      block = first.then(refresh).then(makeBlock);
     },
     listsSkill: (name) => listed.has(name),
     async getPrompt(server, prompt, args, signal) {

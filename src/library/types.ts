@@ -50,7 +50,7 @@ export interface SessionLibrary {
   subscribe(listener: () => void): () => void;
   /**
    * The system prompt's skills block: made once, from the first scan, and the same bytes for
-   * the rest of the session (empty without skills).
+   * the rest of the session (empty without skills), or until a directory is added to it.
    */
   skillsBlock(): Promise<string>;
   /** Whether the skills block lists `name` (false before it is made). */

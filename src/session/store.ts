@@ -21,6 +21,7 @@ import {
 import { type SessionLock, lockSession } from "./lock.ts";
 import { openSessionLog } from "./log.ts";
 import { type ParsedLog, createLogParser } from "./parse-log.ts";
+import { type DirectoryScanner, createDirectoryScanner } from "./directory-scan.ts";
 import { readSummary } from "./summary.ts";
 import type { SessionLog, SessionStore, SessionSummary } from "./types.ts";
 
@@ -36,6 +37,7 @@ const SUFFIX = ".jsonl";
 export function createSessionStore(deps: SessionStoreDeps): SessionStore {
   const { home, logger } = deps;
   const writers = new Set<string>();
+  const scanner = createDirectoryScanner();
 
   const load = async (id: string): Promise<{ path: string; parsed: ParsedLog }> => {
     const path = sessionPath(home, id);
@@ -153,12 +155,16 @@ export function createSessionStore(deps: SessionStoreDeps): SessionStore {
       }
     },
 
-    list: () => listSessions(home, logger),
+    list: () => listSessions(home, logger, scanner),
   };
 }
 
 /** The summaries of the logs under `<home>/sessions`, newest first, skipping what is not a log. */
-async function listSessions(home: string, logger: Logger): Promise<SessionSummary[]> {
+async function listSessions(
+  home: string,
+  logger: Logger,
+  scanner: DirectoryScanner,
+): Promise<SessionSummary[]> {
   let names: string[];
   try {
     names = await readdir(sessionsDir(home));
@@ -177,7 +183,7 @@ async function listSessions(home: string, logger: Logger): Promise<SessionSummar
     ids.map(async (id) => {
       const path = sessionPath(home, id);
       try {
-        return await readSummary(path, id);
+        return await readSummary(path, id, scanner);
       } catch (error) {
         skipped.push(`${path}: ${errorMessage(error)}`);
         return undefined;

@@ -1,9 +1,11 @@
 /**
  * A session's listing entry, read cheaply: a summary needs only the header, the first user
- * message and the last good event, so only those lines are parsed, and a large log is read
- * from its two ends (the whole file only when an end window does not hold what is needed).
+ * message, the last good event and the added directories, so only those lines are parsed,
+ * and a large log is read from its two ends (the whole file only when an end window does not
+ * hold what is needed); its lines that add a directory are found by `directory-scan.ts`.
  */
-import { SessionEvent, SessionHeader, UserMessageEvent } from "./events.ts";
+import { DIRECTORY_START, type DirectoryScanner } from "./directory-scan.ts";
+import { DirectoryEvent, SessionEvent, SessionHeader, UserMessageEvent } from "./events.ts";
 import { sessionTitle } from "./folds.ts";
 import { badLine, parseLine } from "./parse-log.ts";
 import type { SessionSummary } from "./types.ts";
@@ -15,7 +17,11 @@ const WINDOW = 64 * 1024;
  * Summarises the log at `path`. Throws InvalidInputError when the header is missing, invalid
  * or names another session; other lines are not checked here (opening the session does that).
  */
-export async function readSummary(path: string, id: string): Promise<SessionSummary> {
+export async function readSummary(
+  path: string,
+  id: string,
+  scanner: DirectoryScanner,
+): Promise<SessionSummary> {
   const file = Bun.file(path);
   const size = file.size;
   let whole: string[] | undefined;
@@ -28,13 +34,29 @@ export async function readSummary(path: string, id: string): Promise<SessionSumm
   // A window that starts mid-file begins with part of a line: skip it.
   const tail = whole ?? completeLines(await file.slice(size - WINDOW).text()).slice(1);
   const last = lastEvent(tail) ?? lastEvent(await all());
+  const added = whole === undefined ? await scanner.lines(path) : whole.filter(addsDirectory);
   return {
     id,
     cwd,
     title: sessionTitle(firstUser === undefined ? [] : [firstUser]),
     createdAt,
     updatedAt: last?.at ?? createdAt,
+    directories: directoriesOf(added),
   };
+}
+
+function addsDirectory(line: string): boolean {
+  return line.startsWith(DIRECTORY_START);
+}
+
+/** The good directory events' paths, in order, without repeats (the reload's list). */
+function directoriesOf(lines: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const line of lines) {
+    const parsed = parseLine(DirectoryEvent, line);
+    if (parsed.ok && !found.includes(parsed.value.path)) found.push(parsed.value.path);
+  }
+  return found;
 }
 
 /** The lines that end in LF; what follows the last LF is a torn line, or nothing. */

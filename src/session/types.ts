@@ -24,6 +24,8 @@ export interface SessionSummary {
   readonly title: string;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The directories the session added, as a reload restores them (absent ones included). */
+  readonly directories: readonly string[];
 }
 
 export interface SessionStore {

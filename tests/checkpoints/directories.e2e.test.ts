@@ -98,6 +98,10 @@ describe("additionalDirectories", () => {
       // Inside an added directory the file tools write without asking.
       expect(asked).toEqual([]);
       expect(await reply(dsh, sessionId, "/status")).toContain(`added directories: ${extra}`);
+      const listed = await dsh.agent.request(m.list, { cwd: dsh.cwd });
+      expect(listed.sessions.map((s) => [s.sessionId, s.additionalDirectories])).toEqual([
+        [sessionId, [extra]],
+      ]);
       // Checkpoints cover it too.
       const undo = await reply(dsh, sessionId, "/undo");
       expect(undo).toContain(`removed    ${extra}/from-command.txt`);
@@ -127,6 +131,70 @@ describe("additionalDirectories", () => {
   );
 });
 
+describe("/add-dir", () => {
+  sandboxTest(
+    "the next request's system prompt names the directory, its AGENTS.md and its skills, as a reopened session's does",
+    async () => {
+      await using model = await startModelServer();
+      const allow = { outcome: { outcome: "selected" as const, optionId: "yes" } };
+      await using dsh = await spawnAcp({ baseUrl: model.url, onPermission: () => allow });
+      await dsh.agent.request(acp.methods.agent.initialize, { protocolVersion: 1 });
+      const { extra } = besides(dsh.cwd);
+      writeFileSync(join(extra, "AGENTS.md"), "Indent the shared library with tabs.\n");
+      const skill = join(extra, ".agents", "skills", "lib-release");
+      mkdirSync(skill, { recursive: true });
+      writeFileSync(
+        join(skill, "SKILL.md"),
+        "---\nname: lib-release\ndescription: Release the shared library.\n---\nSteps.\n",
+      );
+      const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
+      const system = (n: number) => {
+        const messages = model.requests[n]?.body.messages as { role: string; content: string }[];
+        return messages[0]?.role === "system" ? messages[0].content : "";
+      };
+      model.script(textTurn("one"), textTurn("two"), textTurn("three"));
+      await reply(dsh, sessionId, "first");
+      const before = system(0);
+      expect(before).not.toContain(extra);
+      expect(await reply(dsh, sessionId, `/add-dir ${extra}`)).toContain(`Added ${extra}`);
+      await reply(dsh, sessionId, "second");
+      const after = system(1);
+      expect(after).toContain(
+        `Also working in (files and commands may change them as in the working directory): ${extra}`,
+      );
+      expect(after).toContain("Indent the shared library with tabs.");
+      expect(after).toContain(
+        `lib-release: Release the shared library. (${join(skill, "SKILL.md")})`,
+      );
+      // Made again at the change only: the next request has the same bytes.
+      await reply(dsh, sessionId, "third");
+      expect(system(2)).toBe(after);
+      // A subagent started now works there too, and reads the same instructions.
+      model.script(
+        toolTurn([
+          { id: "t1", name: "task", args: { description: "look", prompt: "Look around." } },
+        ]),
+        textTurn("looked"),
+        textTurn("done"),
+      );
+      await reply(dsh, sessionId, "delegate");
+      expect(system(4)).toStartWith("You are a subagent of dsh");
+      expect(system(4)).toContain(extra);
+      expect(system(4)).toContain("Indent the shared library with tabs.");
+      expect((await dsh.closeStdin()).code).toBe(0);
+
+      // The same prompt a session opened with the directory has.
+      await using again = await spawnAcp({ baseUrl: model.url, env: { DSH_HOME: dsh.home } });
+      await again.agent.request(acp.methods.agent.initialize, { protocolVersion: 1 });
+      await again.agent.request(m.load, { sessionId, cwd: dsh.cwd, mcpServers: [] });
+      model.script(textTurn("four"));
+      await reply(again, sessionId, "fourth");
+      expect(system(6)).toBe(after);
+      expect([...dsh.problems, ...again.problems]).toEqual([]);
+    },
+  );
+});
+
 describe("--add-dir", () => {
   sandboxTest("dsh exec --add-dir DIR lets commands write there, and not beside it", async () => {
     const project = rig.project("exec-add-dir");
@@ -151,4 +219,62 @@ describe("--add-dir", () => {
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain(JSON.stringify(join(extra, "nope")));
   });
+
+  sandboxTest(
+    "git in an added repository stages none of the placeholders dsh stands there",
+    async () => {
+      // Its own model server: the cases run side by side.
+      await using own = await startCliRig("dsh-add-dir-git");
+      const project = own.project("exec-add-dir-git");
+      const { extra } = besides(project.cwd);
+      // The cwd, a repository too, has its own `.envrc`: no placeholder of that name there.
+      Bun.spawnSync(["git", "init", "-q", project.cwd], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", HOME: extra },
+      });
+      writeFileSync(join(project.cwd, ".envrc"), "");
+      const stage = (dir: string) =>
+        `cd ${dir} && git add -A && git status --porcelain --untracked-files=all`;
+      own.server.script(
+        toolTurn([
+          // The first command makes the placeholders; the next ones find them standing.
+          { id: "g1", name: "bash", args: { command: stage(extra) } },
+          { id: "g2", name: "bash", args: { command: stage(extra) } },
+          { id: "g3", name: "bash", args: { command: stage(project.cwd) } },
+          { id: "ls", name: "bash", args: { command: `ls -a ${extra} ${project.cwd}` } },
+        ]),
+        textTurn("Done."),
+      );
+      const run = await own.run(["exec", "--add-dir", extra, "stage all"], project);
+      expect(run.code).toBe(0);
+      const results = toolResults(own);
+      // The placeholders stood in both while the commands ran.
+      expect(results.ls?.match(/\.npmrc/g)).toHaveLength(2);
+      expect(statusLines(results.g1)).toEqual(["A  lib.txt"]);
+      expect(statusLines(results.g2)).toEqual(["A  lib.txt"]);
+      expect(statusLines(results.g3)).toEqual(["A  .envrc"]);
+    },
+  );
 });
+
+/** The tool results the model got, by call id. */
+function toolResults(of: CliRig): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const request of of.server.requests) {
+    const messages = request.body.messages as {
+      role: string;
+      tool_call_id?: string;
+      content: string;
+    }[];
+    for (const message of messages) {
+      if (message.role === "tool" && message.tool_call_id !== undefined) {
+        found[message.tool_call_id] = message.content;
+      }
+    }
+  }
+  return found;
+}
+
+/** The lines of `git status --porcelain` in a command's result. */
+function statusLines(result: string | undefined): string[] {
+  return (result ?? "").split("\n").filter((line) => /^[AM?][ AM?] /.test(line));
+}

@@ -111,6 +111,25 @@ describe.skipIf(!watching)("incremental checkpoints (inotify)", () => {
     expect(await changed(checkpoints)).toEqual(["a.txt", "new/deep/b.txt"]);
   });
 
+  test("a name that is not UTF-8 in a folder made or moved away since is in the next checkpoint", async () => {
+    const { root, checkpoints } = place();
+    const odd = (dir: string) =>
+      Buffer.concat([Buffer.from(`${root}/${dir}/x`), Buffer.from([0xff])]);
+    mkdirSync(join(root, "old"));
+    writeFileSync(odd("old"), "o\n");
+    await checkpoints.before("t0");
+    mkdirSync(join(root, "new"));
+    writeFileSync(odd("new"), "n\n");
+    // Moved away whole: the watch reports the folder, not the name inside it.
+    renameSync(join(root, "old"), join(root, "..", "moved-away"));
+    await checkpoints.after("t0");
+    const plan = await checkpoints.undoPlan();
+    expect(plan.type === "plan" ? plan.plan.roots[0]?.paths : plan.reason).toEqual([
+      '"new/x\\xff"',
+      '"old/x\\xff"',
+    ]);
+  });
+
   test("a rewrite in place that keeps the size and the mtime is still caught", async () => {
     const { root, checkpoints } = place();
     const file = join(root, "same.txt");

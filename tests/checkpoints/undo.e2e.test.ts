@@ -5,7 +5,15 @@
  * asked about, not overwritten; /diff shows the session's changes.
  */
 import { beforeAll, describe, expect } from "bun:test";
-import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, relative } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { sandboxTest } from "../exec/sandbox-support.ts";
@@ -33,6 +41,23 @@ function tree(dir: string): Record<string, string> {
     }
   };
   walk(dir);
+  return out;
+}
+
+/** As `tree`, names kept as bytes (hex) so that names that are not UTF-8 compare exactly. */
+function byteTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const root = Buffer.from(dir);
+  const walk = (at: Buffer) => {
+    for (const name of readdirSync(at, { encoding: "buffer" })) {
+      const path = Buffer.concat([at, Buffer.from("/"), name]);
+      const stat = statSync(path);
+      const key = path.subarray(root.length + 1).toString("hex");
+      if (stat.isDirectory()) walk(path);
+      else out[key] = `${stat.mode.toString(8)} ${readFileSync(path, "base64")}`;
+    }
+  };
+  walk(root);
   return out;
 }
 
@@ -171,6 +196,73 @@ describe("/undo", () => {
       expect(existsSync(store)).toBe(true);
       expect(await dsh.agent.request(m.delete, { sessionId })).toEqual({});
       expect(existsSync(store)).toBe(false);
+      expect(dsh.problems).toEqual([]);
+    },
+  );
+
+  sandboxTest(
+    "names that are not UTF-8, or hold a newline, go back exactly and are shown escaped",
+    async () => {
+      await using model = await startModelServer();
+      await using dsh = await spawnAcp({ baseUrl: model.url });
+      await dsh.agent.request(acp.methods.agent.initialize, { protocolVersion: 1 });
+      const at = (...parts: (string | number[])[]) =>
+        Buffer.concat([
+          Buffer.from(`${dsh.cwd}/`),
+          ...parts.map((part) =>
+            typeof part === "string" ? Buffer.from(part) : Buffer.from(part),
+          ),
+        ]);
+      writeFileSync(at("e", [0xfe], ".txt"), "one\n");
+      writeFileSync(at("d", [0xfd], ".txt"), "two\n");
+      writeFileSync(at("nl\nname.txt"), "three\n");
+      // Two names the same once not-UTF-8 bytes are replaced: only the new one goes.
+      writeFileSync(at("k", [0xfe], ".txt"), "keep\n");
+      mkdirSync(at("dir", [0xfc]));
+      writeFileSync(at("dir", [0xfc], "/in.txt"), "inside\n");
+      const { sessionId } = await dsh.agent.request(m.new, { cwd: dsh.cwd, mcpServers: [] });
+      const before = byteTree(dsh.cwd);
+      const name = (octal: string) => `"$(printf '${octal}')"`;
+      model.script(
+        toolTurn([
+          {
+            id: "b1",
+            name: "bash",
+            args: {
+              command: [
+                `printf 'changed\\n' > ${name("e\\376.txt")}`,
+                `rm ${name("d\\375.txt")}`,
+                `rm -r ${name("dir\\374")}`,
+                `printf 'more\\n' >> ${name("nl\\nname.txt")}`,
+                `printf 'new\\n' > ${name("n\\377.txt")}`,
+                `printf 'new\\n' > ${name("k\\377.txt")}`,
+                `printf 'new\\n' > ${name("made\\nhere.txt")}`,
+              ].join(" && "),
+            },
+          },
+        ]),
+        textTurn("renamed nothing"),
+      );
+      await prompt(dsh, sessionId, "change odd names");
+      expect(existsSync(at("d", [0xfd], ".txt"))).toBe(false);
+      expect(readFileSync(at("k", [0xff], ".txt"), "utf8")).toBe("new\n");
+      const diff = (await prompt(dsh, sessionId, "/diff")).reply;
+      for (const line of ['M\t"e\\xfe.txt"', 'D\t"d\\xfd.txt"', 'A\t"made\\nhere.txt"']) {
+        expect(diff).toContain(line);
+      }
+      const undo = (await prompt(dsh, sessionId, "/undo")).reply;
+      for (const line of [
+        'restored   "e\\xfe.txt"',
+        'restored   "nl\\nname.txt"',
+        're-created "d\\xfd.txt"',
+        're-created "dir\\xfc/in.txt"',
+        'removed    "n\\xff.txt"',
+        'removed    "k\\xff.txt"',
+        'removed    "made\\nhere.txt"',
+      ]) {
+        expect(undo).toContain(line);
+      }
+      expect(byteTree(dsh.cwd)).toEqual(before);
       expect(dsh.problems).toEqual([]);
     },
   );

@@ -10,6 +10,7 @@ const session = (id: string, cwd: string, title: string, updatedAt: string): Ses
   title,
   createdAt: updatedAt,
   updatedAt,
+  directories: [],
 });
 
 function listing(cwd: string | undefined, sessions: SessionSummary[]): string {

@@ -116,13 +116,18 @@ describe("familiar commands", () => {
 describe("@file", () => {
   const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
 
-  test("attaches a text file, refuses one outside the project, and holds an image for a model without vision", async () => {
+  test("attaches a text file, refuses one outside the project, and sends a note for an image a model cannot see", async () => {
     const project = rig.project("mentions");
     writeFileSync(join(project.cwd, "notes.txt"), "alpha\nbeta\n");
     writeFileSync(join(project.base, "outside.txt"), "TOKEN=hunter2\n");
     writeFileSync(join(project.cwd, "shot.png"), PNG);
     const requests = requestsFromNow(rig);
-    rig.server.script(textTurn("read the notes"), textTurn("no secret"));
+    rig.server.script(
+      textTurn("read the notes"),
+      textTurn("no secret"),
+      textTurn("a note only"),
+      textTurn("still a note"),
+    );
     await using pty = chatPty(rig, project, { args: ["--model", "deepseek-v4-pro"] });
     await pty.waitFor("› ");
     pty.type("summarize @notes.txt please\r");
@@ -134,13 +139,23 @@ describe("@file", () => {
     expect(JSON.stringify(await requests.lastUserMessage(1))).not.toContain("hunter2");
     await pty.waitFor("no secret");
     await pty.waitFor(TURN_ENDED, pty.output().indexOf("no secret"));
+    const note =
+      "[an image was attached; this model cannot see images; switch to deepseek-flash to have it seen]";
     pty.type("look at @shot.png\r");
-    await pty.waitFor(
-      "shot.png is an image and model deepseek-v4-pro does not take images; switch to one that does with /model deepseek-flash",
-    );
-    await pty.waitForScreen((rows) => lastRow(rows) === "› look at @shot.png", "the line kept");
-    expect(rig.server.requests.length).toBe(requests.base + 2);
-    pty.type("\u0015");
+    await pty.waitFor("attached shot.png (image)");
+    expect(await requests.lastUserMessage(2)).toEqual([
+      { type: "text", text: "look at @shot.png" },
+      { type: "text", text: note },
+    ]);
+    await pty.waitFor("a note only");
+    await pty.waitFor(TURN_ENDED, pty.output().indexOf("a note only"));
+    const told = "model deepseek-v4-pro cannot see images";
+    expect(plain(pty.output()).split(told)).toHaveLength(2);
+    pty.type("again @shot.png\r");
+    await pty.waitFor("still a note");
+    await pty.waitFor(TURN_ENDED, pty.output().indexOf("still a note"));
+    expect(JSON.stringify(await requests.lastUserMessage(3))).toContain(note);
+    expect(plain(pty.output()).split(told)).toHaveLength(2);
     pty.type(CTRL_D);
     expect(await pty.exited).toBe(0);
   });

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { excludesEnv, placeholderExcludes } from "../../src/exec/git-excludes.ts";
+import { excludesEnv, placeholderExcludes, sandboxExcludes } from "../../src/exec/git-excludes.ts";
 import { initRepo } from "./git-support.ts";
 import { tempDir } from "./helpers.ts";
 
@@ -42,14 +42,58 @@ test("core.excludesFile from the user's config wins over the default, ~ expanded
 });
 
 test("the variables come after any GIT_CONFIG_* pairs the command already has", () => {
-  expect(excludesEnv({}, "/tmp/x")).toEqual({
+  const config = [
+    ["core.excludesFile", "/tmp/x"],
+    ["includeIf.gitdir:/r/.git.path", "/tmp/y"],
+  ] as const;
+  expect(excludesEnv({}, config.slice(0, 1))).toEqual({
     GIT_CONFIG_COUNT: "1",
     GIT_CONFIG_KEY_0: "core.excludesFile",
     GIT_CONFIG_VALUE_0: "/tmp/x",
   });
-  expect(excludesEnv({ GIT_CONFIG_COUNT: "2" }, "/tmp/x")).toEqual({
-    GIT_CONFIG_COUNT: "3",
+  expect(excludesEnv({ GIT_CONFIG_COUNT: "2" }, config)).toEqual({
+    GIT_CONFIG_COUNT: "4",
     GIT_CONFIG_KEY_2: "core.excludesFile",
     GIT_CONFIG_VALUE_2: "/tmp/x",
+    GIT_CONFIG_KEY_3: "includeIf.gitdir:/r/.git.path",
+    GIT_CONFIG_VALUE_3: "/tmp/y",
   });
+});
+
+test("each added repository gets its own excludes, chosen by its git directory", () => {
+  using dir = tempDir();
+  const home = join(dir.path, "home");
+  mkdirSync(home);
+  const cwd = join(dir.path, "cwd");
+  mkdirSync(cwd);
+  const repo = join(dir.path, "re*po");
+  initRepo(repo);
+  const pkg = join(repo, "pkg");
+  mkdirSync(pkg);
+  const other = join(dir.path, "other");
+  initRepo(other);
+  const excludes = sandboxExcludes(
+    [
+      { root: cwd, placeholders: [{ path: join(cwd, ".envrc"), type: "file" }] },
+      { root: pkg, placeholders: [{ path: join(pkg, ".vscode"), type: "dir" }] },
+      { root: other, placeholders: [] },
+    ],
+    { home },
+  );
+  const header = "# dsh: placeholders of protected project configuration\n";
+  expect(excludes).toEqual({
+    files: [
+      { text: `${header}/.envrc\n`, dest: "/tmp/.dsh-git-excludes" },
+      { text: `${header}/pkg/.vscode/\n`, dest: "/tmp/.dsh-git-excludes-1" },
+      {
+        text: "[core]\n\texcludesFile = /tmp/.dsh-git-excludes-1\n",
+        dest: "/tmp/.dsh-git-config-1",
+      },
+    ],
+    config: [
+      ["core.excludesFile", "/tmp/.dsh-git-excludes"],
+      [`includeIf.gitdir:${join(dir.path, "re\\*po", ".git")}.path`, "/tmp/.dsh-git-config-1"],
+    ],
+  });
+  expect(sandboxExcludes([{ root: cwd, placeholders: [] }], { home })).toBeUndefined();
 });

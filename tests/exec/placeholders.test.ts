@@ -137,6 +137,8 @@ describe("placeholders of missing protected paths", () => {
       const first = lingering.hold(ws);
       first.make(join(ws, ".vscode"), "dir");
       first.seal();
+      // Sealed, the command still knows what it made (git's excludes are written from it).
+      expect(first.placeholders()).toEqual([{ path: join(ws, ".vscode"), type: "dir" }]);
       first.release();
       expect(readdirSync(ws)).toEqual([".vscode"]);
       // The next command finds it standing and made by this process.

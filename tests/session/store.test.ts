@@ -34,8 +34,14 @@ function writeLog(
   writeFileSync(join(home.sessions, `${id}.jsonl`), body + tail);
 }
 
-function summary(id: string, title: string, createdAt: string, updatedAt: string) {
-  return { id, cwd: "/w", title, createdAt, updatedAt };
+function summary(
+  id: string,
+  title: string,
+  createdAt: string,
+  updatedAt: string,
+  directories: string[] = [],
+) {
+  return { id, cwd: "/w", title, createdAt, updatedAt, directories };
 }
 
 const text = (body: string) => [{ type: "text" as const, text: body }];
@@ -182,6 +188,56 @@ describe("session store", () => {
     await log[Symbol.asyncDispose]();
     expect(await store.list()).toEqual([
       summary(log.header.id, title, log.header.createdAt, last.at),
+    ]);
+  });
+
+  test("list names a log's added directories wherever they are, a line across read chunks too", async () => {
+    home = tempHome();
+    const store = createSessionStore({ home: home.path, logger: silentLogger });
+    const log = await store.create({ cwd: "/w" });
+    const path = join(home.sessions, `${log.header.id}.jsonl`);
+    const size = async () => {
+      await log.flush();
+      return Bun.file(path).size;
+    };
+    log.append({ type: "turn_start", turnId: "t1" });
+    log.append({ type: "directory", path: "/first" });
+    const chunk = 1024 * 1024;
+    let step = 0;
+    while ((await size()) < chunk - 30_000) {
+      log.append({ type: "assistant_text", turnId: "t1", step: step++, text: "a".repeat(20_000) });
+    }
+    while ((await size()) < chunk - 150) {
+      log.append({ type: "assistant_text", turnId: "t1", step: step++, text: "b" });
+    }
+    const across = `/across/${"d".repeat(300)}`;
+    const before = await size();
+    log.append({ type: "directory", path: across });
+    // The line starts before the first chunk's end and ends after it.
+    expect(before).toBeLessThan(chunk);
+    expect(await size()).toBeGreaterThan(chunk);
+    log.append({ type: "directory", path: "/first" });
+    for (let i = 0; i < 60; i++) {
+      log.append({ type: "assistant_text", turnId: "t1", step: step++, text: "c".repeat(20_000) });
+    }
+    log.append({ type: "directory", path: "/last" });
+    const last = log.append({ type: "assistant_text", turnId: "t1", step, text: "end" });
+    await log[Symbol.asyncDispose]();
+    expect(await store.list()).toEqual([
+      summary(log.header.id, "(empty)", log.header.createdAt, last.at, ["/first", across, "/last"]),
+    ]);
+    // A later list reads what was appended since, and still has what came before.
+    const again = await store.open(log.header.id);
+    again.append({ type: "directory", path: "/later" });
+    const later = again.append({ type: "assistant_text", turnId: "t1", step: step + 1, text: "e" });
+    await again[Symbol.asyncDispose]();
+    expect(await store.list()).toEqual([
+      summary(log.header.id, "(empty)", log.header.createdAt, later.at, [
+        "/first",
+        across,
+        "/last",
+        "/later",
+      ]),
     ]);
   });
 });

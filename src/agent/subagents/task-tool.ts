@@ -65,8 +65,11 @@ export interface TaskToolDeps {
   readonly maxRequests: number;
   readonly compactAt: number;
   readonly now: () => Date;
-  /** The session's environment lines (directory, platform, date) for every subagent's prompt. */
-  readonly environment: string;
+  /**
+   * The session's environment lines (directories, platform, date, instructions) for every
+   * subagent's prompt, as they are now: they change when a directory is added.
+   */
+  readonly environment: () => string;
   readonly agents: readonly CustomAgent[];
   /** Subagents that run at once; the rest wait. */
   readonly maxConcurrent: number;
@@ -74,12 +77,14 @@ export interface TaskToolDeps {
 
 export function createTaskTool(deps: TaskToolDeps): Tool<typeof TaskInput, TaskDetails> {
   const slots = createSlots(deps.maxConcurrent);
-  // One system message per kind for the session: every subagent of a kind sends the same bytes.
+  // One system message per kind for the session: every subagent of a kind sends the same bytes
+  // (until a directory is added to the session).
   const systems = new Map<string, Extract<ChatMessage, { role: "system" }>>();
   const systemOf = (kind: SubagentKind) => {
+    const content = `${kind.prompt}\n\n${deps.environment()}`;
     let system = systems.get(kind.name);
-    if (system === undefined) {
-      system = { role: "system", content: `${kind.prompt}\n\n${deps.environment}` };
+    if (system?.content !== content) {
+      system = { role: "system", content };
       systems.set(kind.name, system);
     }
     return system;
