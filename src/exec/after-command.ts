@@ -7,7 +7,9 @@
  *
  * The check fails closed: whatever the walk found is removed even when it could not check the
  * whole workspace, and then the user is told, and the guards refuse later commands there, as
- * they do while a path dsh could not remove is still there.
+ * they do while a path dsh could not remove is still there. So it does when a process of the
+ * command may still run (`sandbox-gone.ts`): it could create an entry after the walk, which the
+ * next command's walk would take for one that was there before.
  */
 import { basename } from "node:path";
 import type { Logger } from "../log.ts";
@@ -30,12 +32,16 @@ export interface AfterCommand {
   readonly unsafe: string[];
 }
 
-/** Removes what the command may not leave behind. Never throws. */
+/**
+ * Removes what the command may not leave behind; `settled` false when a process of it may
+ * still run. Never throws.
+ */
 export function checkAfterCommand(
   workspace: string,
   protection: WorkspaceProtection,
   logger: Logger,
   walk: WalkOptions,
+  settled = true,
 ): AfterCommand {
   const result: AfterCommand = { notes: [], unsafe: [] };
   for (const guard of protection.guards) {
@@ -64,6 +70,22 @@ export function checkAfterCommand(
       `[dsh could not check all of the workspace for git repositories the command created ` +
         `(${reasons}); it removed those it found, and refuses further sandboxed commands here ` +
         "until the user has checked the workspace and started dsh again]",
+    );
+    result.unsafe.push(workspace);
+  }
+  if (!settled) {
+    logger.error(
+      `a process of a sandboxed command in ${workspace} was still running after dsh killed ` +
+        "the command, and could create git repositories after dsh checked; dsh removed those " +
+        `it found. Run no git there until you have looked for .git entries you did not make ` +
+        `(find ${workspace} -name .git) and removed them; dsh runs no more sandboxed commands ` +
+        "there until it is started again",
+      { workspace },
+    );
+    result.notes.push(
+      "[a process of the command was still running after it was killed, so dsh could not " +
+        "check the workspace for git repositories it may create; it refuses further sandboxed " +
+        "commands here until the user has checked the workspace and started dsh again]",
     );
     result.unsafe.push(workspace);
   }

@@ -62,9 +62,11 @@ export interface Wrapped {
   env?(scrubbed: Readonly<Record<string, string>>): Record<string, string>;
   /**
    * Ends the command's sandbox once the command has exited: closes the fds and undoes what
-   * the command may not leave in the workspace. Returns notes for the model; never throws.
+   * the command may not leave in the workspace. `settled` false says a process of the command
+   * may still run: the workspace is then left unchecked (later commands there are refused).
+   * Returns notes for the model; never throws.
    */
-  close(): string[];
+  close(settled?: boolean): string[];
 }
 
 export interface Backend {
@@ -255,7 +257,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         const filter = program === undefined ? undefined : seccompFd(program);
         const wrapped = [...enterArgv(input.network), bwrap, ...args];
         let closed = false;
-        const close = () => {
+        const close = (settled = true) => {
           if (closed) return [];
           closed = true;
           filter?.close();
@@ -264,7 +266,8 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
             return roots.flatMap((root, i) => {
               const kept = protections[i];
               if (kept === undefined) return [];
-              return checkWorkspaceAfter(root, kept, options.logger, walks.of(root), unsafe);
+              const walk = walks.of(root);
+              return checkWorkspaceAfter(root, kept, options.logger, walk, unsafe, settled);
             });
           } finally {
             releaseAll();

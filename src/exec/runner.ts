@@ -19,13 +19,14 @@ import { RunnerDisposedError } from "./errors.ts";
 import { createCgroupMaker } from "./cgroup.ts";
 import type { CommandCgroup } from "./cgroup.ts";
 import { commandLimits, guessLimitHit, locatePrlimit, withinHardLimits } from "./limits.ts";
+import { cgroupsEmptied } from "./sandbox-gone.ts";
 import type { CommandLimits } from "./limits.ts";
 import type { WalkLimits } from "./git-entries.ts";
 import { isExecutableFile, resolveShell } from "./locate.ts";
 import { sharedSupervisor, tieToDsh } from "./lifetime.ts";
 import { killGroupsSync } from "./process-group.ts";
 import { spawnCommand } from "./spawn.ts";
-import type { SpawnLimits } from "./spawn.ts";
+import type { SpawnLimits, SpawnResult } from "./spawn.ts";
 import type {
   CommandRequest,
   CommandResult,
@@ -54,6 +55,7 @@ const DEFAULT_LIMITS: RunnerLimits = {
   liveBytes: 256 * 1024,
   hardLimitBytes: 64 * 1024 * 1024,
   killGraceMs: 2_000,
+  goneWithinMs: 5_000,
   probeTimeoutMs: 5_000,
 };
 
@@ -181,11 +183,11 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         ? unsandboxedPlan(context, request.command)
         : await sandboxedPlan(context, { ...request, sandbox }, cwd, workspace);
     let released = false;
-    const release = () => {
+    const release = (settled = true) => {
       if (released) return [];
       released = true;
       removeLater(plan.cgroup);
-      return plan.release();
+      return plan.release(settled);
     };
     try {
       const env = environment(plan, cwd);
@@ -194,9 +196,12 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
           ? UNTIMED_MS
           : clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits);
       const spawned = { cwd, env, timeoutMs, signal, groups };
-      const result = await spawnPlanned(deps.logger, limits, plan, spawned, options);
+      const { lingering, ...result } = await spawnPlanned(deps.logger, limits, plan, spawned, options);
+      // The check after the command runs once nothing of it is left to change the workspace.
+      const files = plan.cgroup?.procsFiles ?? [];
+      const settled = !lingering && (await cgroupsEmptied(files, limits.goneWithinMs ?? 0));
       const limitHit = limitReport(result, plan);
-      const notes = release();
+      const notes = release(settled);
       const withHit = limitHit === undefined ? result : { ...result, limitHit };
       return notes.length === 0
         ? withHit
@@ -322,7 +327,7 @@ async function spawnPlanned(
   plan: CommandPlan,
   command: SpawnedCommand,
   options: RunOptions,
-): Promise<CommandResult> {
+): Promise<SpawnResult> {
   const tie = await tieToDsh(plan.argv, {
     logger,
     mergeStderr: true,
