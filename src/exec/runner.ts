@@ -196,7 +196,13 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
           ? UNTIMED_MS
           : clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits);
       const spawned = { cwd, env, timeoutMs, signal, groups };
-      const { lingering, ...result } = await spawnPlanned(deps.logger, limits, plan, spawned, options);
+      const { lingering, ...result } = await spawnPlanned(
+        deps.logger,
+        limits,
+        plan,
+        spawned,
+        options,
+      );
       // The check after the command runs once nothing of it is left to change the workspace.
       const files = plan.cgroup?.procsFiles ?? [];
       const settled = !lingering && (await cgroupsEmptied(files, limits.goneWithinMs ?? 0));
