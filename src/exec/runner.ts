@@ -196,16 +196,7 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
           ? UNTIMED_MS
           : clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits);
       const spawned = { cwd, env, timeoutMs, signal, groups };
-      const { lingering, ...result } = await spawnPlanned(
-        deps.logger,
-        limits,
-        plan,
-        spawned,
-        options,
-      );
-      // The check after the command runs once nothing of it is left to change the workspace.
-      const files = plan.cgroup?.procsFiles ?? [];
-      const settled = !lingering && (await cgroupsEmptied(files, limits.goneWithinMs ?? 0));
+      const { result, settled } = await spawnSettled(deps.logger, limits, plan, spawned, options);
       const limitHit = limitReport(result, plan);
       const notes = release(settled);
       const withHit = limitHit === undefined ? result : { ...result, limitHit };
@@ -324,6 +315,24 @@ interface SpawnedCommand {
   readonly signal: AbortSignal;
   /** The runner's live process groups, which the command's joins. */
   readonly groups: Set<number>;
+}
+
+/**
+ * Runs a planned command until it ends, then waits for the last of it to be gone (its group,
+ * its cgroup): the check after it runs once nothing of it is left to change the workspace, and
+ * `settled` is false when something was still there at the end of the wait.
+ */
+async function spawnSettled(
+  logger: Logger,
+  limits: RunnerLimits,
+  plan: CommandPlan,
+  command: SpawnedCommand,
+  options: RunOptions,
+): Promise<{ result: CommandResult; settled: boolean }> {
+  const { lingering, ...result } = await spawnPlanned(logger, limits, plan, command, options);
+  const files = plan.cgroup?.procsFiles ?? [];
+  const settled = !lingering && (await cgroupsEmptied(files, limits.goneWithinMs ?? 0));
+  return { result, settled };
 }
 
 /** Runs a planned command tied to dsh (its supervisor, its cgroup) until it ends. */
