@@ -27,6 +27,7 @@ import { hostServiceMasks } from "./host-services.ts";
 import { type PlaceholderHold, createPlaceholders } from "./placeholders.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap } from "./probe.ts";
+import { runningCommands } from "./running-checks.ts";
 import { seccompFd } from "./seccomp.ts";
 import { openSeatbelt } from "./seatbelt-backend.ts";
 import type { SandboxAttach } from "../network/service.ts";
@@ -179,10 +180,10 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   if (bwrap === undefined || features === undefined || !probe.status.ok) {
     return unavailableBackend(probe.status);
   }
-  const privateRoots = ["/tmp", "/dev", "/proc"];
   // What commands created and dsh could not undo: later commands there are refused.
   const unsafe = new Set<string>();
   const walks = walksByWorkspace(calls, options.walkLimits, watcher);
+  const running = runningCommands();
   // The kernel's entries do not change while dsh runs.
   const kernel = kernelInterfaces();
   const credentialMasks = createCredentialMasker(options.credentials ?? { home: options.home });
@@ -197,37 +198,27 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     const stateDir = uniqueMasks(roots.flatMap((root) => stateDirMasks(options.stateDir, root)));
     const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
     const masks = [...credentials, ...stateDir];
-    const hidden = (path: string) => {
-      if (roots.some((root) => isWithin(root, path))) return undefined;
-      if (privateRoots.some((root) => isWithin(root, path))) {
-        return "it lies under a directory the sandbox replaces with its own (/tmp, /dev, /proc)";
-      }
-      if (services.some((mask) => isWithin(mask.path, path))) {
-        return "it lies in a runtime directory the sandbox hides (/run/user, XDG_RUNTIME_DIR)";
-      }
-      if (credentials.some((mask) => isWithin(mask.path, path))) {
-        return "it lies in a credential store the sandbox hides";
-      }
-      if (stateDir.some((mask) => isWithin(mask.path, path))) {
-        return "it lies in dsh's state directory, which the sandbox hides";
-      }
-      return undefined;
-    };
+    const hidden = (path: string) => hiddenIn(path, { roots, services, credentials, stateDir });
     const wrap = (command: CommandInput, argv: readonly string[]): Wrapped => {
       const input: WrapInput = { ...command, workspace };
+      const { logger } = options;
+      const early = roots.flatMap((root) => running.check(root, logger, walks.of(root), unsafe));
       refuseRoots(workspace, extras, options.protectedDirs ?? [], unsafe);
       const writable = input.mode === "workspace-write";
       const git = options.git ?? { home: options.home };
       // Held from before any placeholder is made until the command has ended, one per root.
       const holds = writable ? roots.map((root) => placeholders.hold(root)) : [];
       const hold = holds[0];
+      let stopped = () => {};
       const releaseAll = () => {
+        stopped();
         for (const held of holds) held.release();
       };
       try {
         const protections = writable
           ? protectRoots(roots, { options, masks, holds, git, walks })
           : undefined;
+        if (protections !== undefined) stopped = running.add(roots, protections);
         for (const held of holds) held.seal();
         const guards = protections?.[0]?.guards ?? [];
         // git in the sandbox must not stage the placeholders (`git-excludes.ts`).
@@ -261,14 +252,16 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           if (closed) return [];
           closed = true;
           filter?.close();
-          if (protections === undefined) return [];
+          if (protections === undefined) return early;
           try {
-            return roots.flatMap((root, i) => {
-              const kept = protections[i];
-              if (kept === undefined) return [];
-              const walk = walks.of(root);
-              return checkWorkspaceAfter(root, kept, options.logger, walk, unsafe, settled);
-            });
+            return early.concat(
+              roots.flatMap((root, i) => {
+                const kept = protections[i];
+                if (kept === undefined) return [];
+                const walk = walks.of(root);
+                return checkWorkspaceAfter(root, kept, options.logger, walk, unsafe, settled);
+              }),
+            );
           } finally {
             releaseAll();
           }
@@ -296,6 +289,35 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       walks.close();
     },
   };
+}
+
+/** The directories bwrap replaces with its own. */
+const PRIVATE_ROOTS = ["/tmp", "/dev", "/proc"];
+
+/** Why `path` is not visible inside a sandbox with these roots and masks; undefined when it is. */
+function hiddenIn(
+  path: string,
+  view: {
+    readonly roots: readonly string[];
+    readonly services: readonly { readonly path: string }[];
+    readonly credentials: readonly Mask[];
+    readonly stateDir: readonly Mask[];
+  },
+): string | undefined {
+  if (view.roots.some((root) => isWithin(root, path))) return undefined;
+  if (PRIVATE_ROOTS.some((root) => isWithin(root, path))) {
+    return "it lies under a directory the sandbox replaces with its own (/tmp, /dev, /proc)";
+  }
+  if (view.services.some((mask) => isWithin(mask.path, path))) {
+    return "it lies in a runtime directory the sandbox hides (/run/user, XDG_RUNTIME_DIR)";
+  }
+  if (view.credentials.some((mask) => isWithin(mask.path, path))) {
+    return "it lies in a credential store the sandbox hides";
+  }
+  if (view.stateDir.some((mask) => isWithin(mask.path, path))) {
+    return "it lies in dsh's state directory, which the sandbox hides";
+  }
+  return undefined;
 }
 
 /** What no command may run in: overlapping roots, unchecked ones, redirected git directories. */
