@@ -31,6 +31,7 @@ import { runningCommands } from "./running-checks.ts";
 import { seccompFd } from "./seccomp.ts";
 import { openSeatbelt } from "./seatbelt-backend.ts";
 import type { SandboxAttach } from "../network/service.ts";
+import type { NamespaceEntry } from "../network/sandbox-link.ts";
 import type { SandboxPreference } from "../settings/table.ts";
 import type { SandboxStatus } from "./types.ts";
 import {
@@ -246,12 +247,15 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         // The arguments first: a path bwrap cannot take throws before any descriptor is open.
         const args = bwrapArgs(plan, { ...features, seccompFd: program && 3 }, argv);
         const filter = program === undefined ? undefined : seccompFd(program);
-        const wrapped = [...enterArgv(input.network), bwrap, ...args];
+        // The namespace's descriptors come after the filter's (fd 3) in the child.
+        const entry = enterNamespace(input.network, filter === undefined ? 3 : 4, filter);
+        const wrapped = [...(entry?.argv ?? []), bwrap, ...args];
         let closed = false;
         const close = (settled = true) => {
           if (closed) return [];
           closed = true;
           filter?.close();
+          entry?.close();
           if (protections === undefined) return early;
           try {
             return early.concat(
@@ -268,7 +272,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         };
         return {
           argv: wrapped,
-          fds: filter === undefined ? [] : [filter.fd],
+          fds: [...(filter === undefined ? [] : [filter.fd]), ...(entry?.fds ?? [])],
           ...(excludes === undefined
             ? {}
             : { env: (scrubbed) => excludesEnv(scrubbed, SANDBOX_EXCLUDES) }),
@@ -384,9 +388,22 @@ function networkPlan(network: SandboxAttach | undefined): {
   return { network: network?.type === "namespace", proxySocket: undefined };
 }
 
-/** What starts the sandbox inside a session's namespace (`network-holder.ts`); none else. */
-function enterArgv(network: SandboxAttach | undefined): readonly string[] {
-  return network?.type === "bridge" ? (network.enter ?? []) : [];
+/**
+ * What starts the sandbox inside a session's namespace (`network-holder.ts`), its descriptors
+ * the child's from `firstFd` on; none else. Closes `filter` when it throws.
+ */
+function enterNamespace(
+  network: SandboxAttach | undefined,
+  firstFd: number,
+  filter: { close(): void } | undefined,
+): NamespaceEntry | undefined {
+  if (network?.type !== "bridge" || network.enter === undefined) return undefined;
+  try {
+    return network.enter(firstFd);
+  } catch (error) {
+    filter?.close();
+    throw error;
+  }
 }
 
 /**
