@@ -203,7 +203,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     const wrap = (command: CommandInput, argv: readonly string[]): Wrapped => {
       const input: WrapInput = { ...command, workspace };
       const { logger } = options;
-      const early = roots.flatMap((root) => running.check(root, logger, walks.of(root), unsafe));
+      const early = roots.flatMap((root) => running.check(root, logger, walks, unsafe));
       refuseRoots(workspace, extras, options.protectedDirs ?? [], unsafe);
       const writable = input.mode === "workspace-write";
       const git = options.git ?? { home: options.home };

@@ -19,12 +19,12 @@ import { RunnerDisposedError } from "./errors.ts";
 import { createCgroupMaker } from "./cgroup.ts";
 import type { CommandCgroup } from "./cgroup.ts";
 import { commandLimits, guessLimitHit, locatePrlimit, withinHardLimits } from "./limits.ts";
-import { cgroupsEmptied } from "./sandbox-gone.ts";
 import type { CommandLimits } from "./limits.ts";
 import type { WalkLimits } from "./git-entries.ts";
 import { isExecutableFile, resolveShell } from "./locate.ts";
 import { sharedSupervisor, tieToDsh } from "./lifetime.ts";
 import { killGroupsSync } from "./process-group.ts";
+import { cgroupsEmptied } from "./sandbox-gone.ts";
 import { spawnCommand } from "./spawn.ts";
 import type { SpawnLimits, SpawnResult } from "./spawn.ts";
 import type {

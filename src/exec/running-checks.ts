@@ -11,8 +11,7 @@
  * outside dsh between commands).
  */
 import type { Logger } from "../log.ts";
-import { checkWorkspaceAfter } from "./backend-parts.ts";
-import type { WalkOptions } from "./git-entries.ts";
+import { type Walks, checkWorkspaceAfter } from "./backend-parts.ts";
 import type { WorkspaceProtection } from "./workspace-guards.ts";
 
 export interface RunningCommands {
@@ -22,7 +21,7 @@ export interface RunningCommands {
    * The checks so far of the commands running in `root`, with what could not be undone added
    * to `unsafe`: notes for the model. Never throws.
    */
-  check(root: string, logger: Logger, walk: WalkOptions, unsafe: Set<string>): string[];
+  check(root: string, logger: Logger, walks: Walks, unsafe: Set<string>): string[];
 }
 
 export function runningCommands(): RunningCommands {
@@ -46,10 +45,10 @@ export function runningCommands(): RunningCommands {
         for (const root of roots) if (byRoot.get(root)?.size === 0) byRoot.delete(root);
       };
     },
-    check(root, logger, walk, unsafe) {
+    check(root, logger, walks, unsafe) {
       const running = [...(byRoot.get(root) ?? [])];
       const notes = running.flatMap((protection) =>
-        checkWorkspaceAfter(root, protection, logger, walk, unsafe),
+        checkWorkspaceAfter(root, protection, logger, walks.of(root), unsafe),
       );
       if (notes.length === 0) return [];
       logger.warn(
