@@ -48,6 +48,8 @@ function freezer() {
   const held = () => readFileSync(join(dir, "cgroup.procs"), "utf8").trim();
   return {
     async freeze(pid: number) {
+      // Writing 0 would move (and freeze) the writer itself.
+      if (!(pid > 1)) throw new Error(`not a process to freeze: ${pid}`);
       writeFileSync(join(dir, "cgroup.procs"), String(pid));
       writeFileSync(join(dir, "freezer.state"), "FROZEN");
       expect(await until(() => state() === "FROZEN")).toBe(true);
