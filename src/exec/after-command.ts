@@ -33,18 +33,20 @@ export interface AfterCommand {
 }
 
 /**
- * Removes what the command may not leave behind; `settled` false when a process of it may
- * still run. Never throws.
+ * Removes what the commands of `protections` (one, or several running in the workspace at
+ * once, checked over one walk) may not leave behind; `settled` false when a process of them
+ * may still run. Never throws.
  */
 export function checkAfterCommand(
   workspace: string,
-  protection: WorkspaceProtection,
+  protections: WorkspaceProtection | readonly WorkspaceProtection[],
   logger: Logger,
   walk: WalkOptions,
   settled = true,
 ): AfterCommand {
   const result: AfterCommand = { notes: [], unsafe: [] };
-  for (const guard of protection.guards) {
+  const each = Array.isArray(protections) ? protections : [protections];
+  for (const guard of each.flatMap((protection) => protection.guards)) {
     if (guard.type !== "forbid") continue;
     const sequencer = GIT_SEQUENCER_STATE.includes(basename(guard.path));
     const path = bytePath(workspace, partsBelow(workspace, guard.path));
@@ -53,9 +55,12 @@ export function checkAfterCommand(
     }
   }
   const found = walkGitEntries(workspace, walk);
-  const before = new Set(protection.gitEntries);
+  // An entry goes when one of the commands did not have it before it started.
+  const befores = each.map((protection) => new Set(protection.gitEntries));
   for (const entry of found.entries) {
-    if (!before.has(entry.key)) remove(workspace, entry, NEW_REPOSITORY, walk, logger, result);
+    if (befores.some((before) => !before.has(entry.key))) {
+      remove(workspace, entry, NEW_REPOSITORY, walk, logger, result);
+    }
   }
   if (found.unchecked.length > 0) {
     const reasons = found.unchecked.map((part) => `${part.path}: ${part.reason}`).join("; ");

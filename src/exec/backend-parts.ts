@@ -139,13 +139,13 @@ export function refuseUnsafe(unsafe: ReadonlySet<string>, workspace: string): vo
 }
 
 /**
- * The check after a `workspace-write` command (`after-command.ts`), with what it could not
- * undo added to `unsafe`; `settled` false when a process of the command may still run. Returns
- * the notes for the model; never throws.
+ * The check after a `workspace-write` command, or several (`after-command.ts`), with what it
+ * could not undo added to `unsafe`; `settled` false when a process of the command may still
+ * run. Returns the notes for the model; never throws.
  */
 export function checkWorkspaceAfter(
   workspace: string,
-  protection: WorkspaceProtection,
+  protection: WorkspaceProtection | readonly WorkspaceProtection[],
   logger: Logger,
   walk: WalkOptions,
   unsafe: Set<string>,

@@ -47,9 +47,9 @@ export function runningCommands(): RunningCommands {
     },
     check(root, logger, walks, unsafe) {
       const running = [...(byRoot.get(root) ?? [])];
-      const notes = running.flatMap((protection) =>
-        checkWorkspaceAfter(root, protection, logger, walks.of(root), unsafe),
-      );
+      if (running.length === 0) return [];
+      // One walk for all of them.
+      const notes = checkWorkspaceAfter(root, running, logger, walks.of(root), unsafe);
       if (notes.length === 0) return [];
       logger.warn(
         `a sandboxed command still running in ${root} (a background command, or another ` +
