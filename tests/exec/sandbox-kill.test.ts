@@ -78,45 +78,55 @@ function initOf(ns: string): number | undefined {
   return undefined;
 }
 
+/** How the command is stopped once its init is frozen: a cancel, or its output flooding. */
+const STOPS = [
+  { stop: "a cancel", flood: false },
+  { stop: "the output limit", flood: true },
+] as const;
+
 describe("a killed command whose sandbox outlives the kill", () => {
-  frozenTest(
-    "leaves the workspace unchecked: what it plants afterwards never passes for the user's",
-    async () => {
-      using root = tempDir("dsh-kill-", "/var/tmp");
-      await using runner = makeRunner({ limits: { goneWithinMs: 300, killGraceMs: 300 } });
-      // Thawed before the runner ends, which waits for the command's cgroup to go.
-      await using frozen = freezer();
-      const ws = root.path;
-      const abort = new AbortController();
-      let output = "";
-      const planted = Promise.withResolvers<void>();
-      const script = [
-        "readlink /proc/self/ns/pid",
-        // Out of the command's group: only the end of the namespace ends it.
-        "setsid sh -c 'while :; do mkdir -p sub/.git/hooks; sleep 0.02; done' </dev/null >/dev/null 2>&1 &",
-        "until [ -d sub/.git ]; do sleep 0.01; done",
-        "echo planted",
-        "sleep 1000",
-      ].join("\n");
-      const running = run(runner, ws, script, {
-        signal: abort.signal,
-        onOutput: (text) => {
-          output += text;
-          if (output.includes("planted\n")) planted.resolve();
-        },
-      });
-      await planted.promise;
-      const ns = /pid:\[\d+\]/.exec(output)?.[0] ?? "";
-      const init = initOf(ns);
-      expect(init).toBeGreaterThan(1);
-      await frozen.freeze(init ?? 0);
-      abort.abort();
-      const result = await running;
-      expect(result.cancelled).toBe(true);
-      expect(result.output).toContain("still running after it was killed");
-      // Whatever the loop planted after the check, the next command must not take it in.
-      await expect(run(runner, ws, "true")).rejects.toThrow(/could not check all of/);
-    },
-    30_000,
-  );
+  for (const { stop, flood } of STOPS) {
+    frozenTest(
+      `stopped by ${stop}, it leaves the workspace unchecked: what it plants afterwards never passes for the user's`,
+      async () => {
+        using root = tempDir("dsh-kill-", "/var/tmp");
+        const limits = { goneWithinMs: 300, killGraceMs: 300, hardLimitBytes: 1024 * 1024 };
+        await using runner = makeRunner({ limits });
+        // Thawed before the runner ends, which waits for the command's cgroup to go.
+        await using frozen = freezer();
+        const ws = root.path;
+        const abort = new AbortController();
+        let output = "";
+        const planted = Promise.withResolvers<void>();
+        const script = [
+          "readlink /proc/self/ns/pid",
+          // Out of the command's group: only the end of the namespace ends it.
+          "setsid sh -c 'while :; do mkdir -p sub/.git/hooks; sleep 0.02; done' </dev/null >/dev/null 2>&1 &",
+          "until [ -d sub/.git ]; do sleep 0.01; done",
+          "echo planted",
+          // The flood waits for the test to have frozen the init.
+          flood ? "until [ -e go ]; do sleep 0.01; done; yes" : "sleep 1000",
+        ].join("\n");
+        const running = run(runner, ws, script, {
+          signal: abort.signal,
+          onOutput: (text) => {
+            output += text;
+            if (output.includes("planted\n")) planted.resolve();
+          },
+        });
+        await planted.promise;
+        const init = initOf(/pid:\[\d+\]/.exec(output)?.[0] ?? "");
+        expect(init).toBeGreaterThan(1);
+        await frozen.freeze(init ?? 0);
+        if (flood) writeFileSync(join(ws, "go"), "");
+        else abort.abort();
+        const result = await running;
+        expect([result.cancelled, result.outputLimited]).toEqual([!flood, flood]);
+        expect(result.output).toContain("still running after it was killed");
+        // Whatever the loop planted after the check, the next command must not take it in.
+        await expect(run(runner, ws, "true")).rejects.toThrow(/could not check all of/);
+      },
+      30_000,
+    );
+  }
 });
