@@ -7,7 +7,9 @@
  *
  * The check fails closed: whatever the walk found is removed even when it could not check the
  * whole workspace, and then the user is told, and the guards refuse later commands there, as
- * they do while a path dsh could not remove is still there.
+ * they do while a path dsh could not remove is still there. So it does when a process of the
+ * command may still run (`sandbox-gone.ts`): it could create an entry after the walk, which the
+ * next command's walk would take for one that was there before.
  */
 import { basename } from "node:path";
 import type { Logger } from "../log.ts";
@@ -30,15 +32,21 @@ export interface AfterCommand {
   readonly unsafe: string[];
 }
 
-/** Removes what the command may not leave behind. Never throws. */
+/**
+ * Removes what the commands of `protections` (one, or several running in the workspace at
+ * once, checked over one walk) may not leave behind; `settled` false when a process of them
+ * may still run. Never throws.
+ */
 export function checkAfterCommand(
   workspace: string,
-  protection: WorkspaceProtection,
+  protections: WorkspaceProtection | readonly WorkspaceProtection[],
   logger: Logger,
   walk: WalkOptions,
+  settled = true,
 ): AfterCommand {
   const result: AfterCommand = { notes: [], unsafe: [] };
-  for (const guard of protection.guards) {
+  const each = Array.isArray(protections) ? protections : [protections];
+  for (const guard of each.flatMap((protection) => protection.guards)) {
     if (guard.type !== "forbid") continue;
     const sequencer = GIT_SEQUENCER_STATE.includes(basename(guard.path));
     const path = bytePath(workspace, partsBelow(workspace, guard.path));
@@ -47,9 +55,12 @@ export function checkAfterCommand(
     }
   }
   const found = walkGitEntries(workspace, walk);
-  const before = new Set(protection.gitEntries);
+  // An entry goes when one of the commands did not have it before it started.
+  const befores = each.map((protection) => new Set(protection.gitEntries));
   for (const entry of found.entries) {
-    if (!before.has(entry.key)) remove(workspace, entry, NEW_REPOSITORY, walk, logger, result);
+    if (befores.some((before) => !before.has(entry.key))) {
+      remove(workspace, entry, NEW_REPOSITORY, walk, logger, result);
+    }
   }
   if (found.unchecked.length > 0) {
     const reasons = found.unchecked.map((part) => `${part.path}: ${part.reason}`).join("; ");
@@ -64,6 +75,22 @@ export function checkAfterCommand(
       `[dsh could not check all of the workspace for git repositories the command created ` +
         `(${reasons}); it removed those it found, and refuses further sandboxed commands here ` +
         "until the user has checked the workspace and started dsh again]",
+    );
+    result.unsafe.push(workspace);
+  }
+  if (!settled) {
+    logger.error(
+      `a process of a sandboxed command in ${workspace} was still running after dsh killed ` +
+        "the command, and could create git repositories after dsh checked; dsh removed those " +
+        `it found. Run no git there until you have looked for .git entries you did not make ` +
+        `(find ${workspace} -name .git) and removed them; dsh runs no more sandboxed commands ` +
+        "there until it is started again",
+      { workspace },
+    );
+    result.notes.push(
+      "[a process of the command was still running after it was killed, so dsh could not " +
+        "check the workspace for git repositories it may create; it refuses further sandboxed " +
+        "commands here until the user has checked the workspace and started dsh again]",
     );
     result.unsafe.push(workspace);
   }

@@ -139,18 +139,20 @@ export function refuseUnsafe(unsafe: ReadonlySet<string>, workspace: string): vo
 }
 
 /**
- * The check after a `workspace-write` command (`after-command.ts`), with what it could not
- * undo added to `unsafe`. Returns the notes for the model; never throws.
+ * The check after a `workspace-write` command, or several (`after-command.ts`), with what it
+ * could not undo added to `unsafe`; `settled` false when a process of the command may still
+ * run. Returns the notes for the model; never throws.
  */
 export function checkWorkspaceAfter(
   workspace: string,
-  protection: WorkspaceProtection,
+  protection: WorkspaceProtection | readonly WorkspaceProtection[],
   logger: Logger,
   walk: WalkOptions,
   unsafe: Set<string>,
+  settled = true,
 ): string[] {
   try {
-    const after = checkAfterCommand(workspace, protection, logger, walk);
+    const after = checkAfterCommand(workspace, protection, logger, walk, settled);
     for (const path of after.unsafe) unsafe.add(path);
     return after.notes;
   } catch (error) {

@@ -27,9 +27,11 @@ import { hostServiceMasks } from "./host-services.ts";
 import { type PlaceholderHold, createPlaceholders } from "./placeholders.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap } from "./probe.ts";
+import { runningCommands } from "./running-checks.ts";
 import { seccompFd } from "./seccomp.ts";
 import { openSeatbelt } from "./seatbelt-backend.ts";
 import type { SandboxAttach } from "../network/service.ts";
+import type { NamespaceEntry } from "../network/sandbox-link.ts";
 import type { SandboxPreference } from "../settings/table.ts";
 import type { SandboxStatus } from "./types.ts";
 import {
@@ -62,9 +64,11 @@ export interface Wrapped {
   env?(scrubbed: Readonly<Record<string, string>>): Record<string, string>;
   /**
    * Ends the command's sandbox once the command has exited: closes the fds and undoes what
-   * the command may not leave in the workspace. Returns notes for the model; never throws.
+   * the command may not leave in the workspace. `settled` false says a process of the command
+   * may still run: the workspace is then left unchecked (later commands there are refused).
+   * Returns notes for the model; never throws.
    */
-  close(): string[];
+  close(settled?: boolean): string[];
 }
 
 export interface Backend {
@@ -177,10 +181,10 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   if (bwrap === undefined || features === undefined || !probe.status.ok) {
     return unavailableBackend(probe.status);
   }
-  const privateRoots = ["/tmp", "/dev", "/proc"];
   // What commands created and dsh could not undo: later commands there are refused.
   const unsafe = new Set<string>();
   const walks = walksByWorkspace(calls, options.walkLimits, watcher);
+  const running = runningCommands();
   // The kernel's entries do not change while dsh runs.
   const kernel = kernelInterfaces();
   const credentialMasks = createCredentialMasker(options.credentials ?? { home: options.home });
@@ -195,37 +199,27 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     const stateDir = uniqueMasks(roots.flatMap((root) => stateDirMasks(options.stateDir, root)));
     const services = hostServiceMasks(options.runtimeDir, options.serviceRoots);
     const masks = [...credentials, ...stateDir];
-    const hidden = (path: string) => {
-      if (roots.some((root) => isWithin(root, path))) return undefined;
-      if (privateRoots.some((root) => isWithin(root, path))) {
-        return "it lies under a directory the sandbox replaces with its own (/tmp, /dev, /proc)";
-      }
-      if (services.some((mask) => isWithin(mask.path, path))) {
-        return "it lies in a runtime directory the sandbox hides (/run/user, XDG_RUNTIME_DIR)";
-      }
-      if (credentials.some((mask) => isWithin(mask.path, path))) {
-        return "it lies in a credential store the sandbox hides";
-      }
-      if (stateDir.some((mask) => isWithin(mask.path, path))) {
-        return "it lies in dsh's state directory, which the sandbox hides";
-      }
-      return undefined;
-    };
+    const hidden = (path: string) => hiddenIn(path, { roots, services, credentials, stateDir });
     const wrap = (command: CommandInput, argv: readonly string[]): Wrapped => {
       const input: WrapInput = { ...command, workspace };
+      const { logger } = options;
+      const early = roots.flatMap((root) => running.check(root, logger, walks, unsafe));
       refuseRoots(workspace, extras, options.protectedDirs ?? [], unsafe);
       const writable = input.mode === "workspace-write";
       const git = options.git ?? { home: options.home };
       // Held from before any placeholder is made until the command has ended, one per root.
       const holds = writable ? roots.map((root) => placeholders.hold(root)) : [];
       const hold = holds[0];
+      let stopped = () => {};
       const releaseAll = () => {
+        stopped();
         for (const held of holds) held.release();
       };
       try {
         const protections = writable
           ? protectRoots(roots, { options, masks, holds, git, walks })
           : undefined;
+        if (protections !== undefined) stopped = running.add(roots, protections);
         for (const held of holds) held.seal();
         const guards = protections?.[0]?.guards ?? [];
         // git in the sandbox must not stage the placeholders (`git-excludes.ts`).
@@ -253,26 +247,32 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         // The arguments first: a path bwrap cannot take throws before any descriptor is open.
         const args = bwrapArgs(plan, { ...features, seccompFd: program && 3 }, argv);
         const filter = program === undefined ? undefined : seccompFd(program);
-        const wrapped = [...enterArgv(input.network), bwrap, ...args];
+        // The namespace's descriptors come after the filter's (fd 3) in the child.
+        const entry = enterNamespace(input.network, filter === undefined ? 3 : 4, filter);
+        const wrapped = [...(entry?.argv ?? []), bwrap, ...args];
         let closed = false;
-        const close = () => {
+        const close = (settled = true) => {
           if (closed) return [];
           closed = true;
           filter?.close();
-          if (protections === undefined) return [];
+          entry?.close();
+          if (protections === undefined) return early;
           try {
-            return roots.flatMap((root, i) => {
-              const kept = protections[i];
-              if (kept === undefined) return [];
-              return checkWorkspaceAfter(root, kept, options.logger, walks.of(root), unsafe);
-            });
+            return early.concat(
+              roots.flatMap((root, i) => {
+                const kept = protections[i];
+                if (kept === undefined) return [];
+                const walk = walks.of(root);
+                return checkWorkspaceAfter(root, kept, options.logger, walk, unsafe, settled);
+              }),
+            );
           } finally {
             releaseAll();
           }
         };
         return {
           argv: wrapped,
-          fds: filter === undefined ? [] : [filter.fd],
+          fds: [...(filter === undefined ? [] : [filter.fd]), ...(entry?.fds ?? [])],
           ...(excludes === undefined || excludeFiles.length === 0
             ? {}
             : { env: (scrubbed) => excludesEnv(scrubbed, excludes.config) }),
@@ -293,6 +293,35 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       walks.close();
     },
   };
+}
+
+/** The directories bwrap replaces with its own. */
+const PRIVATE_ROOTS = ["/tmp", "/dev", "/proc"];
+
+/** Why `path` is not visible inside a sandbox with these roots and masks; undefined when it is. */
+function hiddenIn(
+  path: string,
+  view: {
+    readonly roots: readonly string[];
+    readonly services: readonly { readonly path: string }[];
+    readonly credentials: readonly Mask[];
+    readonly stateDir: readonly Mask[];
+  },
+): string | undefined {
+  if (view.roots.some((root) => isWithin(root, path))) return undefined;
+  if (PRIVATE_ROOTS.some((root) => isWithin(root, path))) {
+    return "it lies under a directory the sandbox replaces with its own (/tmp, /dev, /proc)";
+  }
+  if (view.services.some((mask) => isWithin(mask.path, path))) {
+    return "it lies in a runtime directory the sandbox hides (/run/user, XDG_RUNTIME_DIR)";
+  }
+  if (view.credentials.some((mask) => isWithin(mask.path, path))) {
+    return "it lies in a credential store the sandbox hides";
+  }
+  if (view.stateDir.some((mask) => isWithin(mask.path, path))) {
+    return "it lies in dsh's state directory, which the sandbox hides";
+  }
+  return undefined;
 }
 
 /** What no command may run in: overlapping roots, unchecked ones, redirected git directories. */
@@ -359,9 +388,22 @@ function networkPlan(network: SandboxAttach | undefined): {
   return { network: network?.type === "namespace", proxySocket: undefined };
 }
 
-/** What starts the sandbox inside a session's namespace (`network-holder.ts`); none else. */
-function enterArgv(network: SandboxAttach | undefined): readonly string[] {
-  return network?.type === "bridge" ? (network.enter ?? []) : [];
+/**
+ * What starts the sandbox inside a session's namespace (`network-holder.ts`), its descriptors
+ * the child's from `firstFd` on; none else. Closes `filter` when it throws.
+ */
+function enterNamespace(
+  network: SandboxAttach | undefined,
+  firstFd: number,
+  filter: { close(): void } | undefined,
+): NamespaceEntry | undefined {
+  if (network?.type !== "bridge" || network.enter === undefined) return undefined;
+  try {
+    return network.enter(firstFd);
+  } catch (error) {
+    filter?.close();
+    throw error;
+  }
 }
 
 /**

@@ -34,8 +34,11 @@ export interface CommandPlan {
   /** The bounds the command runs under, and whether its rlimits hold them. */
   readonly bounds: CommandLimits;
   readonly rlimited: boolean;
-  /** Ends the sandbox once the command has exited: notes for the model. Never throws. */
-  release(): string[];
+  /**
+   * Ends the sandbox once the command has exited: notes for the model. `settled` false says a
+   * process of the command may still run (the check after it then fails closed). Never throws.
+   */
+  release(settled?: boolean): string[];
 }
 
 /** What the runner holds that plans are made from: found once, shared by its commands. */
@@ -133,7 +136,7 @@ export async function sandboxedPlan(
     ...(cgroup === undefined ? {} : { cgroup }),
     bounds,
     rlimited,
-    release: () => [...wrapped.close(), ...(network?.close() ?? [])],
+    release: (settled) => [...wrapped.close(settled), ...(network?.close() ?? [])],
   };
 }
 

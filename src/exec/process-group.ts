@@ -44,17 +44,22 @@ export async function waitGroupGone(pgid: number, withinMs: number): Promise<boo
 }
 
 /**
- * SIGTERM to the group, SIGKILL after `graceMs` if anything is left, then waits (bounded)
- * until the group is gone. A `graceMs` of 0 sends SIGKILL at once. Safe to call when the
- * group is already empty.
+ * SIGTERM to the group, SIGKILL after `graceMs` if anything is left, then waits until the
+ * group is gone, at most `goneWithinMs` (`graceMs`, and 2 s at least, when absent). A `graceMs`
+ * of 0 sends SIGKILL at once. Safe to call when the group is already empty. Resolves false when
+ * a process of the group was still there at the end of the wait.
  */
-export async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
+export async function terminateGroup(
+  pgid: number,
+  graceMs: number,
+  goneWithinMs = Math.max(graceMs, 2000),
+): Promise<boolean> {
   if (graceMs > 0) {
-    if (!signalGroup(pgid, "SIGTERM")) return;
-    if (await waitGroupGone(pgid, graceMs)) return;
+    if (!signalGroup(pgid, "SIGTERM")) return true;
+    if (await waitGroupGone(pgid, graceMs)) return true;
   }
-  if (!signalGroup(pgid, "SIGKILL")) return;
-  await waitGroupGone(pgid, Math.max(graceMs, 2000));
+  if (!signalGroup(pgid, "SIGKILL")) return true;
+  return waitGroupGone(pgid, goneWithinMs);
 }
 
 /**

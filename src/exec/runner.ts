@@ -24,8 +24,9 @@ import type { WalkLimits } from "./git-entries.ts";
 import { isExecutableFile, resolveShell } from "./locate.ts";
 import { sharedSupervisor, tieToDsh } from "./lifetime.ts";
 import { killGroupsSync } from "./process-group.ts";
+import { cgroupsEmptied } from "./sandbox-gone.ts";
 import { spawnCommand } from "./spawn.ts";
-import type { SpawnLimits } from "./spawn.ts";
+import type { SpawnLimits, SpawnResult } from "./spawn.ts";
 import type {
   CommandRequest,
   CommandResult,
@@ -54,6 +55,7 @@ const DEFAULT_LIMITS: RunnerLimits = {
   liveBytes: 256 * 1024,
   hardLimitBytes: 64 * 1024 * 1024,
   killGraceMs: 2_000,
+  goneWithinMs: 5_000,
   probeTimeoutMs: 5_000,
 };
 
@@ -181,11 +183,11 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
         ? unsandboxedPlan(context, request.command)
         : await sandboxedPlan(context, { ...request, sandbox }, cwd, workspace);
     let released = false;
-    const release = () => {
+    const release = (settled = true) => {
       if (released) return [];
       released = true;
       removeLater(plan.cgroup);
-      return plan.release();
+      return plan.release(settled);
     };
     try {
       const env = environment(plan, cwd);
@@ -194,9 +196,9 @@ export function createCommandRunner(deps: CommandRunnerDeps): CommandRunner {
           ? UNTIMED_MS
           : clampTimeout(request.timeoutMs ?? limits.defaultTimeoutMs, limits);
       const spawned = { cwd, env, timeoutMs, signal, groups };
-      const result = await spawnPlanned(deps.logger, limits, plan, spawned, options);
+      const { result, settled } = await spawnSettled(deps.logger, limits, plan, spawned, options);
       const limitHit = limitReport(result, plan);
-      const notes = release();
+      const notes = release(settled);
       const withHit = limitHit === undefined ? result : { ...result, limitHit };
       return notes.length === 0
         ? withHit
@@ -315,6 +317,24 @@ interface SpawnedCommand {
   readonly groups: Set<number>;
 }
 
+/**
+ * Runs a planned command until it ends, then waits for the last of it to be gone (its group,
+ * its cgroup): the check after it runs once nothing of it is left to change the workspace, and
+ * `settled` is false when something was still there at the end of the wait.
+ */
+async function spawnSettled(
+  logger: Logger,
+  limits: RunnerLimits,
+  plan: CommandPlan,
+  command: SpawnedCommand,
+  options: RunOptions,
+): Promise<{ result: CommandResult; settled: boolean }> {
+  const { lingering, ...result } = await spawnPlanned(logger, limits, plan, command, options);
+  const files = plan.cgroup?.procsFiles ?? [];
+  const settled = !lingering && (await cgroupsEmptied(files, limits.goneWithinMs ?? 0));
+  return { result, settled };
+}
+
 /** Runs a planned command tied to dsh (its supervisor, its cgroup) until it ends. */
 async function spawnPlanned(
   logger: Logger,
@@ -322,7 +342,7 @@ async function spawnPlanned(
   plan: CommandPlan,
   command: SpawnedCommand,
   options: RunOptions,
-): Promise<CommandResult> {
+): Promise<SpawnResult> {
   const tie = await tieToDsh(plan.argv, {
     logger,
     mergeStderr: true,

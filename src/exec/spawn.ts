@@ -15,6 +15,12 @@ export interface SpawnLimits extends OutputLimits {
   readonly hardLimitBytes: number;
   /** Time between SIGTERM and SIGKILL. */
   readonly killGraceMs: number;
+  /**
+   * How long the group may take to be gone after its SIGKILL (a process with much memory to
+   * free, or in a system call that must finish, exits late); `killGraceMs`, and 2 s at least,
+   * when absent.
+   */
+  readonly goneWithinMs?: number;
 }
 
 export interface SpawnSpec {
@@ -44,11 +50,22 @@ export interface SpawnSpec {
 
 type StopReason = "timeout" | "cancel" | "output-limit";
 
+/** The result of one spawn, and whether a process of its group outlived the wait for it. */
+export interface SpawnResult extends CommandResult {
+  /**
+   * A process of the group was still there `goneWithinMs` after its SIGKILL: it may still
+   * change what it can reach.
+   */
+  readonly lingering: boolean;
+}
+
 /** Runs `argv` to completion. Rejects only when the process cannot be started at all. */
-export async function spawnCommand(spec: SpawnSpec): Promise<CommandResult> {
+export async function spawnCommand(spec: SpawnSpec): Promise<SpawnResult> {
   const started = performance.now();
   const collector = createOutputCollector(spec.limits, spec.onOutput);
-  if (spec.signal.aborted) return result(collector.finish(), null, null, "cancel", started);
+  if (spec.signal.aborted) {
+    return { ...result(collector.finish(), null, null, "cancel", started), lingering: false };
+  }
   const start = () =>
     Bun.spawn([...spec.argv], {
       cwd: spec.cwd,
@@ -74,13 +91,15 @@ async function followCommand(
   proc: Bun.Subprocess<"ignore", "pipe", "pipe">,
   collector: ReturnType<typeof createOutputCollector>,
   started: number,
-): Promise<CommandResult> {
+): Promise<SpawnResult> {
   let reason: StopReason | undefined;
-  let stopping: Promise<void> | undefined;
+  let stopping: Promise<boolean> | undefined;
+  const { killGraceMs, goneWithinMs } = spec.limits;
+  const terminate = () => terminateGroup(proc.pid, spec.graceful ? killGraceMs : 0, goneWithinMs);
   const stop = (why: StopReason) => {
     if (reason !== undefined) return;
     reason = why;
-    stopping = terminateGroup(proc.pid, spec.graceful ? spec.limits.killGraceMs : 0);
+    stopping = terminate();
   };
   const onAbort = () => stop("cancel");
   spec.signal.addEventListener("abort", onAbort, { once: true });
@@ -102,7 +121,7 @@ async function followCommand(
     spec.signal.removeEventListener("abort", onAbort);
   }
   // The shell is gone; background children it left in its group go with it.
-  await (stopping ?? terminateGroup(proc.pid, spec.graceful ? spec.limits.killGraceMs : 0));
+  const gone = await (stopping ?? terminate());
   const grace = Promise.withResolvers<"late">();
   const graceTimer = setTimeout(() => grace.resolve("late"), spec.limits.killGraceMs);
   const late = await Promise.race([drained.then(() => "done" as const), grace.promise]);
@@ -113,7 +132,8 @@ async function followCommand(
     await Promise.all(readers.map((reader) => reader.cancel().catch(() => undefined)));
   }
   const signal = proc.signalCode === null ? null : String(proc.signalCode);
-  return result(collector.finish(), proc.exitCode, signal, reason, started);
+  const ended = result(collector.finish(), proc.exitCode, signal, reason, started);
+  return { ...ended, lingering: !gone };
 }
 
 function result(

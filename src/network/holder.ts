@@ -4,11 +4,16 @@
  * holders are made in `exec/network-holder.ts` (they are processes tied to dsh like commands)
  * and handed to the network service by the composition root.
  */
+import type { EnterNamespace } from "./sandbox-link.ts";
 
 /** A session's namespace, held by its holder process. */
 export interface NetworkHolder {
-  /** The argv that runs what follows inside the namespace (before the command's bwrap). */
-  readonly enter: readonly string[];
+  /**
+   * What starts a command inside the namespace (before its bwrap), by descriptors of the
+   * namespace dsh opened when the holder started, never by the holder's pid (which another
+   * process may have once the holder is gone).
+   */
+  readonly enter: EnterNamespace;
   /** Whether the holder still holds the same namespace. */
   alive(): boolean;
   /** Ends the holder (its namespace lives on while a command is still in it). Never throws. */

@@ -25,7 +25,22 @@ export type SandboxAttach =
       readonly type: "bridge";
       readonly socket: string;
       readonly bridge: readonly string[];
-      readonly enter?: readonly string[];
+      readonly enter?: EnterNamespace;
     }
   /** Let the command reach `127.0.0.1:port` on the host. */
   | { readonly type: "port"; readonly port: number };
+
+/**
+ * How one command starts inside a session's namespace, for a child that gets the entry's `fds`
+ * as its descriptors `firstFd`, `firstFd + 1`, ... Throws when the namespace is gone.
+ */
+export type EnterNamespace = (firstFd: number) => NamespaceEntry;
+
+export interface NamespaceEntry {
+  /** What runs what follows inside the namespace. */
+  readonly argv: readonly string[];
+  /** dsh's descriptors of the namespace, opened for this command alone. */
+  readonly fds: readonly number[];
+  /** Closes `fds`, once the command has ended. Never throws. */
+  close(): void;
+}

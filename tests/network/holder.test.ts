@@ -5,9 +5,10 @@
  * any session gets its own namespace, as bwrap makes it.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { readlinkSync } from "node:fs";
+import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { openHolders } from "../../src/exec/network-holder.ts";
 import type { NetworkHolders } from "../../src/network/holder.ts";
+import type { SandboxAttach } from "../../src/network/sandbox-link.ts";
 import { createListenerMaker } from "../../src/network/links.ts";
 import { silentLogger } from "../../src/log.ts";
 import { runIf } from "../support/gate.ts";
@@ -24,23 +25,31 @@ const maker = createListenerMaker({
 afterAll(() => maker.dispose());
 
 const ignore = () => {};
-/** The holder pid a bridge's attach enters, or undefined. */
-function holderPid(attach: { type: string; enter?: readonly string[] }): number | undefined {
-  const at = attach.enter?.indexOf("-t") ?? -1;
-  return at < 0 ? undefined : Number(attach.enter?.[at + 1]);
-}
-const alive = (pid: number | undefined) => {
+/** The argv and network namespace a bridge's attach enters, or undefined. */
+function entered(attach: SandboxAttach): { argv: readonly string[]; net: string } | undefined {
+  if (attach.type !== "bridge" || attach.enter === undefined) return undefined;
+  const entry = attach.enter(3);
   try {
-    readlinkSync(`/proc/${pid}/ns/net`);
-    return true;
-  } catch {
-    return false;
+    return { argv: entry.argv, net: readlinkSync(`/proc/self/fd/${entry.fds[1]}`) };
+  } finally {
+    entry.close();
   }
-};
-async function gone(pid: number | undefined): Promise<boolean> {
+}
+/** The live processes in the network namespace `net` (the holder's). */
+const holding = (net: string | undefined) =>
+  readdirSync("/proc").filter((entry) => {
+    try {
+      const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${entry}/status`, "utf8"))?.[1];
+      return readlinkSync(`/proc/${entry}/ns/net`) === net && state !== "Z";
+    } catch {
+      return false;
+    }
+  });
+const alive = (net: string | undefined) => holding(net).length > 0;
+async function gone(net: string | undefined): Promise<boolean> {
   const deadline = Date.now() + 10_000;
-  while (alive(pid) && Date.now() < deadline) await Bun.sleep(25);
-  return !alive(pid);
+  while (alive(net) && Date.now() < deadline) await Bun.sleep(25);
+  return !alive(net);
 }
 
 describe("a session's network holder", () => {
@@ -49,42 +58,48 @@ describe("a session's network holder", () => {
     const two = await maker.open("bridge", ignore, "s1");
     const other = await maker.open("bridge", ignore, "s2");
     try {
-      const pid = holderPid(one.attach);
-      expect(pid).toBeGreaterThan(1);
-      expect(holderPid(two.attach)).toBe(pid);
-      expect(holderPid(other.attach)).not.toBe(pid);
-      expect(readlinkSync(`/proc/${pid}/ns/net`)).not.toBe(readlinkSync("/proc/self/ns/net"));
+      const net = entered(one.attach)?.net;
+      expect(net).toMatch(/^net:\[\d+\]$/);
+      expect(alive(net)).toBe(true);
+      expect(entered(two.attach)?.net).toBe(net);
+      expect(entered(other.attach)?.net).not.toBe(net);
+      expect(net).not.toBe(readlinkSync("/proc/self/ns/net"));
       expect(one.port).not.toBe(two.port);
       expect(one.attach.type === "bridge" && one.attach.bridge.at(-1)).toBe(String(one.port));
-      expect(one.attach.type === "bridge" && one.attach.enter?.slice(-5)).toEqual([
-        String(pid),
-        "-U",
-        "-n",
+      // By the descriptors the command inherits, never by the holder's pid.
+      expect(entered(one.attach)?.argv.slice(1)).toEqual([
+        "--user=/proc/self/fd/3",
+        "--net=/proc/self/fd/4",
         "--preserve-credentials",
         "--",
       ]);
     } finally {
       for (const listener of [one, two, other]) listener.close();
     }
+    const nets = [entered(one.attach)?.net, entered(other.attach)?.net];
     maker.endScope("s1");
-    expect(await gone(holderPid(one.attach))).toBe(true);
-    expect(alive(holderPid(other.attach))).toBe(true);
+    expect(await gone(nets[0])).toBe(true);
+    expect(alive(nets[1])).toBe(true);
     maker.endScope("s2");
-    expect(await gone(holderPid(other.attach))).toBe(true);
+    expect(await gone(nets[1])).toBe(true);
   });
 
   check("a holder that died is replaced at the session's next command", async () => {
     const first = await maker.open("bridge", ignore, "s3");
     first.close();
-    const pid = holderPid(first.attach);
-    process.kill(pid ?? 0, "SIGKILL");
-    expect(await gone(pid)).toBe(true);
+    const net = entered(first.attach)?.net;
+    const killed = holding(net);
+    for (const pid of killed) process.kill(Number(pid), "SIGKILL");
+    expect(await gone(net)).toBe(true);
     const next = await maker.open("bridge", ignore, "s3");
     next.close();
-    const replaced = holderPid(next.attach);
-    expect(replaced).toBeGreaterThan(1);
-    expect(replaced).not.toBe(pid);
+    // A namespace's id may be given again once it is gone: the holder's processes tell.
+    const replaced = entered(next.attach)?.net;
+    expect(replaced).toMatch(/^net:\[\d+\]$/);
+    expect(holding(replaced)).not.toEqual(killed);
     expect(alive(replaced)).toBe(true);
+    // The old holder's descriptors went with it: entering it is refused.
+    expect(() => entered(first.attach)).toThrow(/ended before the command started/);
     maker.endScope("s3");
     expect(await gone(replaced)).toBe(true);
   });
