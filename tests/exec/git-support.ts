@@ -4,20 +4,19 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "./helpers.ts";
+import { GIT_HOME } from "../support/git-home.ts";
 
 /** A home for the host's git that holds nothing of the real user's config. */
-const gitHome = tempDir("dsh-git-home-", "/var/tmp");
+mkdirSync(GIT_HOME, { recursive: true });
 writeFileSync(
-  join(gitHome.path, ".gitconfig"),
+  join(GIT_HOME, ".gitconfig"),
   '[user]\n\tname = t\n\temail = t@t\n[protocol "file"]\n\tallow = always\n[init]\n\tdefaultBranch = main\n',
 );
-process.on("exit", () => gitHome[Symbol.dispose]());
 
 /** The environment of every git the tests run: the private home and no system config. */
 export const GIT_ENV: Record<string, string> = {
   PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: gitHome.path,
+  HOME: GIT_HOME,
   GIT_CONFIG_NOSYSTEM: "1",
   LANG: "C",
 };
