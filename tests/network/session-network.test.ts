@@ -88,6 +88,9 @@ describe("a session's network as an unprivileged user", () => {
         expect(ports).not.toContain("http://127.0.0.1:41082");
         // Sessions a and b hold one each.
         expect(holders().length).toBe(2);
+        // Only now does the fixture end session a.
+        proc.stdin.write("end\n");
+        proc.stdin.flush();
         expect(await next()).toEqual({ ended: true });
         expect(await holdersBecome(1)).toBe(1);
         proc.stdin.end();
