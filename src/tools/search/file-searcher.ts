@@ -13,7 +13,9 @@ import * as v from "valibot";
 import { TimeLimitError } from "../errors.ts";
 import type { BatchReport, SearchRequest } from "./search-worker.ts";
 import type { PathSource } from "./path-feed.ts";
-import { batchDirectories, searchWorkerMain } from "./search-worker.ts";
+import { searchWorkerMain } from "./search-worker.ts";
+import { batchDirectories, fileReader } from "./worker-read.ts";
+import { workerLibc } from "./worker-libc.ts";
 
 /** Files per message to a thread: enough to amortise the round trip, small enough to balance. */
 const BATCH_FILES = 160;
@@ -101,7 +103,7 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
       threads.push(reused);
       return reused.worker;
     }
-    const text = `(${searchWorkerMain.toString()})(${batchDirectories.toString()});`;
+    const text = `(${searchWorkerMain})(${fileReader}, ${batchDirectories}, ${workerLibc});`;
     const source = new Blob([text], { type: "text/javascript" });
     const url = URL.createObjectURL(source);
     const thread = { worker: new Worker(url), url };
