@@ -86,15 +86,17 @@ export function workerLibc(fs: typeof import("node:fs")) {
     },
     /**
      * Reads `fd` into the thread's buffer of `size` bytes until its end or the buffer is full;
-     * the bytes (valid until the next call), or undefined when a read fails.
+     * the bytes (valid until the next call), or undefined when a read fails. Once `expected`
+     * bytes (what `fstat` said, when not 0) are read the file is taken as ended: no read more
+     * to see its end, and never fewer bytes than it held when stat'ed.
      */
-    read(fd: number, size: number): Buffer | undefined {
+    read(fd: number, size: number, expected: number): Buffer | undefined {
       if (buffer === undefined || buffer.bytes.length !== size) {
         const memory = new ArrayBuffer(size);
         buffer = { bytes: Buffer.from(memory), at: ffi.ptr(memory) };
       }
       let total = 0;
-      while (total < size) {
+      while (total < size && (expected <= 0 || total < expected)) {
         const n = calls.read(fd, (buffer.at + total) as import("bun:ffi").Pointer, size - total);
         if (n < 0) return undefined;
         if (n === 0) break;

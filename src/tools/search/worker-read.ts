@@ -53,7 +53,7 @@ export function fileReader(
       const opened = `${within.named === "/" ? "" : within.named}/${name}`;
       const found = { opened, dev: stat.dev, ino: stat.ino, nlink: stat.nlink };
       if (stat.size > maxBytes) return { ...found, status: 2 };
-      const bytes = calls.read(fd, capOf(maxBytes));
+      const bytes = calls.read(fd, capOf(maxBytes), stat.size);
       if (bytes === undefined) return unread;
       return bytes.length > maxBytes ? { ...found, status: 2 } : { ...found, status: 1, bytes };
     } finally {
