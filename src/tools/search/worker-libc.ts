@@ -60,13 +60,15 @@ export function workerLibc(fs: typeof import("node:fs")) {
   const statAt = ffi.ptr(statBuffer);
   const stat = new DataView(statBuffer);
   const nameBuffer = new Uint8Array(new ArrayBuffer(4096));
+  // Room for the longest name and its NUL.
+  const nameRoom = nameBuffer.subarray(0, nameBuffer.length - 1);
   const nameAt = ffi.ptr(nameBuffer);
   const encoder = new TextEncoder();
   let buffer: { bytes: Buffer; at: number } | undefined;
   return {
     /** Opens `name` in `dirFd`, never through a link; the descriptor, or negative. */
     open(dirFd: number, name: string): number {
-      const { read, written } = encoder.encodeInto(name, nameBuffer.subarray(0, 4095));
+      const { read, written } = encoder.encodeInto(name, nameRoom);
       if (read !== name.length) return -1;
       nameBuffer[written] = 0;
       return calls.openat(dirFd, nameAt, flags, 0);

@@ -51,11 +51,12 @@ export function fileReader(
       const stat = calls.fstat(fd);
       if (stat === undefined || !stat.isFile) return unread;
       const opened = `${within.named === "/" ? "" : within.named}/${name}`;
-      const found = { opened, dev: stat.dev, ino: stat.ino, nlink: stat.nlink };
-      if (stat.size > maxBytes) return { ...found, status: 2 };
+      const { dev, ino, nlink } = stat;
+      if (stat.size > maxBytes) return { status: 2, opened, dev, ino, nlink };
       const bytes = calls.read(fd, capOf(maxBytes), stat.size);
       if (bytes === undefined) return unread;
-      return bytes.length > maxBytes ? { ...found, status: 2 } : { ...found, status: 1, bytes };
+      if (bytes.length > maxBytes) return { status: 2, opened, dev, ino, nlink };
+      return { status: 1, opened, dev, ino, nlink, bytes };
     } finally {
       calls.close(fd);
     }
