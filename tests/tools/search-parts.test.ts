@@ -143,16 +143,23 @@ describe("createMtimeReader", () => {
 });
 
 describe("newestFirst", () => {
-  // Times with many ties (files written in the same millisecond), paths in no order.
+  // Paths in no order; times with many ties (written in the same millisecond), all tied, and
+  // each newer than the last (a tree written in walk order).
   const files = Array.from({ length: 3000 }, (_, i) => `/t/${(i * 7919) % 3001}/f${i % 13}.ts`);
-  const mtimes = new Float64Array(files.map((_, i) => 1_000 + ((i * 31) % 17)));
-  const sorted = files
-    .map((file, i) => ({ file, mtime: mtimes[i] ?? 0 }))
-    .sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : 1))
-    .map((entry) => entry.file);
-  for (const limit of [0, 1, 200, 2999, 3000, 5000]) {
-    test(`gives the first ${limit} of a full sort by time, newest first, then by path`, () => {
-      expect(newestFirst(files, mtimes, limit)).toEqual(sorted.slice(0, limit));
-    });
+  const times = {
+    tied: new Float64Array(files.map((_, i) => 1_000 + ((i * 31) % 17))),
+    same: new Float64Array(files.length).fill(1_000),
+    rising: new Float64Array(files.map((_, i) => 1_000 + i / 7)),
+  };
+  for (const [kind, mtimes] of Object.entries(times)) {
+    const sorted = files
+      .map((file, i) => ({ file, mtime: mtimes[i] ?? 0 }))
+      .sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : 1))
+      .map((entry) => entry.file);
+    for (const limit of [0, 1, 200, 2999, 3000, 5000]) {
+      test(`gives the first ${limit} of a full sort by time, then by path (${kind} times)`, () => {
+        expect(newestFirst(files, mtimes, limit)).toEqual(sorted.slice(0, limit));
+      });
+    }
   }
 });

@@ -1,62 +1,42 @@
 /**
- * glob's order: newest first, then by path. Only the first few are shown, so they are picked
- * with a bounded heap rather than by sorting every match: one comparison for most of them
- * instead of a sort's dozen (a sort of 20,000 paths whose times tie costs tens of
- * milliseconds the first time its comparator runs).
+ * glob's order: newest first, then by path. Only the first few are shown, so the time of the
+ * last one shown is found first, by a native sort of the times alone, and only the files at
+ * least that new are ordered: a comparator run over every match (a sort, or a heap when the
+ * newest come last, as in a tree written in walk order) costs tens of milliseconds the first
+ * time it runs.
  */
-
-interface Stamped {
-  readonly file: string;
-  readonly mtime: number;
-}
-
-/** Whether `a` comes before `b`: newer, or as new and first by path. Paths are unique. */
-function before(a: Stamped, b: Stamped): boolean {
-  return a.mtime > b.mtime || (a.mtime === b.mtime && a.file < b.file);
-}
 
 /**
  * The first `limit` of `files` by modification time (`mtimes`, in the same order), newest
- * first, then by path: what sorting them all and taking the first `limit` would give.
+ * first, then by path: what sorting them all and taking the first `limit` would give. Paths
+ * are unique.
  */
 export function newestFirst(
   files: readonly string[],
   mtimes: Float64Array,
   limit: number,
 ): string[] {
-  // A heap whose top is the last of those kept: a later file that comes before it replaces it.
-  const heap: Stamped[] = [];
-  const down = (from: number) => {
-    for (let at = from; ; ) {
-      const left = at * 2 + 1;
-      const right = left + 1;
-      let last = at;
-      if (left < heap.length && before(heap[last] as Stamped, heap[left] as Stamped)) last = left;
-      if (right < heap.length && before(heap[last] as Stamped, heap[right] as Stamped))
-        last = right;
-      if (last === at) return;
-      [heap[at], heap[last]] = [heap[last] as Stamped, heap[at] as Stamped];
-      at = last;
-    }
-  };
-  const up = (from: number) => {
-    for (let at = from; at > 0; ) {
-      const parent = (at - 1) >> 1;
-      if (!before(heap[parent] as Stamped, heap[at] as Stamped)) return;
-      [heap[at], heap[parent]] = [heap[parent] as Stamped, heap[at] as Stamped];
-      at = parent;
-    }
-  };
-  for (let i = 0; i < files.length && limit > 0; i++) {
-    const entry = { file: files[i] ?? "", mtime: mtimes[i] ?? 0 };
-    if (heap.length < limit) {
-      heap.push(entry);
-      up(heap.length - 1);
-    } else if (before(entry, heap[0] as Stamped)) {
-      heap[0] = entry;
-      down(0);
-    }
+  const count = Math.min(limit, files.length);
+  if (count <= 0) return [];
+  // The `count`th newest time: every file newer comes first, then those of that time by path.
+  const last = mtimes.slice(0, files.length).sort()[files.length - count] ?? 0;
+  const newer: number[] = [];
+  const tied: string[] = [];
+  for (let i = 0; i < files.length; i++) {
+    const mtime = mtimes[i] ?? 0;
+    if (mtime > last) newer.push(i);
+    else if (mtime === last) tied.push(files[i] ?? "");
   }
-  heap.sort((a, b) => (before(a, b) ? -1 : 1));
-  return heap.map((entry) => entry.file);
+  // Fewer than `count` are newer; the tied ones are ordered by the native string sort.
+  newer.sort((a, b) => {
+    const byTime = (mtimes[b] ?? 0) - (mtimes[a] ?? 0);
+    return byTime !== 0 ? byTime : (files[a] ?? "") < (files[b] ?? "") ? -1 : 1;
+  });
+  tied.sort();
+  const first = newer.map((i) => files[i] ?? "");
+  for (const file of tied) {
+    if (first.length >= count) break;
+    first.push(file);
+  }
+  return first;
 }
