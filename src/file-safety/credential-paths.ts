@@ -149,7 +149,8 @@ export function secretMatch(absolutePath: string, secrets: SecretPlaces): Secret
   const { paths } = secrets.style;
   const target = keyOf(absolutePath, secrets.style);
   // A POSIX root is "/" or nothing: no `parse` (an object per call) for the common case.
-  const root = paths === path.posix ? (target.startsWith("/") ? "/" : "") : paths.parse(target).root;
+  const root =
+    paths === path.posix ? (target.startsWith("/") ? "/" : "") : paths.parse(target).root;
   const first = target.indexOf(paths.sep, root.length);
   if (root.length > 1 && !secrets.ancestors.has(root) && !secrets.byPath.has(root))
     return undefined;
