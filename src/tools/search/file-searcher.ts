@@ -1,8 +1,8 @@
 /**
  * grep's readers and matchers: worker threads that each read and search batches of files, so
- * reading overlaps matching on every core and the event loop stays free. Batches are handed to
- * whichever thread is free and their reports come back in file order, so results stay
- * deterministic and grep can stop at its match cap. A cancel or the time budget terminates the
+ * reading overlaps matching on every core and the event loop stays free. Each thread holds a
+ * few batches at once, taking the next as one is answered, and the reports come back in file
+ * order, so results stay deterministic and grep can stop at its match cap. A cancel or the time budget terminates the
  * threads (a regex that backtracks for long then costs nothing more).
  *
  * The threads start from `searchWorkerMain`'s source text through a Blob URL rather than from
