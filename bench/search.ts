@@ -1,5 +1,5 @@
 /**
- * grep and glob against ripgrep on the search tree (`lib/search-tree.ts`: ~27,000 files, a
+ * grep and glob against ripgrep on the search tree (`lib/search-tree.ts`: ~44,000 files, a
  * gitignored `target/` of 16,000): the same patterns, through the tools' own code path,
  * interleaved so load on the machine hits both alike; and the first call of a fresh process
  * (`fixtures/search-once.ts`, compiled with the project's flags: the tool made and called once,

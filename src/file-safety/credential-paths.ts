@@ -148,7 +148,9 @@ export function secretMatch(absolutePath: string, secrets: SecretPlaces): Secret
   // tree: this runs for every file a search opens, and most paths leave the tree at once.
   const { paths } = secrets.style;
   const target = keyOf(absolutePath, secrets.style);
-  const root = paths.parse(target).root;
+  // A POSIX root is "/" or nothing: no `parse` (an object per call) for the common case.
+  const root =
+    paths === path.posix ? (target.startsWith("/") ? "/" : "") : paths.parse(target).root;
   const first = target.indexOf(paths.sep, root.length);
   if (root.length > 1 && !secrets.ancestors.has(root) && !secrets.byPath.has(root))
     return undefined;

@@ -11,6 +11,7 @@ import { searchCallIntent, searchResultIntent, searchTitle } from "./search/sear
 import type { SearchDetails } from "./search/search-intent.ts";
 import type { Tool, ToolResult } from "./types.ts";
 import { createMtimeReader } from "./search/mtime-reader.ts";
+import { newestFirst } from "./search/newest-first.ts";
 import { collectFiles, ignoredNote, namesHidden, skippedDirs } from "./search/walk.ts";
 
 /** Paths listed per call. */
@@ -73,14 +74,13 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
           times.add(entry.absolute);
         },
       });
-      const sorted = newestFirst(found, await times.done(ctx.signal));
-      const shown = sorted.slice(0, MAX_GLOB_RESULTS);
+      const shown = newestFirst(found, await times.done(ctx.signal), MAX_GLOB_RESULTS);
       const lines = shown.map((file) => displayPath(ctx.cwd, file));
       if (lines.length === 0)
         lines.push(`No files match ${input.pattern} in ${displayPath(ctx.cwd, base.real)}`);
-      if (sorted.length > shown.length) {
+      if (found.length > shown.length) {
         lines.push(
-          `[${shown.length} of ${sorted.length} matches shown, newest first; narrow the pattern or path for the rest]`,
+          `[${shown.length} of ${found.length} matches shown, newest first; narrow the pattern or path for the rest]`,
         );
       }
       if (walk.ignored > 0) lines.push(ignoredNote(walk.ignored));
@@ -91,7 +91,7 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
       return {
         isError: false,
         output: lines.join("\n"),
-        details: { hits: shown.map((file) => ({ path: file })), total: sorted.length },
+        details: { hits: shown.map((file) => ({ path: file })), total: found.length },
       };
     },
     presentCall: (input, ctx) =>
@@ -116,11 +116,4 @@ export function splitPattern(pattern: string, base: string): { base: string; pat
   while (segments.length > 1 && !/[*?[\]{}!\\]/.test(segments[0] ?? ""))
     literal.push(segments.shift() ?? "");
   return { base: path.join(start, ...literal), pattern: segments.join("/") };
-}
-
-/** `files` by modification time (`mtimes`, in the same order), newest first, then by path. */
-function newestFirst(files: readonly string[], mtimes: Float64Array): string[] {
-  const stamped = files.map((file, i) => ({ file, mtime: mtimes[i] ?? 0 }));
-  stamped.sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  return stamped.map((entry) => entry.file);
 }

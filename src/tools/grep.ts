@@ -12,9 +12,12 @@ import { displayPath } from "./display-path.ts";
 import type { SecretPlaces } from "../file-safety/credential-paths.ts";
 import { MAX_FILE_BYTES, formatBytes } from "../file-safety/file-io.ts";
 import type { Location } from "../render/intent.ts";
-import type { ReadGuard } from "../file-safety/opened-path.ts";
 import { resolveForRead, statLocated } from "../file-safety/paths.ts";
-import { type FileIdentity, snapshotSecrets } from "../file-safety/secret-identity.ts";
+import {
+  type FileIdentity,
+  type SecretSnapshot,
+  snapshotSecrets,
+} from "../file-safety/secret-identity.ts";
 import { searchCallIntent, searchResultIntent, searchTitle } from "./search/search-intent.ts";
 import type { SearchDetails } from "./search/search-intent.ts";
 import { createFileSearcher } from "./search/file-searcher.ts";
@@ -120,7 +123,7 @@ export function createGrepTool(deps: GrepDeps): Tool<typeof GrepInput, SearchDet
         signal: ctx.signal,
       });
       const searching = searcher.search(feed, MAX_GREP_MATCHES, (report, first) =>
-        merge(report, first, files, tally, ctx.cwd, { secrets, within: base.real }),
+        merge(report, first, files, tally, ctx.cwd, guardOf(secrets, base.real)),
       );
       // Awaited below; handled here too, so a failure while the walk still runs is not unhandled.
       searching.catch(() => undefined);
@@ -174,7 +177,7 @@ function merge(
   files: readonly string[],
   tally: Tally,
   cwd: string,
-  guard: ReadGuard,
+  guard: FileGuard,
 ): boolean {
   const moved = new Map(report.moved.map((entry) => [entry.file, entry.opened]));
   const searched = new Set<number>();
@@ -211,22 +214,32 @@ function identityAt(identity: BigUint64Array, file: number): FileIdentity {
     dev: identity[at] ?? 0n,
     ino: identity[at + 1] ?? 0n,
     nlink: identity[at + 2] ?? 0n,
-    isFile: () => true,
+    isFile: isRegular,
   };
 }
 
-/** `path` is `root` or under it; both are real, normalised paths (no `..`). */
-function within(root: string, path: string): boolean {
-  return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
+/** The worker reports identities of regular files only. */
+const isRegular = () => true;
+
+/** What every file a search reads is checked against (see `mayRead`). */
+interface FileGuard {
+  readonly secrets: SecretSnapshot;
+  /** The searched directory (a real, normalised path), and it with a trailing `/`. */
+  readonly root: string;
+  readonly prefix: string;
+}
+
+function guardOf(secrets: SecretSnapshot, root: string): FileGuard {
+  return { secrets, root, prefix: root.endsWith("/") ? root : `${root}/` };
 }
 
 /**
  * The opened file (its real path and identity, as the worker saw them) is no secret place, by
  * path or by device and inode, and lies inside the searched directory.
  */
-function mayRead(opened: string, identity: FileIdentity, guard: ReadGuard): boolean {
+function mayRead(opened: string, identity: FileIdentity, guard: FileGuard): boolean {
   const real = opened.endsWith(" (deleted)") ? opened.slice(0, -" (deleted)".length) : opened;
-  if (guard.within !== undefined && !within(guard.within, real)) return false;
+  if (real !== guard.root && !real.startsWith(guard.prefix)) return false;
   return guard.secrets.match(real, identity) === undefined;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The search's parts: one ignore file's patterns, the literal a regex match must contain, and
- * glob's modification times.
+ * glob's modification times and order.
  */
 import { describe, expect, test } from "bun:test";
 import { compileIgnoreFile } from "../../src/tools/search/gitignore.ts";
@@ -9,6 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { requiredLiteral } from "../../src/tools/search/file-searcher.ts";
 import { createMtimeReader } from "../../src/tools/search/mtime-reader.ts";
+import { newestFirst } from "../../src/tools/search/newest-first.ts";
 
 describe("compileIgnoreFile (gitignore(5))", () => {
   const rules = compileIgnoreFile(
@@ -139,4 +140,26 @@ describe("createMtimeReader", () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe("newestFirst", () => {
+  // Paths in no order; times with many ties (written in the same millisecond), all tied, and
+  // each newer than the last (a tree written in walk order).
+  const files = Array.from({ length: 3000 }, (_, i) => `/t/${(i * 7919) % 3001}/f${i % 13}.ts`);
+  const times = {
+    tied: new Float64Array(files.map((_, i) => 1_000 + ((i * 31) % 17))),
+    same: new Float64Array(files.length).fill(1_000),
+    rising: new Float64Array(files.map((_, i) => 1_000 + i / 7)),
+  };
+  for (const [kind, mtimes] of Object.entries(times)) {
+    const sorted = files
+      .map((file, i) => ({ file, mtime: mtimes[i] ?? 0 }))
+      .sort((a, b) => b.mtime - a.mtime || (a.file < b.file ? -1 : 1))
+      .map((entry) => entry.file);
+    for (const limit of [0, 1, 200, 2999, 3000, 5000]) {
+      test(`gives the first ${limit} of a full sort by time, then by path (${kind} times)`, () => {
+        expect(newestFirst(files, mtimes, limit)).toEqual(sorted.slice(0, limit));
+      });
+    }
+  }
 });

@@ -1,8 +1,8 @@
 /**
  * grep's readers and matchers: worker threads that each read and search batches of files, so
- * reading overlaps matching on every core and the event loop stays free. Batches are handed to
- * whichever thread is free and their reports come back in file order, so results stay
- * deterministic and grep can stop at its match cap. A cancel or the time budget terminates the
+ * reading overlaps matching on every core and the event loop stays free. Each thread holds a
+ * few batches at once, taking the next as one is answered, and the reports come back in file
+ * order, so results stay deterministic and grep can stop at its match cap. A cancel or the time budget terminates the
  * threads (a regex that backtracks for long then costs nothing more).
  *
  * The threads start from `searchWorkerMain`'s source text through a Blob URL rather than from
@@ -13,10 +13,14 @@ import * as v from "valibot";
 import { TimeLimitError } from "../errors.ts";
 import type { BatchReport, SearchRequest } from "./search-worker.ts";
 import type { PathSource } from "./path-feed.ts";
-import { batchDirectories, searchWorkerMain } from "./search-worker.ts";
+import { searchWorkerMain } from "./search-worker.ts";
+import { batchDirectories, fileReader } from "./worker-read.ts";
+import { workerLibc } from "./worker-libc.ts";
 
 /** Files per message to a thread: enough to amortise the round trip, small enough to balance. */
 const BATCH_FILES = 160;
+/** Batches a thread has in hand at once. */
+const IN_FLIGHT = 4;
 
 const Reply = v.object({
   status: v.instance(Uint8Array),
@@ -101,7 +105,7 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
       threads.push(reused);
       return reused.worker;
     }
-    const text = `(${searchWorkerMain.toString()})(${batchDirectories.toString()});`;
+    const text = `(${searchWorkerMain})(${fileReader}, ${batchDirectories}, ${workerLibc});`;
     const source = new Blob([text], { type: "text/javascript" });
     const url = URL.createObjectURL(source);
     const thread = { worker: new Worker(url), url };
@@ -150,13 +154,16 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
         }
       };
       // Threads start as work arrives: a search of a few files never pays for more than one.
-      const lanes = Array.from({ length: wanted }, (_, lane) => {
-        let worker: Worker | undefined;
-        return run(() => {
-          worker ??= threads[lane]?.worker ?? spawn();
-          return worker;
-        });
-      });
+      // Each has several batches in hand, so it never waits for the main thread, which reads
+      // replies only between slices of the walk.
+      const workers: (Worker | undefined)[] = [];
+      const lanes = Array.from({ length: wanted * IN_FLIGHT }, (_, lane) =>
+        run(() => {
+          const at = lane % wanted;
+          workers[at] ??= threads[at]?.worker ?? spawn();
+          return workers[at];
+        }),
+      );
       try {
         await Promise.all(lanes);
         // Every thread answered every request: they are idle and may serve the next search.
@@ -173,6 +180,35 @@ export function createFileSearcher(options: FileSearcherOptions): FileSearcher {
 
 const TIMED_OUT = Symbol("timed out");
 
+/** A thread's requests awaiting their replies, which come back in the order they were posted. */
+interface Pending {
+  readonly files: number;
+  readonly resolve: (report: BatchReport) => void;
+  readonly reject: (error: Error) => void;
+}
+
+const channels = new WeakMap<Worker, Pending[]>();
+
+function channelOf(worker: Worker): Pending[] {
+  let pending = channels.get(worker);
+  if (pending !== undefined) return pending;
+  const queue: Pending[] = [];
+  worker.addEventListener("message", (event: MessageEvent) => {
+    const waiting = queue.shift();
+    if (waiting === undefined) return;
+    const reply = v.safeParse(Reply, event.data);
+    if (reply.success && covers(reply.output, waiting.files)) waiting.resolve(reply.output);
+    else waiting.reject(new Error("grep worker: malformed reply"));
+  });
+  worker.addEventListener("error", (event: ErrorEvent) => {
+    for (const waiting of queue.splice(0))
+      waiting.reject(new Error(`grep worker failed: ${event.message}`));
+  });
+  channels.set(worker, queue);
+  pending = queue;
+  return pending;
+}
+
 /** Posts one request and waits for its reply, the abort, the time limit or a worker error. */
 function exchange(
   worker: Worker,
@@ -184,22 +220,13 @@ function exchange(
   if (signal.aborted) return Promise.reject(signal.reason);
   if (timeoutMs <= 0) return Promise.reject(TIMED_OUT);
   const { promise, resolve, reject } = Promise.withResolvers<BatchReport>();
-  const onMessage = (event: MessageEvent) => {
-    const reply = v.safeParse(Reply, event.data);
-    if (reply.success && covers(reply.output, files)) resolve(reply.output);
-    else reject(new Error("grep worker: malformed reply"));
-  };
-  const onError = (event: ErrorEvent) => reject(new Error(`grep worker failed: ${event.message}`));
   const onAbort = () => reject(signal.reason);
   const timer = setTimeout(() => reject(TIMED_OUT), timeoutMs);
-  worker.addEventListener("message", onMessage);
-  worker.addEventListener("error", onError);
   signal.addEventListener("abort", onAbort, { once: true });
+  channelOf(worker).push({ files, resolve, reject });
   worker.postMessage(request);
   return promise.finally(() => {
     clearTimeout(timer);
-    worker.removeEventListener("message", onMessage);
-    worker.removeEventListener("error", onError);
     signal.removeEventListener("abort", onAbort);
   });
 }

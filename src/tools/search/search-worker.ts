@@ -10,6 +10,9 @@
  * (`process.getBuiltinModule` for Node's `fs` is one).
  */
 
+import type { batchDirectories, fileReader } from "./worker-read.ts";
+import type { workerLibc } from "./worker-libc.ts";
+
 /** One batch of files to search, posted to a worker. */
 export interface SearchRequest {
   readonly source: string;
@@ -69,14 +72,16 @@ export interface BatchReport {
 
 /**
  * The worker's entry point; it answers each `SearchRequest` with a `BatchReport`. Started as
- * `(searchWorkerMain)(batchDirectories)`: `directories` is `batchDirectories`, passed in as
- * its own text, since this function may name nothing outside itself.
+ * `(searchWorkerMain)(fileReader, batchDirectories, workerLibc)`: they are passed in as their
+ * own text, since this function may name nothing outside itself.
  */
-export function searchWorkerMain(directories: typeof batchDirectories): void {
+export function searchWorkerMain(
+  readerOf: typeof fileReader,
+  directories: typeof batchDirectories,
+  libcOf: typeof workerLibc,
+): void {
   // Not `require` or an import: the bundler would rename them, and this text runs unbundled.
   const fs = process.getBuiltinModule("node:fs");
-  const flags = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
-  const procFd = fs.existsSync("/proc/self/fd");
   const decoder = new TextDecoder("utf-8");
   let compiled: { key: string; regex: RegExp; whole: RegExp | undefined } | undefined;
   const regexFor = (source: string, regexFlags: string) => {
@@ -91,53 +96,7 @@ export function searchWorkerMain(directories: typeof batchDirectories): void {
     }
     return compiled;
   };
-  // Statuses are `FileStatus` values, written out: this text cannot import it.
-  const unread = { status: 0, opened: "", dev: 0n, ino: 0n, nlink: 0n };
-
-  const { dirOf, closeDir } = directories(fs);
-
-  let scratch: Buffer | undefined;
-  /** The file's bytes are valid until the next call. */
-  const readBounded = (path: string, maxBytes: number) => {
-    let fd: number | undefined;
-    try {
-      const within = procFd ? dirOf(path) : undefined;
-      const name = path.slice(path.lastIndexOf("/") + 1);
-      fd = within === undefined ? fs.openSync(path, flags) : fs.openSync(within.link + name, flags);
-      const stat = fs.fstatSync(fd, { bigint: true });
-      if (!stat.isFile()) return unread;
-      const size = Number(stat.size);
-      let opened: string;
-      if (within !== undefined) opened = `${within.named === "/" ? "" : within.named}/${name}`;
-      else if (procFd) opened = fs.readlinkSync(`/proc/self/fd/${fd}`);
-      else {
-        const there = fs.statSync(path);
-        if (BigInt(there.ino) !== stat.ino || BigInt(there.dev) !== stat.dev) return unread;
-        opened = fs.realpathSync(path);
-      }
-      const found = { opened, dev: stat.dev, ino: stat.ino, nlink: stat.nlink };
-      const tooLarge = { ...found, status: 2 };
-      if (size > maxBytes) return tooLarge;
-      // Bounded by what is read, not by what fstat says (procfs files report 0). One buffer
-      // serves every file: a fresh one per file costs more than reading it. Its size is whole
-      // pages: some procfs files (pagemap) refuse reads that are not multiples of 8 bytes.
-      const page = 4096;
-      const cap = Math.ceil((maxBytes + 1) / page) * page;
-      if (scratch === undefined || scratch.length !== cap) scratch = Buffer.allocUnsafe(cap);
-      let total = 0;
-      while (total < cap) {
-        const n = fs.readSync(fd, scratch, total, cap - total, null);
-        if (n === 0) break;
-        total += n;
-      }
-      if (total > maxBytes) return tooLarge;
-      return { ...found, status: 1, bytes: scratch.subarray(0, total) };
-    } catch {
-      return unread;
-    } finally {
-      if (fd !== undefined) fs.closeSync(fd);
-    }
-  };
+  const { read: readBounded, endBatch } = readerOf(fs, directories, libcOf);
 
   const search = (
     text: string,
@@ -185,7 +144,7 @@ export function searchWorkerMain(directories: typeof batchDirectories): void {
       identity[file * 3 + 1] = read.ino;
       identity[file * 3 + 2] = read.nlink;
       if (read.opened !== path) moved.push({ file, opened: read.opened });
-      const bytes = "bytes" in read ? read.bytes : undefined;
+      const bytes = read.bytes;
       if (bytes === undefined) continue;
       if (bytes.subarray(0, 8192).indexOf(0) !== -1) {
         status[file] = 3;
@@ -196,43 +155,7 @@ export function searchWorkerMain(directories: typeof batchDirectories): void {
       if (whole !== undefined && !whole.test(text)) continue;
       search(text, regex, file, request.limit, request.lineChars, matches);
     }
-    closeDir();
+    endBatch();
     postMessage({ status, identity, moved, matches }, [status.buffer, identity.buffer]);
   });
-}
-
-/**
- * The directories of a worker's batch (Linux). Each is opened once and named once, by its
- * descriptor's link in /proc/self/fd, and its files are opened as `/proc/self/fd/D/NAME`: the
- * kernel looks NAME up in that very directory (the link is to the open directory, not to a
- * path looked up again), and O_NOFOLLOW refuses a link there, so the file opened is NAME in
- * the directory named: one readlink per directory, not per file. Self-contained, as
- * `searchWorkerMain`.
- */
-export function batchDirectories(fs: typeof import("node:fs")) {
-  let dir: { path: string; fd: number; named: string; link: string } | undefined;
-  const closeDir = () => {
-    if (dir !== undefined && dir.fd >= 0) fs.closeSync(dir.fd);
-    dir = undefined;
-  };
-  /** The open directory of `path`, or undefined when it cannot be opened or named. */
-  const dirOf = (path: string) => {
-    const dirPath = path.slice(0, Math.max(1, path.lastIndexOf("/")));
-    if (dir?.path !== dirPath) {
-      closeDir();
-      let fd = -1;
-      let named = "";
-      try {
-        fd = fs.openSync(dirPath, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-        named = fs.readlinkSync(`/proc/self/fd/${fd}`);
-      } catch {
-        // Left to the file's own open and readlink.
-      }
-      // A directory removed since is named "... (deleted)": its files are named one by one.
-      const usable = named.startsWith("/") && !named.endsWith(" (deleted)");
-      dir = { path: dirPath, fd, named: usable ? named : "", link: `/proc/self/fd/${fd}/` };
-    }
-    return dir.named === "" ? undefined : dir;
-  };
-  return { dirOf, closeDir };
 }
