@@ -327,6 +327,7 @@ async function spawnPlanned(
     logger,
     mergeStderr: true,
     cgroupProcs: plan.cgroup?.procsFiles,
+    rlimits: plan.chainLimits,
     gateFd: 3 + plan.fds.length,
   });
   return spawnCommand({
