@@ -27,6 +27,7 @@ import { hostServiceMasks } from "./host-services.ts";
 import { type PlaceholderHold, createPlaceholders } from "./placeholders.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap } from "./probe.ts";
+import { sandboxInfoFile } from "./sandbox-init.ts";
 import { seccompFd } from "./seccomp.ts";
 import { openSeatbelt } from "./seatbelt-backend.ts";
 import type { SandboxAttach } from "../network/service.ts";
@@ -58,6 +59,8 @@ export interface Wrapped {
   readonly argv: string[];
   /** Parent fds the child gets as fd 3, 4, ...; `close` them once the command ended. */
   readonly fds: readonly number[];
+  /** The pid of the sandbox's init, as bwrap told it (`sandbox-init.ts`); once it exited. */
+  sandboxInit?(): number | undefined;
   /** Variables the command gets on top of its scrubbed environment, given that one. */
   env?(scrubbed: Readonly<Record<string, string>>): Record<string, string>;
   /**
@@ -251,14 +254,15 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           ...networkPlan(input.network),
         };
         // The arguments first: a path bwrap cannot take throws before any descriptor is open.
-        const args = bwrapArgs(plan, { ...features, seccompFd: program && 3 }, argv);
-        const filter = program === undefined ? undefined : seccompFd(program);
+        const infoFd = program === undefined ? 3 : 4;
+        const args = bwrapArgs(plan, { ...features, seccompFd: program && 3, infoFd }, argv);
+        const opened = sandboxFds(program);
         const wrapped = [...enterArgv(input.network), bwrap, ...args];
         let closed = false;
         const close = () => {
           if (closed) return [];
           closed = true;
-          filter?.close();
+          opened.close();
           if (protections === undefined) return [];
           try {
             return roots.flatMap((root, i) => {
@@ -272,7 +276,8 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         };
         return {
           argv: wrapped,
-          fds: filter === undefined ? [] : [filter.fd],
+          fds: opened.fds,
+          sandboxInit: opened.initPid,
           ...(excludes === undefined
             ? {}
             : { env: (scrubbed) => excludesEnv(scrubbed, SANDBOX_EXCLUDES) }),
@@ -291,6 +296,23 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     close() {
       placeholders.flush();
       walks.close();
+    },
+  };
+}
+
+/**
+ * The descriptors bwrap gets as fd 3, 4: the seccomp program where there is one, then the file
+ * it tells its sandbox init's pid in (`sandbox-init.ts`).
+ */
+function sandboxFds(program: Uint8Array | undefined) {
+  const filter = program === undefined ? undefined : seccompFd(program);
+  const info = sandboxInfoFile();
+  return {
+    fds: filter === undefined ? [info.fd] : [filter.fd, info.fd],
+    initPid: info.initPid,
+    close() {
+      filter?.close();
+      info.close();
     },
   };
 }

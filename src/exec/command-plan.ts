@@ -27,6 +27,8 @@ export interface CommandPlan {
   readonly argv: readonly string[];
   /** Parent descriptors the command gets as fd 3, 4, ... */
   readonly fds: readonly number[];
+  /** The pid of the sandbox's init once the command has exited, as bwrap told it. */
+  readonly sandboxInit?: () => number | undefined;
   /** Variables the sandbox adds to the scrubbed environment, given that one. */
   readonly env?: (scrubbed: Readonly<Record<string, string>>) => Record<string, string>;
   readonly network?: CommandNetwork;
@@ -134,6 +136,7 @@ export async function sandboxedPlan(
     backend,
     argv: wrapped.argv,
     fds: wrapped.fds,
+    ...(wrapped.sandboxInit === undefined ? {} : { sandboxInit: wrapped.sandboxInit }),
     ...(wrapped.env === undefined ? {} : { env: wrapped.env }),
     ...(network === undefined ? {} : { network }),
     ...(cgroup === undefined ? {} : { cgroup }),

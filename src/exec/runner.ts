@@ -344,6 +344,7 @@ async function spawnPlanned(
     groups: command.groups,
     within: plan.network?.attach.type === "namespace" ? plan.network.attach.within : undefined,
     tie,
+    sandboxInit: plan.sandboxInit,
   });
 }
 
