@@ -184,8 +184,8 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   // What commands created and dsh could not undo: later commands there are refused.
   const unsafe = new Set<string>();
   const walks = walksByWorkspace(calls, options.walkLimits, watcher);
-  // The kernel's entries do not change while dsh runs.
-  const kernel = kernelInterfaces();
+  // The kernel's entries do not change while dsh runs; those bwrap covers itself are left out.
+  const kernel = probe.kernel ?? kernelInterfaces();
   const credentialMasks = createCredentialMasker(options.credentials ?? { home: options.home });
   const placeholders = createPlaceholders({
     stateDir: options.stateDir,
