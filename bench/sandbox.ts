@@ -36,7 +36,8 @@ for (const entry of PROJECT_CONFIG) {
   mkdirSync(entry.type === "dir" ? path : dirname(path), { recursive: true });
   if (entry.type === "file") writeFileSync(path, "");
 }
-// The network as dsh runs it: through its proxy.
+// The network as dsh runs it: through its proxy, each sandboxed command in its session's
+// network (the bash tool's `networkScope`), not in one made for it alone.
 const network = createNetworkService({
   config: undefined,
   savedHosts: () => [],
@@ -52,6 +53,7 @@ const runner = createCommandRunner({
 });
 
 const repo = gitTree();
+const SESSION = "bench-session";
 
 const BARE_BWRAP = [
   "bwrap",
@@ -69,7 +71,7 @@ async function bare(argv: string[]): Promise<number> {
 
 async function once(r: CommandRunner, sandbox: SandboxMode, workspace = empty): Promise<number> {
   const start = performance.now();
-  const request = { command: "true", cwd: workspace, workspace, sandbox };
+  const request = { command: "true", cwd: workspace, workspace, sandbox, networkScope: SESSION };
   const result = await r.run(request, { signal: new AbortController().signal });
   if (result.exitCode !== 0) throw new Error(`true failed under ${sandbox}: ${result.output}`);
   return performance.now() - start;

@@ -28,6 +28,7 @@ import { type PlaceholderHold, createPlaceholders } from "./placeholders.ts";
 import { kernelInterfaces } from "./kernel-guards.ts";
 import { probeBwrap } from "./probe.ts";
 import { runningCommands } from "./running-checks.ts";
+import { sandboxInfoFile } from "./sandbox-init.ts";
 import { seccompFd } from "./seccomp.ts";
 import { openSeatbelt } from "./seatbelt-backend.ts";
 import type { SandboxAttach } from "../network/service.ts";
@@ -60,6 +61,8 @@ export interface Wrapped {
   readonly argv: string[];
   /** Parent fds the child gets as fd 3, 4, ...; `close` them once the command ended. */
   readonly fds: readonly number[];
+  /** The pid of the sandbox's init, as bwrap told it (`sandbox-init.ts`); once it exited. */
+  sandboxInit?(): number | undefined;
   /** Variables the command gets on top of its scrubbed environment, given that one. */
   env?(scrubbed: Readonly<Record<string, string>>): Record<string, string>;
   /**
@@ -165,18 +168,7 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
     });
   }
   const bwrap = options.bwrapPath ?? locateBwrap(options.path);
-  const probe = await probeBwrap({
-    bwrap,
-    configured: options.bwrapPath !== undefined,
-    home: options.home,
-    stateDir: options.stateDir,
-    runtimeDir: options.runtimeDir,
-    serviceRoots: options.serviceRoots,
-    path: options.path,
-    calls,
-    timeoutMs: options.probeTimeoutMs,
-    logger: options.logger,
-  });
+  const probe = await probeFor(options, bwrap, calls);
   const { features, program } = probe;
   if (bwrap === undefined || features === undefined || !probe.status.ok) {
     return unavailableBackend(probe.status);
@@ -185,8 +177,8 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
   const unsafe = new Set<string>();
   const walks = walksByWorkspace(calls, options.walkLimits, watcher);
   const running = runningCommands();
-  // The kernel's entries do not change while dsh runs.
-  const kernel = kernelInterfaces();
+  // The kernel's entries do not change while dsh runs; those bwrap covers itself are left out.
+  const kernel = probe.kernel ?? kernelInterfaces();
   const credentialMasks = createCredentialMasker(options.credentials ?? { home: options.home });
   const placeholders = createPlaceholders({
     stateDir: options.stateDir,
@@ -245,16 +237,17 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
           ...networkPlan(input.network),
         };
         // The arguments first: a path bwrap cannot take throws before any descriptor is open.
-        const args = bwrapArgs(plan, { ...features, seccompFd: program && 3 }, argv);
-        const filter = program === undefined ? undefined : seccompFd(program);
-        // The namespace's descriptors come after the filter's (fd 3) in the child.
-        const entry = enterNamespace(input.network, filter === undefined ? 3 : 4, filter);
+        const infoFd = program === undefined ? 3 : 4;
+        const args = bwrapArgs(plan, { ...features, seccompFd: program && 3, infoFd }, argv);
+        const opened = sandboxFds(program);
+        // The namespace's descriptors come after the filter's and the info file's in the child.
+        const entry = enterNamespace(input.network, infoFd + 1, opened);
         const wrapped = [...(entry?.argv ?? []), bwrap, ...args];
         let closed = false;
         const close = (settled = true) => {
           if (closed) return [];
           closed = true;
-          filter?.close();
+          opened.close();
           entry?.close();
           if (protections === undefined) return early;
           try {
@@ -272,7 +265,8 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
         };
         return {
           argv: wrapped,
-          fds: [...(filter === undefined ? [] : [filter.fd]), ...(entry?.fds ?? [])],
+          fds: [...opened.fds, ...(entry?.fds ?? [])],
+          sandboxInit: opened.initPid,
           ...(excludes === undefined || excludeFiles.length === 0
             ? {}
             : { env: (scrubbed) => excludesEnv(scrubbed, excludes.config) }),
@@ -293,6 +287,26 @@ async function openBwrap(options: BackendOptions): Promise<Backend> {
       walks.close();
     },
   };
+}
+
+/** The probe of `bwrap` with what the backend was opened with. */
+function probeFor(
+  options: BackendOptions,
+  bwrap: string | undefined,
+  calls: Parameters<typeof probeBwrap>[0]["calls"],
+) {
+  return probeBwrap({
+    bwrap,
+    configured: options.bwrapPath !== undefined,
+    home: options.home,
+    stateDir: options.stateDir,
+    runtimeDir: options.runtimeDir,
+    serviceRoots: options.serviceRoots,
+    path: options.path,
+    calls,
+    timeoutMs: options.probeTimeoutMs,
+    logger: options.logger,
+  });
 }
 
 /** The directories bwrap replaces with its own. */
@@ -322,6 +336,23 @@ function hiddenIn(
     return "it lies in dsh's state directory, which the sandbox hides";
   }
   return undefined;
+}
+
+/**
+ * The descriptors bwrap gets as fd 3, 4: the seccomp program where there is one, then the file
+ * it tells its sandbox init's pid in (`sandbox-init.ts`).
+ */
+function sandboxFds(program: Uint8Array | undefined) {
+  const filter = program === undefined ? undefined : seccompFd(program);
+  const info = sandboxInfoFile();
+  return {
+    fds: filter === undefined ? [info.fd] : [filter.fd, info.fd],
+    initPid: info.initPid,
+    close() {
+      filter?.close();
+      info.close();
+    },
+  };
 }
 
 /** What no command may run in: overlapping roots, unchecked ones, redirected git directories. */
@@ -376,7 +407,7 @@ function uniqueMasks<T extends { readonly path: string }>(masks: readonly T[]): 
 
 /**
  * Whether the sandbox shares the network it starts in (a namespace dsh made, or a session's
- * that `enterArgv` enters), and the proxy socket bound in for the bridge.
+ * that `enterNamespace` enters), and the proxy socket bound in for the bridge.
  */
 function networkPlan(network: SandboxAttach | undefined): {
   network: boolean;

@@ -46,6 +46,8 @@ export interface BwrapFeatures {
   readonly disableUserns: boolean;
   /** The fd (in the child) carrying a seccomp program, when there is one. */
   readonly seccompFd?: number;
+  /** The fd (in the child) bwrap tells the sandbox init's pid on (`sandbox-init.ts`). */
+  readonly infoFd?: number;
 }
 
 /** Where bwrap is looked for before PATH. */
@@ -100,6 +102,7 @@ export function bwrapArgs(
     else args.push("--ro-bind", "/dev/null", path);
   }
   if (features.seccompFd !== undefined) args.push("--seccomp", String(features.seccompFd));
+  if (features.infoFd !== undefined) args.push("--info-fd", String(features.infoFd));
   args.push("--chdir", checked(plan.cwd), "--", ...argv);
   return args;
 }

@@ -27,6 +27,8 @@ export interface CommandPlan {
   readonly argv: readonly string[];
   /** Parent descriptors the command gets as fd 3, 4, ... */
   readonly fds: readonly number[];
+  /** The pid of the sandbox's init once the command has exited, as bwrap told it. */
+  readonly sandboxInit?: () => number | undefined;
   /** Variables the sandbox adds to the scrubbed environment, given that one. */
   readonly env?: (scrubbed: Readonly<Record<string, string>>) => Record<string, string>;
   readonly network?: CommandNetwork;
@@ -34,6 +36,8 @@ export interface CommandPlan {
   /** The bounds the command runs under, and whether its rlimits hold them. */
   readonly bounds: CommandLimits;
   readonly rlimited: boolean;
+  /** The rlimits the supervisor chain sets, before the sandbox, where `argv` does not. */
+  readonly chainLimits?: CommandLimits;
   /**
    * Ends the sandbox once the command has exited: notes for the model. `settled` false says a
    * process of the command may still run (the check after it then fails closed). Never throws.
@@ -104,17 +108,21 @@ export async function sandboxedPlan(
   }
   const backend = opened.status.backend === "seatbelt" ? "seatbelt" : "bwrap";
   const bounds = context.bounds();
+  const network = await openNetwork(context, request, backend);
+  const attach = network?.attach;
+  const chainLimits =
+    backend === "bwrap" && attach?.type !== "bridge" && rlimitsBeforeSandbox(context)
+      ? bounds
+      : undefined;
   // Inside bwrap, prlimit sets the rlimits, so RLIMIT_NPROC counts in the command's own user
   // namespace; on macOS the shell's ulimit does, which counts all of the user's processes.
-  const rlimited = backend === "seatbelt" || context.prlimit !== undefined;
+  const rlimited = backend === "seatbelt" || context.prlimit !== undefined || !!chainLimits;
   const limited =
     backend === "seatbelt"
       ? ulimitArgv(context.shell, bounds.processes, request.command)
-      : context.prlimit !== undefined
+      : context.prlimit !== undefined && chainLimits === undefined
         ? limitArgv(context.prlimit, bounds, shellArgv(context, request.command))
         : shellArgv(context, request.command);
-  const network = await openNetwork(context, request, backend);
-  const attach = network?.attach;
   // The bridge runs outside the command's rlimits: its runtime reserves memory and threads.
   const inner = attach?.type === "bridge" ? [...attach.bridge, "--", ...limited] : limited;
   let wrapped: Wrapped;
@@ -131,13 +139,26 @@ export async function sandboxedPlan(
     backend,
     argv: wrapped.argv,
     fds: wrapped.fds,
+    ...(wrapped.sandboxInit === undefined ? {} : { sandboxInit: wrapped.sandboxInit }),
     ...(wrapped.env === undefined ? {} : { env: wrapped.env }),
     ...(network === undefined ? {} : { network }),
     ...(cgroup === undefined ? {} : { cgroup }),
     bounds,
     rlimited,
+    ...(chainLimits === undefined ? {} : { chainLimits }),
     release: (settled) => [...wrapped.close(settled), ...(network?.close() ?? [])],
   };
+}
+
+/**
+ * Whether the supervisor chain may set the command's rlimits before its sandbox exists, which
+ * spares it an exec of prlimit inside: as root, whom the kernel never holds to RLIMIT_NPROC
+ * (the pids cgroup bounds its processes), so nothing counts outside the command's own user
+ * namespace; RLIMIT_DATA is each process's own. Anyone else's RLIMIT_NPROC must be set inside
+ * that namespace, or it would count every process of the user, bwrap's own fork included.
+ */
+function rlimitsBeforeSandbox(context: PlanContext): boolean {
+  return context.supervised && process.getuid?.() === 0;
 }
 
 /** The command's network; without it the command still runs, with none (as bwrap gives it). */

@@ -38,6 +38,22 @@ export function kernelInterfaces(proc = "/proc"): string[] {
   return found;
 }
 
+/**
+ * The entries of `kernel` that bwrap's own `--proc` already binds read-only (it covers `sys`,
+ * `sysrq-trigger`, `irq` and `bus` where the sandbox's user could write to them, as root):
+ * those a sandbox's `mountinfo` shows mounted more than once, once by bwrap and once by dsh's
+ * own bind over it. Read from a sandbox made with the full plan (the probe's); a later
+ * sandbox of the same user and bwrap gets the same cover, so dsh's bind of these repeats it.
+ */
+export function coveredByBwrap(kernel: readonly string[], mountinfo: string): string[] {
+  const mounts = new Map<string, number>();
+  for (const line of mountinfo.split("\n")) {
+    const point = line.split(" ")[4];
+    if (point !== undefined) mounts.set(point, (mounts.get(point) ?? 0) + 1);
+  }
+  return kernel.filter((entry) => (mounts.get(entry) ?? 0) >= 2);
+}
+
 /** Deeper than any kernel table nests; past it a directory counts as holding one. */
 const MAX_DEPTH = 8;
 

@@ -14,6 +14,7 @@
  */
 import { closeSync, writeSync } from "node:fs";
 import type { Logger } from "../log.ts";
+import type { CommandLimits } from "./limits.ts";
 import { killGroupsSync, useJobTable } from "./process-group.ts";
 import { locateSupervisor, superviseArgv } from "./supervisor.ts";
 import type { Supervisor } from "./supervisor.ts";
@@ -51,6 +52,8 @@ export interface TieOptions {
   readonly mergeStderr: boolean;
   /** The files the process joins its cgroups through before anything of `argv` exists. */
   readonly cgroupProcs?: readonly string[];
+  /** Rlimits the chain sets before anything of `argv` exists (`SuperviseOptions.rlimits`). */
+  readonly rlimits?: CommandLimits;
   /** The descriptor the gate's pipe gets in the child: the first after the caller's own (3). */
   readonly gateFd?: number;
 }
@@ -159,6 +162,7 @@ export function tiedArgv(argv: readonly string[], options: TieOptions): string[]
   return superviseArgv(supervisor, process.pid, argv, {
     cgroupProcs: options.cgroupProcs,
     mergeStderr: options.mergeStderr,
+    rlimits: options.rlimits,
   });
 }
 

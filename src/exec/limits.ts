@@ -7,7 +7,8 @@
  *   per user namespace), not every process of the user. RLIMIT_DATA bounds each process's
  *   writable memory, where RLIMIT_AS would also refuse the large address reservations of
  *   runtimes such as Bun, the JVM or Go. The kernel does not apply RLIMIT_NPROC to root's
- *   processes, so as root the process bound needs the cgroup below.
+ *   processes, so as root the process bound needs the cgroup below; there the supervisor
+ *   chain's shell sets both rlimits before bwrap instead, sparing each command an exec.
  * - a cgroup of its own per command where one can be made (`cgroup.ts`): `pids.max` and a
  *   memory limit on the whole command, which also say afterwards which limit it ran into.
  */

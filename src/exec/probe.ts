@@ -12,7 +12,7 @@ import type { DirCalls } from "./dir-calls.ts";
 import { bwrapArgs } from "./bwrap.ts";
 import { credentialMasks, stateDirMasks } from "./guards.ts";
 import { hostServiceMasks } from "./host-services.ts";
-import { kernelInterfaces } from "./kernel-guards.ts";
+import { coveredByBwrap, kernelInterfaces } from "./kernel-guards.ts";
 import { tieToDsh } from "./lifetime.ts";
 import { findExecutable, isExecutableFile, untrustedReason } from "./locate.ts";
 import { seccompFd, seccompProgram } from "./seccomp.ts";
@@ -42,6 +42,8 @@ export interface BwrapProbeResult {
   readonly features?: BwrapFeatures;
   /** The seccomp program, when the probe passed with it. */
   readonly program?: Uint8Array;
+  /** The global `/proc` entries to bind read-only: those bwrap's `--proc` leaves writable. */
+  readonly kernel?: readonly string[];
 }
 
 const INSTALL_FIX =
@@ -78,15 +80,19 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
       }).guards,
       masks: [...credentialMasks({ home: input.home }), ...stateDirMasks(input.stateDir, scratch)],
       services: hostServiceMasks(input.runtimeDir, input.serviceRoots),
-      kernel: kernelInterfaces(),
+      kernel,
       network: false,
     });
-    const truePath =
-      findExecutable("true", ["/bin/true", "/usr/bin/true"], input.path) ?? "/bin/true";
+    // What the sandbox mounted: which kernel entries bwrap's own `--proc` covers already.
+    const catPath = findExecutable("cat", ["/bin/cat", "/usr/bin/cat"], input.path) ?? "/bin/cat";
+    const kernel = kernelInterfaces();
     const once = async (program: Uint8Array | undefined) => {
       const filter = program === undefined ? undefined : seccompFd(program);
       try {
-        const args = bwrapArgs(plan(), { ...features, seccompFd: filter && 3 }, [truePath]);
+        const args = bwrapArgs(plan(), { ...features, seccompFd: filter && 3 }, [
+          catPath,
+          "/proc/self/mountinfo",
+        ]);
         return await runQuiet(
           [input.bwrap ?? "bwrap", ...args],
           input.timeoutMs,
@@ -105,13 +111,19 @@ export async function probeBwrap(input: BwrapProbeInput): Promise<BwrapProbeResu
     };
     const program = seccompProgram(process.arch);
     const filtered = program === undefined ? undefined : await attempt(program);
-    if (filtered?.code === 0) return { status: { backend: "bwrap", ok: true }, features, program };
+    const left = (run: QuietRun) => {
+      const covered = coveredByBwrap(kernel, run.stdout);
+      return kernel.filter((entry) => !covered.includes(entry));
+    };
+    if (filtered?.code === 0) {
+      return { status: { backend: "bwrap", ok: true }, features, program, kernel: left(filtered) };
+    }
     // A kernel without seccomp filters still gets the namespaces.
     const run = await attempt(undefined);
     if (run.code !== 0) {
       return { status: { backend: "bwrap", ok: false, ...explainBwrapFailure(run) } };
     }
-    return { status: { backend: "bwrap", ok: true }, features };
+    return { status: { backend: "bwrap", ok: true }, features, kernel: left(run) };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -347,6 +347,7 @@ async function spawnPlanned(
     logger,
     mergeStderr: true,
     cgroupProcs: plan.cgroup?.procsFiles,
+    rlimits: plan.chainLimits,
     gateFd: 3 + plan.fds.length,
   });
   return spawnCommand({
@@ -363,6 +364,7 @@ async function spawnPlanned(
     groups: command.groups,
     within: plan.network?.attach.type === "namespace" ? plan.network.attach.within : undefined,
     tie,
+    sandboxInit: plan.sandboxInit,
   });
 }
 

@@ -8,6 +8,7 @@ import type { Tie } from "./lifetime.ts";
 import { createOutputCollector } from "./output.ts";
 import type { OutputLimits } from "./output.ts";
 import { terminateGroup } from "./process-group.ts";
+import { sandboxEnded } from "./sandbox-init.ts";
 import type { CommandResult } from "./types.ts";
 
 export interface SpawnLimits extends OutputLimits {
@@ -46,6 +47,11 @@ export interface SpawnSpec {
   readonly within?: <T extends { readonly pid: number }>(start: () => T) => T;
   /** How the command is tied to dsh's lifetime (`lifetime.ts`): `argv` is already its own. */
   readonly tie?: Tie;
+  /**
+   * The pid of the sandbox's init, as bwrap told it: once the command has exited, the group is
+   * over as soon as that init is (`sandbox-init.ts`).
+   */
+  readonly sandboxInit?: () => number | undefined;
 }
 
 type StopReason = "timeout" | "cancel" | "output-limit";
@@ -121,7 +127,13 @@ async function followCommand(
     spec.signal.removeEventListener("abort", onAbort);
   }
   // The shell is gone; background children it left in its group go with it.
-  const gone = await (stopping ?? terminate());
+  // Seen from the sandbox's init alone, which spares looking at every process of the machine.
+  const init = stopping === undefined ? spec.sandboxInit?.() : undefined;
+  const ended =
+    stopping === undefined &&
+    init !== undefined &&
+    (await sandboxEnded(init, proc.pid, SANDBOX_END_MS));
+  const gone = ended || (await (stopping ?? terminate()));
   const grace = Promise.withResolvers<"late">();
   const graceTimer = setTimeout(() => grace.resolve("late"), spec.limits.killGraceMs);
   const late = await Promise.race([drained.then(() => "done" as const), grace.promise]);
@@ -132,9 +144,12 @@ async function followCommand(
     await Promise.all(readers.map((reader) => reader.cancel().catch(() => undefined)));
   }
   const signal = proc.signalCode === null ? null : String(proc.signalCode);
-  const ended = result(collector.finish(), proc.exitCode, signal, reason, started);
-  return { ...ended, lingering: !gone };
+  const finished = result(collector.finish(), proc.exitCode, signal, reason, started);
+  return { ...finished, lingering: !gone };
 }
+
+/** How long the sandbox's init may take to end its namespace before the group is killed. */
+const SANDBOX_END_MS = 100;
 
 function result(
   output: { text: string; droppedBytes: number },

@@ -10,6 +10,8 @@
  *    anything. Otherwise it joins the command's cgroups, if it has any, before anything of the
  *    command exists, and, for a shell command, sends stderr to stdout, so the two arrive in
  *    their true order (an MCP server's stderr stays apart: its stdout is the protocol).
+ *    Where the command's rlimits may be set before its sandbox (`SuperviseOptions.rlimits`),
+ *    it sets them here too, soft and hard, sparing the command an exec of `prlimit`.
  * 3. `timeout -s KILL 0` (no time limit of its own) stays the command's parent and leader of
  *    its process group. SIGALRM is how its own timer expires: it SIGKILLs the whole group,
  *    itself included, at once. A grace (SIGTERM first) would not do: timeout exits as soon as
@@ -26,6 +28,7 @@
  * `--die-with-parent` holds, so the group kill reaches it at every stage of its set-up.
  * A command outside the sandbox that leaves the group (`setsid`, a daemon) is not reached.
  */
+import type { CommandLimits } from "./limits.ts";
 import { findExecutable } from "./locate.ts";
 
 /** The executables of the chain, by absolute path. */
@@ -70,7 +73,8 @@ function findSupervisor(platform: NodeJS.Platform): Supervisor | undefined {
 }
 
 // $0: dsh's pid; then the number of cgroups and the files to join them through (0: the shell
-// itself, its one thread, before it execs the rest of the chain); then timeout,
+// itself, its one thread, before it execs the rest of the chain); then the rlimits, RLIMIT_DATA
+// in KiB and RLIMIT_NPROC (`-` `-`: none; NPROC is `-u` to bash, `-p` to dash); then timeout,
 // setpriv and sh for the steps after this one; then the command.
 const chainScript = (mergeStderr: boolean) =>
   [
@@ -78,6 +82,8 @@ const chainScript = (mergeStderr: boolean) =>
     "n=$1",
     "shift",
     'while [ "$n" -gt 0 ]; do echo 0 > "$1" || exit 125; n=$((n - 1)); shift; done',
+    'if [ "$1" != - ]; then ulimit -d "$1" && { ulimit -u "$2" 2>/dev/null || ulimit -p "$2"; } || exit 125; fi',
+    "shift 2",
     "t=$1 p=$2 s=$3",
     "shift 3",
     `exec "$t" -s KILL 0 "$p" --pdeathsig KILL -- "$s" -c '${'[ "$PPID" = "$0" ] || exit 125; exec "$@"'}' "$$" "$@"${mergeStderr ? " 2>&1" : ""}`,
@@ -91,6 +97,12 @@ export interface SuperviseOptions {
   readonly cgroupProcs?: readonly string[];
   /** Whether stderr goes into stdout (the default, for commands) or stays apart. */
   readonly mergeStderr?: boolean;
+  /**
+   * RLIMIT_NPROC and RLIMIT_DATA for the process and all it runs, set by the chain's shell
+   * (soft and hard) before anything of `argv` exists. Only where the process bound need not
+   * count within a user namespace made later (`command-plan.ts`).
+   */
+  readonly rlimits?: CommandLimits;
 }
 
 /** `argv` run under the chain, for a child of the process `parentPid`. */
@@ -101,6 +113,7 @@ export function superviseArgv(
   options: SuperviseOptions = {},
 ): string[] {
   const cgroupProcs = options.cgroupProcs ?? [];
+  const { rlimits } = options;
   return [
     supervisor.setpriv,
     "--pdeathsig",
@@ -112,6 +125,9 @@ export function superviseArgv(
     String(parentPid),
     String(cgroupProcs.length),
     ...cgroupProcs,
+    ...(rlimits === undefined
+      ? ["-", "-"]
+      : [String(Math.floor(rlimits.memoryBytes / 1024)), String(rlimits.processes)]),
     supervisor.timeout,
     supervisor.setpriv,
     supervisor.shell,

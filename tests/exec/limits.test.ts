@@ -124,6 +124,27 @@ sandboxTest("a command within its bounds reports no limit", async () => {
   expect({ code: result.exitCode, hit: result.limitHit }).toEqual({ code: 0, hit: undefined });
 });
 
+sandboxTest(
+  "the command runs under its rlimits, soft and hard, so it cannot raise them",
+  async () => {
+    using dir = tempDir();
+    await using runner = makeRunner({ commandLimits: LOW });
+    const result = await run(
+      runner,
+      dir.path,
+      "grep -E '^Max (processes|data size)' /proc/self/limits",
+    );
+    const pairs = result.output
+      .trim()
+      .split("\n")
+      .map((line) => line.split(/\s{2,}/).slice(1, 3));
+    expect(pairs).toEqual([
+      [String(LOW.memoryBytes), String(LOW.memoryBytes)],
+      [String(LOW.processes), String(LOW.processes)],
+    ]);
+  },
+);
+
 // A non-root run already exercises the same path in the fork bomb case above.
 const asRootTest = runIf(
   root && Bun.which("setpriv") !== null,

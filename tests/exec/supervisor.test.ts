@@ -4,7 +4,7 @@
  * command's whole group at once, a member that ignores SIGTERM included.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { locateSupervisor, superviseArgv } from "../../src/exec/supervisor.ts";
 import { cleanUp, processesWith, sleepers, trackedToken, until } from "../hostile/processes.ts";
@@ -12,6 +12,13 @@ import { tempDir } from "./helpers.ts";
 import { runIf } from "../support/gate.ts";
 
 afterAll(cleanUp);
+
+/** Soft and hard RLIMIT_NPROC and RLIMIT_DATA out of a `/proc/<pid>/limits` text. */
+function processAndDataLimits(text: string): (string[] | undefined)[] {
+  return ["Max processes", "Max data size"].map((name) =>
+    new RegExp(`^${name}\\s+(\\S+)\\s+(\\S+)`, "m").exec(text)?.slice(1),
+  );
+}
 
 const supervisor = locateSupervisor(process.platform);
 // Elsewhere the runner spawns commands directly, and the README says what holds.
@@ -82,6 +89,25 @@ describe("the supervisor chain", () => {
     );
     const left = outcomes.filter((delay) => delay !== undefined);
     expect(left).toEqual([]);
+  });
+
+  chainTest("sets the rlimits it is given, soft and hard, before the command starts", async () => {
+    if (supervisor === undefined) return;
+    const limits = { processes: 77, memoryBytes: 300 * 1024 * 1024 };
+    const read = async (options: { rlimits?: typeof limits }) => {
+      const argv = superviseArgv(supervisor, process.pid, ["cat", "/proc/self/limits"], options);
+      const proc = Bun.spawn(argv, { stdio: ["ignore", "pipe", "ignore"] });
+      const text = await new Response(proc.stdout).text();
+      await proc.exited;
+      return processAndDataLimits(text);
+    };
+    expect({ given: await read({ rlimits: limits }), none: await read({}) }).toEqual({
+      given: [
+        ["77", "77"],
+        ["314572800", "314572800"],
+      ],
+      none: processAndDataLimits(readFileSync("/proc/self/limits", "utf8")),
+    });
   });
 
   test("is not used off Linux", () => {
