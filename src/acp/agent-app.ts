@@ -99,14 +99,15 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
         guard(() => sessions.delete(params), params.sessionId),
       )
       .onRequest(m.session.setConfigOption, ({ params }) =>
-        guard(async () => sessions.setConfigOption(params), params.sessionId),
+        guard(() => sessions.setConfigOption(params), params.sessionId),
       )
       .onRequest(m.session.prompt, ({ params, signal }) =>
         guard(() => sessions.prompt(params, signal), params.sessionId),
       )
       .onNotification(m.session.cancel, ({ params }) => {
-        // Cancel for an idle, loading or unknown session is ignored, as the spec asks.
-        table.get(params.sessionId)?.cancel();
+        // Cancel for an idle, loading or unknown session is ignored, as the spec asks; one for
+        // a session still opening cancels the prompts that wait for it.
+        table.cancel(params.sessionId);
       })
   );
 }
