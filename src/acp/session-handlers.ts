@@ -12,19 +12,19 @@ import { type AcpModel, configChange, configOptions } from "./config-options.ts"
 import { checkCwd, checkCwdText, checkSameCwd } from "../session/cwd.ts";
 import type { BridgeSession } from "./bridge-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
-import {
-  type AcpCommandDeps,
-  NEW_SESSION_COMMANDS_DELAY_MS,
-  commandOf,
-  runAcpCommand,
-} from "./commands.ts";
+import type { AcpCommandDeps } from "./commands.ts";
 import { turnError } from "./errors.ts";
 import { mcpServerSpecs } from "./mcp-servers.ts";
 import type { ForkSessionRequest } from "./fork-request.ts";
-import { userContentOf } from "./prompt-content.ts";
-import { replayStream } from "./replay.ts";
+import { sessionParts } from "./lazy-parts.ts";
 import type { SessionTable } from "./sessions.ts";
-import { settlementOf } from "./stop-reason.ts";
+
+/**
+ * Zed registers a new session only after the `session/new` response and its own follow-up
+ * work, and drops updates for a session it does not know yet (zed.md §7.1): the commands of a
+ * new session are sent this long after its response.
+ */
+export const NEW_SESSION_COMMANDS_DELAY_MS = 100;
 
 export interface SessionHandlerDeps extends AcpCommandDeps {
   readonly service: AgentService;
@@ -97,7 +97,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       params: acp.NewSessionRequest,
       client: acp.AgentContext,
     ): Promise<acp.NewSessionResponse> {
-      await checkCwd(params.cwd);
+      // The cwd is checked by `start`, before anything is made.
       const mcpServers = mcpServerSpecs(params.mcpServers);
       const additionalDirectories = params.additionalDirectories ?? [];
       const started = await service.start({ cwd: params.cwd, mcpServers, additionalDirectories });
@@ -160,6 +160,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       const cancelled = new AbortController();
       const session = await table.ready(params.sessionId, () => cancelled.abort());
       const turnSignal = cancelled.signal.aborted ? AbortSignal.any([signal, cancelled.signal]) : signal;
+      const { commandOf, runAcpCommand, settlementOf, userContentOf } = await sessionParts();
       const command = await commandOf(params.prompt, session.handle);
       const settlement =
         command === undefined
@@ -219,6 +220,7 @@ const REPLAY_BATCH = 256;
 async function sendReplay(session: BridgeSession, deps: SessionHandlerDeps): Promise<void> {
   // The log as it is now: anything appended while the batches go out is not part of it.
   const events = [...session.handle.history()];
+  const { replayStream } = await sessionParts();
   const updates = replayStream(events, deps.clientOptions());
   const first = updates.next();
   if (first.done === true) return;

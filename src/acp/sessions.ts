@@ -8,9 +8,10 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentHandle } from "../agent/types.ts";
 import { ConflictError, DshError, NotFoundError, errorMessage, quoted } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { type BridgeSession, openBridgeSession } from "./bridge-session.ts";
+import type { BridgeSession } from "./bridge-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
 import { collectSoon } from "./idle-collect.ts";
+import { sessionParts } from "./lazy-parts.ts";
 import type { AcpApprovalRegistry, AcpFormRegistry } from "./types.ts";
 
 export interface SessionTableDeps {
@@ -79,6 +80,7 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
   };
 
   const goLive = async (handle: AgentHandle, client: acp.AgentContext) => {
+    const { openBridgeSession } = await sessionParts();
     if (closing) {
       void track(Promise.resolve(handle[Symbol.asyncDispose]()));
       throw new ConflictError("dsh is shutting down");

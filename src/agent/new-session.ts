@@ -3,8 +3,7 @@
  * agent is needed. `dsh acp` answers `session/new` after this step and opens the handle after
  * the answer, so it loads only this module, the store's and the file calls they make.
  */
-import { realpath } from "node:fs/promises";
-import { checkCwd } from "../session/cwd.ts";
+import { checkedCwdRoot } from "../session/cwd.ts";
 import { checkAddedDirectory } from "../session/directories.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
 
@@ -37,7 +36,6 @@ export function checkedDirectories(directories: readonly string[]): Promise<stri
 }
 
 /** Checks `cwd` (absolute, an existing directory, no kernel file system) and returns its realpath. */
-export async function sessionRoot(cwd: string): Promise<string> {
-  await checkCwd(cwd);
-  return realpath(cwd);
+export function sessionRoot(cwd: string): Promise<string> {
+  return checkedCwdRoot(cwd);
 }

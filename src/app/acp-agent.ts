@@ -24,8 +24,11 @@ export interface LazyAgent extends AsyncDisposable {
   readonly service: AgentService;
   /** The composition, made at the first call; requests that ask together share it. */
   composed(): Promise<Composition>;
-  /** Composes after a short idle time, unless a session request comes first. */
-  composeWhenIdle(): void;
+  /**
+   * Readies a new session's answer (the store's modules, a small chunk) now, and composes
+   * after a short idle time unless a session request comes first.
+   */
+  prepare(): void;
 }
 
 export function createLazyAgent(options: LazyAgentOptions): LazyAgent {
@@ -86,7 +89,8 @@ export function createLazyAgent(options: LazyAgentOptions): LazyAgent {
   return {
     service,
     composed,
-    composeWhenIdle() {
+    prepare() {
+      void storeOf().catch(() => undefined);
       clearTimeout(idle);
       // A failure is the first session request's to report.
       idle = setTimeout(() => void composed().catch(() => undefined), IDLE_COMPOSE_MS);

@@ -54,7 +54,7 @@ export async function runAcp(
       (await composed()).network.allowedHosts(sessionId, projectRootOf(cwd)),
     version,
     // A session request composes the agent after its answer; without one it is composed soon.
-    prepare: agent.composeWhenIdle,
+    prepare: agent.prepare,
     images: catalog.models().some((model) => model.vision === true),
     logger,
     hasApiKey: () => currentApiKey(config, env) !== undefined || !needsApiKey(defaultEndpoint),

@@ -11,6 +11,11 @@ import { InvalidInputError, quoted } from "../errors.ts";
  * with a message that says what is wrong.
  */
 export async function checkCwd(cwd: string): Promise<void> {
+  await checkedCwdRoot(cwd);
+}
+
+/** `checkCwd`, resolving with the directory's real path. */
+export async function checkedCwdRoot(cwd: string): Promise<string> {
   checkCwdText(cwd);
   let isDirectory: boolean;
   try {
@@ -19,7 +24,14 @@ export async function checkCwd(cwd: string): Promise<void> {
     throw unusable(`cwd ${whyNot(error)}`, cwd);
   }
   if (!isDirectory) throw unusable("cwd is not a directory", cwd);
-  await checkNotKernel(cwd);
+  let real: string;
+  try {
+    real = await fs.promises.realpath(cwd);
+  } catch (error) {
+    throw unusable(`cwd ${whyNot(error)}`, cwd);
+  }
+  checkNotKernel(real, cwd);
+  return real;
 }
 
 /**
@@ -67,8 +79,7 @@ export function checkCwdText(cwd: string): void {
  */
 const KERNEL_ROOTS = ["/proc", "/sys", "/dev"];
 
-async function checkNotKernel(cwd: string): Promise<void> {
-  const real = await fs.promises.realpath(cwd).catch(() => cwd);
+function checkNotKernel(real: string, cwd: string): void {
   const root = KERNEL_ROOTS.find((r) => real === r || real.startsWith(`${r}/`));
   if (root !== undefined)
     throw unusable(`cwd is inside ${root}, a kernel file system, not a project directory`, cwd);
