@@ -159,7 +159,9 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       // A `session/cancel` while the session still opens cancels this prompt once it runs.
       const cancelled = new AbortController();
       const session = await table.ready(params.sessionId, () => cancelled.abort());
-      const turnSignal = cancelled.signal.aborted ? AbortSignal.any([signal, cancelled.signal]) : signal;
+      const turnSignal = cancelled.signal.aborted
+        ? AbortSignal.any([signal, cancelled.signal])
+        : signal;
       const { commandOf, runAcpCommand, settlementOf, userContentOf } = await sessionParts();
       const command = await commandOf(params.prompt, session.handle);
       const settlement =

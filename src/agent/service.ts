@@ -162,7 +162,11 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
 
     async start({ cwd, ...options }) {
       const made = await makeNewSession(deps.store, { cwd, ...options });
-      return { sessionId: made.log.header.id, settings: deps.defaults, handle: adopt(made, options) };
+      return {
+        sessionId: made.log.header.id,
+        settings: deps.defaults,
+        handle: adopt(made, options),
+      };
     },
 
     adopt,
