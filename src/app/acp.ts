@@ -10,7 +10,7 @@ import { removeStoredKey } from "../auth/key-store.ts";
 import { createLazyAgent } from "./acp-agent.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { needsApiKey } from "../llm/local-endpoint.ts";
-import { currentApiKey, loadConfig } from "./config.ts";
+import { currentApiKey, loadConfigAsync } from "./config.ts";
 import { acpStdout } from "./acp-stdout.ts";
 import { projectRootOf } from "../rules/project.ts";
 import { logSettingsOf } from "./log-level.ts";
@@ -20,7 +20,7 @@ export async function runAcp(
   env: Readonly<Record<string, string | undefined>>,
   version: string,
 ): Promise<number> {
-  const config = loadConfig(env);
+  const config = await loadConfigAsync(env);
   const { destination, level, problem } = logSettingsOf(env, config.log);
   const logger = createLogger({ destination, level });
   if (problem !== undefined) logger.warn(problem);
