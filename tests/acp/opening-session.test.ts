@@ -54,6 +54,7 @@ interface Rig extends AsyncDisposable {
   /** Asks `session/list`, which lets every held handle open (or fail). */
   release(): Promise<unknown>;
   prompt(sessionId: string, text: string): Promise<acp.PromptResponse>;
+  load(sessionId: string): Promise<acp.LoadSessionResponse>;
 }
 
 async function startRig(fail?: string): Promise<Rig> {
@@ -75,6 +76,7 @@ async function startRig(fail?: string): Promise<Rig> {
     release: () => h.agent.request(m.list, {}),
     prompt: (sessionId, text) =>
       h.agent.request(m.prompt, { sessionId, prompt: [{ type: "text", text }] }),
+    load: (sessionId) => h.agent.request(m.load, { sessionId, cwd: agent.cwd, mcpServers: [] }),
     async [Symbol.asyncDispose]() {
       await h.disconnect();
       await agent[Symbol.asyncDispose]();
@@ -140,12 +142,7 @@ describe("a session whose handle is still opening", () => {
     expect(await closed).toEqual({});
     const gone = await rejection(r.prompt(sessionId, "late"));
     expect(gone.code).toBe(-32002);
-    const loaded = await r.h.agent.request(m.load, {
-      sessionId,
-      cwd: r.agent.cwd,
-      mcpServers: [],
-    });
-    expect(loaded.configOptions?.length).toBeGreaterThan(0);
+    expect((await r.load(sessionId)).configOptions?.length).toBeGreaterThan(0);
     expect(r.h.problems).toEqual([]);
   });
 });
@@ -172,12 +169,7 @@ describe("a session that cannot open", () => {
     expect(await r.h.agent.request(m.close, { sessionId })).toEqual({});
     expect((await rejection(r.prompt(sessionId, "closed"))).code).toBe(-32002);
     // Its log was closed and its lock released: the session loads again.
-    const loaded = await r.h.agent.request(m.load, {
-      sessionId,
-      cwd: r.agent.cwd,
-      mcpServers: [],
-    });
-    expect(loaded.configOptions?.length).toBeGreaterThan(0);
+    expect((await r.load(sessionId)).configOptions?.length).toBeGreaterThan(0);
     expect(r.h.problems).toEqual([]);
   });
 });
