@@ -62,8 +62,9 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
         });
         if (!prepared && deps.prepare !== undefined) {
           prepared = true;
-          // A timer, so that the response is written first.
-          setTimeout(deps.prepare, 0);
+          // After the response: the SDK writes it in the microtasks that follow this handler,
+          // and an immediate runs after them, before a timer would (at least 1 ms later).
+          setImmediate(deps.prepare);
         }
         return initializeResponse(deps.version, params.clientCapabilities, deps.images ?? false);
       })

@@ -64,8 +64,9 @@ export function createLazyAgent(options: LazyAgentOptions): LazyAgent {
     const handle = (async () => {
       let agent: Composition;
       try {
-        // A timer: the SDK writes the answer before it fires, so composing never delays it.
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        // The SDK writes the answer in the microtasks after the handler, before an immediate
+        // runs: composing never delays it.
+        await new Promise((resolve) => setImmediate(resolve));
         agent = await composed();
       } catch (error) {
         await made.log[Symbol.asyncDispose]();
