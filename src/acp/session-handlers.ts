@@ -102,7 +102,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       const additionalDirectories = params.additionalDirectories ?? [];
       const started = await service.start({ cwd: params.cwd, mcpServers, additionalDirectories });
       const answered = performance.now();
-      table.openLater(started.sessionId, started.handle, client, (session) => {
+      table.openLater(started.sessionId, started, client, (session) => {
         // The first command list comes a fixed time after the answer, however long opening took.
         const waited = performance.now() - answered;
         void session.advertiseCommands(Math.max(0, NEW_SESSION_COMMANDS_DELAY_MS - waited));

@@ -40,7 +40,7 @@ export interface SessionTable {
    */
   openLater(
     id: string,
-    handle: Promise<AgentHandle>,
+    started: { readonly handle: Promise<AgentHandle>; readonly open?: () => void },
     client: acp.AgentContext,
     opened?: (session: BridgeSession) => void,
   ): void;
@@ -68,7 +68,16 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
   const live = new Map<string, { session: BridgeSession; unregister: () => void }>();
   const reserved = new Set<string>();
   const pending = new Set<Promise<unknown>>();
-  const opening = new Map<string, { opened: Promise<void>; cancels: Set<() => void> }>();
+  const opening = new Map<
+    string,
+    { opened: Promise<void>; cancels: Set<() => void>; open: () => void }
+  >();
+  /** The entry of a session still opening, told to open now: a request waits for it. */
+  const hurried = (id: string) => {
+    const entry = opening.get(id);
+    entry?.open();
+    return entry;
+  };
   const failed = new Map<string, DshError>();
   let closing = false;
 
@@ -115,7 +124,7 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
   };
 
   const close = async (id: string) => {
-    await opening.get(id)?.opened;
+    await hurried(id)?.opened;
     failed.delete(id);
     const entry = live.get(id);
     if (entry === undefined) return;
@@ -128,11 +137,11 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
   return {
     get: (id) => live.get(id)?.session,
     require,
-    openLater(id, handle, client, opened) {
+    openLater(id, started, client, opened) {
       const cancels = new Set<() => void>();
       const work = (async () => {
         try {
-          const session = await goLive(await handle, client);
+          const session = await goLive(await started.handle, client);
           opened?.(session);
         } catch (error) {
           failed.set(id, openFailure(id, error));
@@ -141,11 +150,11 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
           opening.delete(id);
         }
       })();
-      opening.set(id, { opened: work, cancels });
+      opening.set(id, { opened: work, cancels, open: started.open ?? noop });
       void track(work);
     },
     async ready(id, onCancel) {
-      const entry = opening.get(id);
+      const entry = hurried(id);
       if (entry !== undefined) {
         if (onCancel !== undefined) entry.cancels.add(onCancel);
         try {
@@ -157,7 +166,7 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
       return require(id);
     },
     settle: async (id) => {
-      await opening.get(id)?.opened;
+      await hurried(id)?.opened;
     },
     has: (id) => live.has(id) || opening.has(id) || failed.has(id),
     cancel(id) {
@@ -190,6 +199,7 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
     all: () => [...live.values()].map((e) => e.session),
     async closeAll() {
       closing = true;
+      for (const entry of opening.values()) entry.open();
       while (pending.size > 0) await Promise.all(pending);
       await Promise.all([...live.keys()].map(close));
     },

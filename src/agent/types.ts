@@ -273,6 +273,11 @@ export interface StartedSession {
   readonly settings: SessionSettings;
   /** Rejects when the session cannot open; the log is closed then. */
   readonly handle: Promise<AgentHandle>;
+  /**
+   * Opens the handle now, where the service waits for a quiet moment to open it (`dsh acp`);
+   * absent where the handle opens at once.
+   */
+  readonly open?: () => void;
 }
 
 export interface AgentService {

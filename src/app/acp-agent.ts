@@ -3,7 +3,7 @@
  * answered without evaluating the agent, its tools, the model client or the sandbox, and a new
  * session is answered once its log is made, its handle opening after the answer.
  */
-import type { AgentService, StartedSession } from "../agent/types.ts";
+import type { AgentHandle, AgentService, StartedSession } from "../agent/types.ts";
 import type { ModelCatalog } from "../llm/catalog.ts";
 import type { Logger } from "../log.ts";
 import type { SessionStore } from "../session/types.ts";
@@ -13,6 +13,11 @@ import { sessionDefaults } from "./session-defaults.ts";
 
 /** How long after `initialize` the agent is composed anyway when no session request came. */
 const IDLE_COMPOSE_MS = 200;
+/**
+ * How long after the last `session/new` answer the waiting handles open, unless a request
+ * needs one first: well within the 100 ms after which the command list is sent.
+ */
+const QUIET_MS = 20;
 
 export interface LazyAgentOptions extends Omit<ComposeOptions, "catalog" | "store"> {
   readonly config: Config;
@@ -57,24 +62,43 @@ export function createLazyAgent(options: LazyAgentOptions): LazyAgent {
     return composition;
   };
 
+  // Answered sessions whose handles wait for a quiet moment, and the timer that brings it.
+  const waiting = new Set<() => void>();
+  let quiet: ReturnType<typeof setTimeout> | undefined;
+  const openWaiting = () => {
+    for (const open of waiting) open();
+  };
+
   const start = async (request: Parameters<AgentService["start"]>[0]): Promise<StartedSession> => {
     clearTimeout(idle);
     const [{ makeNewSession }, sessions] = await Promise.all([loadStart(), storeOf()]);
     const made = await makeNewSession(sessions, request);
-    const handle = (async () => {
-      let agent: Composition;
-      try {
-        // The SDK writes the answer in the microtasks after the handler, before an immediate
-        // runs: composing never delays it.
-        await new Promise((resolve) => setImmediate(resolve));
-        agent = await composed();
-      } catch (error) {
-        await made.log[Symbol.asyncDispose]();
-        throw error;
-      }
-      return agent.service.adopt(made, request);
-    })();
-    return { sessionId: made.log.header.id, settings: sessionDefaults(config, catalog), handle };
+    const handle = Promise.withResolvers<AgentHandle>();
+    const open = () => {
+      if (!waiting.delete(open)) return;
+      void (async () => {
+        let agent: Composition;
+        try {
+          agent = await composed();
+        } catch (error) {
+          await made.log[Symbol.asyncDispose]();
+          throw error;
+        }
+        return agent.service.adopt(made, request);
+      })().then(handle.resolve, handle.reject);
+    };
+    waiting.add(open);
+    // Composing blocks the thread for milliseconds: not while a client sends session after
+    // session (each answered at once), but once it is quiet, or at once for a request that
+    // needs the handle.
+    clearTimeout(quiet);
+    quiet = setTimeout(openWaiting, QUIET_MS);
+    return {
+      sessionId: made.log.header.id,
+      settings: sessionDefaults(config, catalog),
+      handle: handle.promise,
+      open,
+    };
   };
 
   const service: AgentService = {
@@ -99,6 +123,7 @@ export function createLazyAgent(options: LazyAgentOptions): LazyAgent {
     },
     async [Symbol.asyncDispose]() {
       clearTimeout(idle);
+      clearTimeout(quiet);
       // A session request still loading the module composes before this continuation runs.
       await composeModule?.catch(() => undefined);
       await composition?.[Symbol.asyncDispose]();
