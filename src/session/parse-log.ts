@@ -5,7 +5,7 @@
  */
 import * as v from "valibot";
 import { InvalidInputError } from "../errors.ts";
-import { SessionEvent, SessionHeader } from "./events.ts";
+import { SessionEvent, SessionHeader, sessionEventVariant } from "./events.ts";
 import { type ExactShapeCheck, exactShapeCheck } from "./exact-shape.ts";
 
 /** A log as read from disk, plus where its well-formed prefix ends. */
@@ -26,7 +26,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  */
 let exactEvent: ExactShapeCheck | undefined;
 const isExactEvent: ExactShapeCheck = (value) => {
-  exactEvent ??= exactShapeCheck(SessionEvent);
+  exactEvent ??= exactShapeCheck(sessionEventVariant());
   return exactEvent(value);
 };
 
