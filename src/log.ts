@@ -2,7 +2,7 @@
  * Diagnostics for people: one line per entry to stderr or a file (`DSH_LOG`). Never stdout,
  * which belongs to the ACP protocol. Secrets must never be passed in `data`.
  */
-import { appendFileSync } from "node:fs";
+import { nodeFs } from "./lazy-builtins.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -27,7 +27,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const write = (line: string) => {
     try {
       if (options.destination === "stderr") process.stderr.write(line);
-      else appendFileSync(options.destination, line);
+      else nodeFs().appendFileSync(options.destination, line);
     } catch {
       // Logging must never break the caller.
     }

@@ -62,8 +62,9 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
         });
         if (!prepared && deps.prepare !== undefined) {
           prepared = true;
-          // A timer, so that the response is written first.
-          setTimeout(deps.prepare, 0);
+          // After the response: the SDK writes it in the microtasks that follow this handler,
+          // and an immediate runs after them, before a timer would (at least 1 ms later).
+          setImmediate(deps.prepare);
         }
         return initializeResponse(deps.version, params.clientCapabilities, deps.images ?? false);
       })
@@ -99,14 +100,15 @@ export function createAgentApp(deps: AgentAppDeps): acp.AgentApp {
         guard(() => sessions.delete(params), params.sessionId),
       )
       .onRequest(m.session.setConfigOption, ({ params }) =>
-        guard(async () => sessions.setConfigOption(params), params.sessionId),
+        guard(() => sessions.setConfigOption(params), params.sessionId),
       )
       .onRequest(m.session.prompt, ({ params, signal }) =>
         guard(() => sessions.prompt(params, signal), params.sessionId),
       )
       .onNotification(m.session.cancel, ({ params }) => {
-        // Cancel for an idle, loading or unknown session is ignored, as the spec asks.
-        table.get(params.sessionId)?.cancel();
+        // Cancel for an idle, loading or unknown session is ignored, as the spec asks; one for
+        // a session still opening cancels the prompts that wait for it.
+        table.cancel(params.sessionId);
       })
   );
 }

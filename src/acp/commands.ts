@@ -15,13 +15,6 @@ import type { BridgeSession } from "./bridge-session.ts";
 import { type PromptSettlement, settlementOf } from "./stop-reason.ts";
 
 /**
- * Zed registers a new session only after the `session/new` response and its own follow-up
- * work, and drops updates for a session it does not know yet (zed.md §7.1): the commands of a
- * new session are sent this long after its response.
- */
-export const NEW_SESSION_COMMANDS_DELAY_MS = 100;
-
-/**
  * The update that advertises `commands` (names without the slash): by default the built-in
  * ones, all a session without skills, custom commands or MCP prompts offers.
  */

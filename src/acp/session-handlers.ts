@@ -12,19 +12,19 @@ import { type AcpModel, configChange, configOptions } from "./config-options.ts"
 import { checkCwd, checkCwdText, checkSameCwd } from "../session/cwd.ts";
 import type { BridgeSession } from "./bridge-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
-import {
-  type AcpCommandDeps,
-  NEW_SESSION_COMMANDS_DELAY_MS,
-  commandOf,
-  runAcpCommand,
-} from "./commands.ts";
+import type { AcpCommandDeps } from "./commands.ts";
 import { turnError } from "./errors.ts";
 import { mcpServerSpecs } from "./mcp-servers.ts";
 import type { ForkSessionRequest } from "./fork-request.ts";
-import { userContentOf } from "./prompt-content.ts";
-import { replayStream } from "./replay.ts";
+import { sessionParts } from "./lazy-parts.ts";
 import type { SessionTable } from "./sessions.ts";
-import { settlementOf } from "./stop-reason.ts";
+
+/**
+ * Zed registers a new session only after the `session/new` response and its own follow-up
+ * work, and drops updates for a session it does not know yet (zed.md §7.1): the commands of a
+ * new session are sent this long after its response.
+ */
+export const NEW_SESSION_COMMANDS_DELAY_MS = 100;
 
 export interface SessionHandlerDeps extends AcpCommandDeps {
   readonly service: AgentService;
@@ -67,6 +67,7 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
     checkCwdText(cwd);
     const mcpServers = mcpServerSpecs(params.mcpServers);
     const additionalDirectories = params.additionalDirectories ?? [];
+    await table.settle(sessionId);
     return table.reserve(sessionId, async () => {
       const existing = table.get(sessionId);
       // An open session keeps the servers it runs: one process per server per session.
@@ -88,19 +89,28 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
   };
 
   return {
+    /**
+     * Answers once the session's log is made: its handle opens after the answer, and every
+     * later request of the session waits for it (the table's `ready`).
+     */
     async new(
       params: acp.NewSessionRequest,
       client: acp.AgentContext,
     ): Promise<acp.NewSessionResponse> {
-      await checkCwd(params.cwd);
+      // The cwd is checked by `start`, before anything is made.
       const mcpServers = mcpServerSpecs(params.mcpServers);
       const additionalDirectories = params.additionalDirectories ?? [];
-      const session = await table.open(
-        () => service.create({ cwd: params.cwd, mcpServers, additionalDirectories }),
-        client,
-      );
-      void session.advertiseCommands(NEW_SESSION_COMMANDS_DELAY_MS);
-      return { sessionId: session.id, configOptions: optionsOf(session) };
+      const started = await service.start({ cwd: params.cwd, mcpServers, additionalDirectories });
+      const answered = performance.now();
+      table.openLater(started.sessionId, started, client, (session) => {
+        // The first command list comes a fixed time after the answer, however long opening took.
+        const waited = performance.now() - answered;
+        void session.advertiseCommands(Math.max(0, NEW_SESSION_COMMANDS_DELAY_MS - waited));
+      });
+      return {
+        sessionId: started.sessionId,
+        configOptions: configOptions(started.settings, deps.models()),
+      };
     },
     load: (
       params: acp.LoadSessionRequest,
@@ -128,13 +138,16 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
       return { sessions };
     },
     async close(params: acp.CloseSessionRequest): Promise<acp.CloseSessionResponse> {
-      table.require(params.sessionId);
+      // A session still opening, or one that failed to, closes too.
+      if (!table.has(params.sessionId)) table.require(params.sessionId);
       await table.close(params.sessionId);
       return {};
     },
     delete: (params: acp.DeleteSessionRequest) => deleteSession(deps, params.sessionId),
-    setConfigOption(params: acp.SetSessionConfigOptionRequest): acp.SetSessionConfigOptionResponse {
-      const session = table.require(params.sessionId);
+    async setConfigOption(
+      params: acp.SetSessionConfigOptionRequest,
+    ): Promise<acp.SetSessionConfigOptionResponse> {
+      const session = await table.ready(params.sessionId);
       // Zed applies saved defaults right after session/new and registers the session only
       // then: the command list waits until that burst is over.
       session.postpone(NEW_SESSION_COMMANDS_DELAY_MS);
@@ -144,12 +157,18 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
     },
     /** A slash command when the prompt starts with one, else a turn; settles with its end. */
     async prompt(params: acp.PromptRequest, signal: AbortSignal): Promise<acp.PromptResponse> {
-      const session = table.require(params.sessionId);
+      // A `session/cancel` while the session still opens cancels this prompt once it runs.
+      const cancelled = new AbortController();
+      const session = await table.ready(params.sessionId, () => cancelled.abort());
+      const turnSignal = cancelled.signal.aborted
+        ? AbortSignal.any([signal, cancelled.signal])
+        : signal;
+      const { commandOf, runAcpCommand, settlementOf, userContentOf } = await sessionParts();
       const command = await commandOf(params.prompt, session.handle);
       const settlement =
         command === undefined
-          ? settlementOf(await session.prompt(userContentOf(params.prompt), signal))
-          : await runAcpCommand(command, session, deps, signal);
+          ? settlementOf(await session.prompt(userContentOf(params.prompt), turnSignal))
+          : await runAcpCommand(command, session, deps, turnSignal);
       if (settlement.type === "error") throw turnError(settlement.error);
       return { stopReason: settlement.stopReason };
     },
@@ -168,6 +187,7 @@ async function forkSession(
   const { service, table } = deps;
   checkSessionId(params.sessionId);
   await checkCwd(params.cwd);
+  await table.settle(params.sessionId);
   const mcpServers = mcpServerSpecs(params.mcpServers ?? []);
   if (table.get(params.sessionId)?.busy === true) {
     throw new ConflictError(`session ${params.sessionId} is running a prompt`, {
@@ -203,6 +223,7 @@ const REPLAY_BATCH = 256;
 async function sendReplay(session: BridgeSession, deps: SessionHandlerDeps): Promise<void> {
   // The log as it is now: anything appended while the batches go out is not part of it.
   const events = [...session.handle.history()];
+  const { replayStream } = await sessionParts();
   const updates = replayStream(events, deps.clientOptions());
   const first = updates.next();
   if (first.done === true) return;
@@ -247,6 +268,7 @@ async function deleteSession(
 ): Promise<acp.DeleteSessionResponse> {
   checkSessionId(sessionId);
   if (!isSessionId(sessionId)) return {};
+  await deps.table.settle(sessionId);
   const live = deps.table.get(sessionId);
   if (live?.busy === true) {
     throw new ConflictError(`session ${sessionId} is running a prompt; cancel it first`, {
@@ -254,7 +276,7 @@ async function deleteSession(
     });
   }
   return deps.table.reserve(sessionId, async () => {
-    if (deps.table.get(sessionId) !== undefined) await deps.table.close(sessionId);
+    if (deps.table.has(sessionId)) await deps.table.close(sessionId);
     try {
       await deps.service.delete(sessionId);
     } catch (error) {

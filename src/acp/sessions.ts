@@ -1,15 +1,17 @@
 /**
  * The connection's table of bridged sessions: ids reserved while a load runs, one session per
- * id, and the work in progress that shutdown must wait for (a create or load that finishes
- * after shutdown began gets its handle disposed at once).
+ * id, sessions whose id was answered while their handle still opens, and the work in progress
+ * that shutdown must wait for (a create or load that finishes after shutdown began gets its
+ * handle disposed at once).
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentHandle } from "../agent/types.ts";
-import { ConflictError, NotFoundError, quoted } from "../errors.ts";
+import { ConflictError, DshError, NotFoundError, errorMessage, quoted } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { type BridgeSession, openBridgeSession } from "./bridge-session.ts";
+import type { BridgeSession } from "./bridge-session.ts";
 import type { ClientOptions } from "./capabilities.ts";
 import { collectSoon } from "./idle-collect.ts";
+import { sessionParts } from "./lazy-parts.ts";
 import type { AcpApprovalRegistry, AcpFormRegistry } from "./types.ts";
 
 export interface SessionTableDeps {
@@ -31,7 +33,29 @@ export interface SessionTable {
    * handle that arrives is disposed at once and ConflictError is thrown.
    */
   open(build: () => Promise<AgentHandle>, client: acp.AgentContext): Promise<BridgeSession>;
-  /** Takes a session out of the table and disposes it. */
+  /**
+   * Holds `id`, already answered to the client, until `handle` opens; then it is live as after
+   * `open` and `opened` runs. A handle that fails leaves `id` failed: `ready` rejects with why
+   * until it is closed.
+   */
+  openLater(
+    id: string,
+    started: { readonly handle: Promise<AgentHandle>; readonly open?: () => void },
+    client: acp.AgentContext,
+    opened?: (session: BridgeSession) => void,
+  ): void;
+  /**
+   * The session once it is open (at once when it is): as `require`, but waiting for a handle
+   * still opening. `onCancel` runs for a `cancel` of the session while that wait lasts.
+   */
+  ready(id: string, onCancel?: () => void): Promise<BridgeSession>;
+  /** Resolves once `id` is not opening any more (open, failed or unknown); never rejects. */
+  settle(id: string): Promise<void>;
+  /** Whether `id` is open, opening or failed on this connection. */
+  has(id: string): boolean;
+  /** Cancels the session's running turn, or the prompts waiting for it to open. */
+  cancel(id: string): void;
+  /** Takes a session out of the table (once it opened) and disposes it. */
   close(id: string): Promise<void>;
   /** Every open session. */
   all(): BridgeSession[];
@@ -44,6 +68,17 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
   const live = new Map<string, { session: BridgeSession; unregister: () => void }>();
   const reserved = new Set<string>();
   const pending = new Set<Promise<unknown>>();
+  const opening = new Map<
+    string,
+    { opened: Promise<void>; cancels: Set<() => void>; open: () => void }
+  >();
+  /** The entry of a session still opening, told to open now: a request waits for it. */
+  const hurried = (id: string) => {
+    const entry = opening.get(id);
+    entry?.open();
+    return entry;
+  };
+  const failed = new Map<string, DshError>();
   let closing = false;
 
   const track = <T>(work: Promise<T>): Promise<T> => {
@@ -53,7 +88,44 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
     return work;
   };
 
+  const goLive = async (handle: AgentHandle, client: acp.AgentContext) => {
+    const { openBridgeSession } = await sessionParts();
+    if (closing) {
+      void track(Promise.resolve(handle[Symbol.asyncDispose]()));
+      throw new ConflictError("dsh is shutting down");
+    }
+    const session = openBridgeSession({
+      handle,
+      client,
+      options: deps.clientOptions(),
+      logger: deps.logger,
+    });
+    const unregisterApprovals = deps.approvals?.register(handle.sessionId, session) ?? noop;
+    const unregisterQuestions = deps.questions?.register(handle.sessionId, session) ?? noop;
+    const unregister = () => {
+      unregisterApprovals();
+      unregisterQuestions();
+    };
+    failed.delete(handle.sessionId);
+    live.set(handle.sessionId, { session, unregister });
+    return session;
+  };
+
+  const require = (id: string) => {
+    if (reserved.has(id))
+      throw new ConflictError(`session ${id} is still loading`, { sessionId: id });
+    const entry = live.get(id);
+    if (entry !== undefined) return entry.session;
+    const failure = failed.get(id);
+    if (failure !== undefined) throw failure;
+    throw new NotFoundError(`no live session ${quoted(id)} on this connection`, {
+      sessionId: quoted(id),
+    });
+  };
+
   const close = async (id: string) => {
+    await hurried(id)?.opened;
+    failed.delete(id);
     const entry = live.get(id);
     if (entry === undefined) return;
     live.delete(id);
@@ -64,14 +136,46 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
 
   return {
     get: (id) => live.get(id)?.session,
-    require(id) {
-      if (reserved.has(id))
-        throw new ConflictError(`session ${id} is still loading`, { sessionId: id });
-      const entry = live.get(id);
-      if (entry !== undefined) return entry.session;
-      throw new NotFoundError(`no live session ${quoted(id)} on this connection`, {
-        sessionId: quoted(id),
-      });
+    require,
+    openLater(id, started, client, opened) {
+      const cancels = new Set<() => void>();
+      const work = (async () => {
+        try {
+          const session = await goLive(await started.handle, client);
+          opened?.(session);
+        } catch (error) {
+          failed.set(id, openFailure(id, error));
+          deps.logger.error("a session could not open", { sessionId: id, error });
+        } finally {
+          opening.delete(id);
+        }
+      })();
+      opening.set(id, { opened: work, cancels, open: started.open ?? noop });
+      void track(work);
+    },
+    async ready(id, onCancel) {
+      const entry = hurried(id);
+      if (entry !== undefined) {
+        if (onCancel !== undefined) entry.cancels.add(onCancel);
+        try {
+          await entry.opened;
+        } finally {
+          if (onCancel !== undefined) entry.cancels.delete(onCancel);
+        }
+      }
+      return require(id);
+    },
+    settle: async (id) => {
+      await hurried(id)?.opened;
+    },
+    has: (id) => live.has(id) || opening.has(id) || failed.has(id),
+    cancel(id) {
+      const entry = opening.get(id);
+      if (entry === undefined) {
+        live.get(id)?.session.cancel();
+        return;
+      }
+      for (const cancel of entry.cancels) cancel();
     },
     async reserve(id, work) {
       if (reserved.has(id))
@@ -87,25 +191,7 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
       return track(
         (async () => {
           if (closing) throw new ConflictError("dsh is shutting down");
-          const handle = await build();
-          if (closing) {
-            void track(Promise.resolve(handle[Symbol.asyncDispose]()));
-            throw new ConflictError("dsh is shutting down");
-          }
-          const session = openBridgeSession({
-            handle,
-            client,
-            options: deps.clientOptions(),
-            logger: deps.logger,
-          });
-          const unregisterApprovals = deps.approvals?.register(handle.sessionId, session) ?? noop;
-          const unregisterQuestions = deps.questions?.register(handle.sessionId, session) ?? noop;
-          const unregister = () => {
-            unregisterApprovals();
-            unregisterQuestions();
-          };
-          live.set(handle.sessionId, { session, unregister });
-          return session;
+          return goLive(await build(), client);
         })(),
       );
     },
@@ -113,10 +199,20 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
     all: () => [...live.values()].map((e) => e.session),
     async closeAll() {
       closing = true;
+      for (const entry of opening.values()) entry.open();
       while (pending.size > 0) await Promise.all(pending);
       await Promise.all([...live.keys()].map(close));
     },
   };
+}
+
+/** What every later request of a session that could not open is answered with. */
+function openFailure(id: string, error: unknown): DshError {
+  if (error instanceof ConflictError) return error;
+  return new DshError("session_failed", `session ${id} could not open: ${errorMessage(error)}`, {
+    data: { sessionId: id },
+    cause: error,
+  });
 }
 
 function noop() {}

@@ -4,10 +4,10 @@
  * tools of its MCP servers, which start in the background as the session opens; and its own
  * library of skills, custom commands and MCP prompts, found in the background too.
  */
-import { realpath } from "node:fs/promises";
-import { checkCwd, checkSameCwd } from "../session/cwd.ts";
+import { checkSameCwd } from "../session/cwd.ts";
 import { ConflictError, errorMessage } from "../errors.ts";
 import { checkAddedDirectory, loggedDirectories } from "../session/directories.ts";
+import { type NewSession, checkedDirectories, makeNewSession, sessionRoot } from "./new-session.ts";
 import type { McpNotice, McpServerSpec, McpServers } from "../mcp/types.ts";
 import type { NewSessionEvent } from "../session/events.ts";
 import type { SessionLog, SessionStore } from "../session/types.ts";
@@ -132,24 +132,37 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
     });
   }
 
+  async function adopt(made: NewSession, options: SessionOpenOptions): Promise<AgentHandle> {
+    const { log, root, given } = made;
+    live.add(log.header.id);
+    try {
+      return await open(log, root, options, given);
+    } catch (error) {
+      live.delete(log.header.id);
+      await log[Symbol.asyncDispose]();
+      throw error;
+    }
+  }
+
   return {
     async create({ cwd, ...options }) {
-      const root = await sessionRoot(cwd);
-      const given = await checkedDirectories(options);
-      const log = await deps.store.create({ cwd });
-      live.add(log.header.id);
-      try {
-        return await open(log, root, options, given);
-      } catch (error) {
-        live.delete(log.header.id);
-        await log[Symbol.asyncDispose]();
-        throw error;
-      }
+      return adopt(await makeNewSession(deps.store, { cwd, ...options }), options);
     },
+
+    async start({ cwd, ...options }) {
+      const made = await makeNewSession(deps.store, { cwd, ...options });
+      return {
+        sessionId: made.log.header.id,
+        settings: deps.defaults,
+        handle: adopt(made, options),
+      };
+    },
+
+    adopt,
 
     async fork({ cwd, history, ...options }) {
       const root = await sessionRoot(cwd);
-      const given = await checkedDirectories(options);
+      const given = await checkedDirectories(options.additionalDirectories ?? []);
       const log = await deps.store.create({ cwd });
       live.add(log.header.id);
       try {
@@ -168,7 +181,7 @@ export function createAgentService(deps: AgentServiceDeps): AgentService {
 
     async resume(id, { cwd, ...options } = {}) {
       if (live.has(id)) throw new ConflictError(`session ${id} is already open`, { sessionId: id });
-      const given = await checkedDirectories(options);
+      const given = await checkedDirectories(options.additionalDirectories ?? []);
       live.add(id);
       let log: SessionLog | undefined;
       try {
@@ -313,11 +326,6 @@ function sessionCheckpoints(deps: AgentServiceDeps, log: SessionLog, roots: read
   });
 }
 
-/** The realpaths of the directories a request adds; InvalidInputError naming a bad entry. */
-function checkedDirectories(options: SessionOpenOptions): Promise<string[]> {
-  return Promise.all((options.additionalDirectories ?? []).map(checkAddedDirectory));
-}
-
 /**
  * The directories a session works in besides its root: those its log names (one gone since is
  * left out, and the user told) and those given now, which are logged.
@@ -346,10 +354,4 @@ async function sessionDirectories(
     directories.push(dir);
   }
   return directories.filter((dir) => dir !== root);
-}
-
-/** Checks `cwd` (absolute, an existing directory, no kernel file system) and returns its realpath. */
-async function sessionRoot(cwd: string): Promise<string> {
-  await checkCwd(cwd);
-  return realpath(cwd);
 }

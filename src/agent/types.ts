@@ -2,6 +2,7 @@
  * Contracts between the agent and the surfaces that drive it (ACP bridge, terminal). Surfaces
  * import only this file from `src/agent`, never the loop.
  */
+import type { NewSession } from "./new-session.ts";
 import type { SessionCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import type { Knobs } from "../permission/knobs.ts";
 import type { LoggedError, SessionEvent, StopReason, UserContent } from "../session/events.ts";
@@ -265,9 +266,30 @@ export interface SessionOpenOptions {
   readonly additionalDirectories?: readonly string[];
 }
 
+/** A new session whose log is made (its id is final) while its handle is still opening. */
+export interface StartedSession {
+  readonly sessionId: string;
+  /** The session's settings: a new session starts with the defaults. */
+  readonly settings: SessionSettings;
+  /** Rejects when the session cannot open; the log is closed then. */
+  readonly handle: Promise<AgentHandle>;
+  /**
+   * Opens the handle now, where the service waits for a quiet moment to open it (`dsh acp`);
+   * absent where the handle opens at once.
+   */
+  readonly open?: () => void;
+}
+
 export interface AgentService {
   /** `cwd` must be an absolute, existing directory (InvalidInputError otherwise). */
   create(options: { cwd: string } & SessionOpenOptions): Promise<AgentHandle>;
+  /**
+   * `create` in two steps: resolves once the request is checked and the session's log made,
+   * and opens its handle after that. `dsh acp` answers `session/new` at the first step.
+   */
+  start(options: { cwd: string } & SessionOpenOptions): Promise<StartedSession>;
+  /** Opens the handle of a session `makeNewSession` made; the log is closed if that fails. */
+  adopt(session: NewSession, options: SessionOpenOptions): Promise<AgentHandle>;
   /**
    * Reopens a saved session. InvalidInputError for a malformed id (no file touched) or a cwd
    * that differs from the logged one; NotFoundError for an unknown id; ConflictError when the

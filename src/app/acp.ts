@@ -7,11 +7,10 @@ import { createAcpQuestioner } from "../acp/elicitation.ts";
 import { runAcpServer } from "../acp/server.ts";
 import { createLogger } from "../log.ts";
 import { removeStoredKey } from "../auth/key-store.ts";
-import type { AgentService } from "../agent/types.ts";
-import type { Composition } from "./compose.ts";
+import { createLazyAgent } from "./acp-agent.ts";
 import { createModelCatalog } from "../llm/catalog.ts";
 import { needsApiKey } from "../llm/local-endpoint.ts";
-import { currentApiKey, loadConfig } from "./config.ts";
+import { currentApiKey, loadConfigAsync } from "./config.ts";
 import { acpStdout } from "./acp-stdout.ts";
 import { projectRootOf } from "../rules/project.ts";
 import { logSettingsOf } from "./log-level.ts";
@@ -21,7 +20,7 @@ export async function runAcp(
   env: Readonly<Record<string, string | undefined>>,
   version: string,
 ): Promise<number> {
-  const config = loadConfig(env);
+  const config = await loadConfigAsync(env);
   const { destination, level, problem } = logSettingsOf(env, config.log);
   const logger = createLogger({ destination, level });
   if (problem !== undefined) logger.warn(problem);
@@ -32,31 +31,15 @@ export async function runAcp(
   const defaultEndpoint = catalog.default.baseUrl ?? config.baseUrl;
   const approvals = createAcpApprovalAnswerer();
   const questions = createAcpQuestioner({ logger });
-  // Loaded and composed at the first session request: `initialize` is answered without
-  // evaluating the agent, its tools, the model client or the sandbox.
-  let composeModule: Promise<typeof import("./compose.ts")> | undefined;
-  let composition: Composition | undefined;
-  const composed = async (): Promise<Composition> => {
-    composeModule ??= import("./compose.ts");
-    const { compose } = await composeModule;
-    // Checked after the await, so requests that arrive together share one composition.
-    composition ??= compose({
-      config,
-      env,
-      logger,
-      answerers: [approvals],
-      questioners: [questions],
-      catalog,
-    });
-    return composition;
-  };
-  const service: AgentService = {
-    create: async (options) => (await composed()).service.create(options),
-    resume: async (id, options) => (await composed()).service.resume(id, options),
-    fork: async (options) => (await composed()).service.fork(options),
-    list: async () => (await composed()).service.list(),
-    delete: async (id) => (await composed()).service.delete(id),
-  };
+  const agent = createLazyAgent({
+    config,
+    env,
+    logger,
+    answerers: [approvals],
+    questioners: [questions],
+    catalog,
+  });
+  const { composed } = agent;
 
   const shutdown = new AbortController();
   const stop = () => shutdown.abort();
@@ -64,15 +47,14 @@ export async function runAcp(
   const served = new AbortController();
   const stdout = acpStdout(served.signal);
   await runAcpServer({
-    service,
+    service: agent.service,
     models: () => catalog.models(),
     sandbox: async () => (await composed()).runner.sandbox(),
     allowedHosts: async (sessionId, cwd) =>
       (await composed()).network.allowedHosts(sessionId, projectRootOf(cwd)),
     version,
-    // The agent is composed while the client reads the `initialize` response and sends its
-    // `session/new`; a failure is the first session request's to report.
-    prepare: () => void composed().catch(() => undefined),
+    // A session request composes the agent after its answer; without one it is composed soon.
+    prepare: agent.prepare,
     images: catalog.models().some((model) => model.vision === true),
     logger,
     hasApiKey: () => currentApiKey(config, env) !== undefined || !needsApiKey(defaultEndpoint),
@@ -87,9 +69,7 @@ export async function runAcp(
     signal: shutdown.signal,
   });
   served.abort();
-  // A session request still loading the module composes before this continuation runs.
-  await composeModule;
-  await composition?.[Symbol.asyncDispose]();
+  await agent[Symbol.asyncDispose]();
   logger.info("acp connection closed");
   return 0;
 }

@@ -31,6 +31,7 @@ import { statusLine } from "../tools/background/tools.ts";
 import { type SecretPlaces, secretPlacesOf } from "../file-safety/credential-paths.ts";
 import { type Config, currentApiKey } from "./config.ts";
 import { credentialScopeOf, ensureOwnConfigDir, protectedConfigPaths } from "./guarded-paths.ts";
+import { sessionDefaults } from "./session-defaults.ts";
 import { mcpSessionTools } from "./session-tools.ts";
 
 export interface Composition extends AsyncDisposable {
@@ -60,11 +61,13 @@ export interface ComposeOptions {
    * `initialize` with it before composing); built here otherwise.
    */
   readonly catalog?: ModelCatalog;
+  /** The session store, when the caller made it already (`dsh acp` makes new sessions' logs before composing). */
+  readonly store?: SessionStore;
 }
 
 export function compose(options: ComposeOptions): Composition {
   const { config, logger } = options;
-  const store = createSessionStore({ home: config.home, logger });
+  const store = options.store ?? createSessionStore({ home: config.home, logger });
   const catalog =
     options.catalog ??
     createModelCatalog({ defaultModel: config.model, userModels: config.models });
@@ -134,11 +137,7 @@ export function compose(options: ComposeOptions): Composition {
       },
     }),
   );
-  const defaults: SessionSettings = {
-    model: catalog.default.id,
-    effort: config.effort,
-    knobs: config.knobs,
-  };
+  const defaults = sessionDefaults(config, catalog);
   const service = createAgentService({
     store,
     client,

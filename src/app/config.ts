@@ -2,11 +2,11 @@
  * Configuration: the TOML file, the environment and the flags, merged with the precedence
  * flags > environment > config file > defaults. The only place that knows the env var names.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import * as v from "valibot";
+import { errorCode } from "../error-code.ts";
 import { DshError } from "../errors.ts";
+import { nodeFs, nodeOs } from "../lazy-builtins.ts";
 import { configIssueMessage, deepestIssue, tomlSyntaxMessage } from "./config-errors.ts";
 import { readStoredKey } from "../auth/key-store.ts";
 import { EnvConfig } from "../exec/env.ts";
@@ -137,15 +137,45 @@ export class ConfigError extends DshError<"config"> {
   }
 }
 
+/** Reads the config file and the environment; ConfigError for anything the user must fix. */
 export function loadConfig(
   env: Readonly<Record<string, string | undefined>>,
   flags: ConfigFlags = {},
 ): Config {
-  const home = env.HOME || homedir();
+  const { home, configPath, explicit } = placesOf(env);
+  return configOf(env, flags, home, configPath, readConfigFile(configPath, explicit));
+}
+
+/**
+ * `loadConfig`, reading the file through Bun's own file API: `dsh acp` answers `initialize`
+ * without linking `node:fs` (loaded later, with the session store).
+ */
+export async function loadConfigAsync(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: ConfigFlags = {},
+): Promise<Config> {
+  const { home, configPath, explicit } = placesOf(env);
+  const text = await readConfigTextAsync(configPath, explicit);
+  const file = text === undefined ? {} : parseConfigText(configPath, text);
+  return configOf(env, flags, home, configPath, file);
+}
+
+/** The user's home and the config file's path (`DSH_CONFIG` makes it `explicit`). */
+function placesOf(env: Readonly<Record<string, string | undefined>>) {
+  const home = env.HOME || nodeOs().homedir();
   const configPath =
     nonEmpty(env.DSH_CONFIG) ??
     join(nonEmpty(env.XDG_CONFIG_HOME) ?? join(home, ".config"), "dsh", "config.toml");
-  const file = readConfigFile(configPath, nonEmpty(env.DSH_CONFIG) !== undefined);
+  return { home, configPath, explicit: nonEmpty(env.DSH_CONFIG) !== undefined };
+}
+
+function configOf(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: ConfigFlags,
+  home: string,
+  configPath: string,
+  file: ConfigFile,
+): Config {
   const dataHome = nonEmpty(env.XDG_DATA_HOME) ?? join(home, ".local", "share");
 
   const named = flags.permission ?? nonEmpty(env.DSH_PERMISSION);
@@ -220,21 +250,55 @@ export function currentApiKey(
 }
 
 function readConfigFile(path: string, explicit: boolean): ConfigFile {
+  const { existsSync, readFileSync, statSync } = nodeFs();
   if (!existsSync(path)) {
-    if (explicit) throw new ConfigError(`config file not found: ${path} (from DSH_CONFIG)`);
+    if (explicit) throw notFound(path);
     return {};
   }
   let text: string;
   try {
-    if (statSync(path).isDirectory())
-      throw new ConfigError(`${path} is a directory, not a config file`);
+    if (statSync(path).isDirectory()) throw isDirectory(path);
     text = readFileSync(path, "utf8");
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError(
-      `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw unreadable(path, error);
   }
+  return parseConfigText(path, text);
+}
+
+/** The file's text, or undefined when there is none (an error when `DSH_CONFIG` named it). */
+async function readConfigTextAsync(path: string, explicit: boolean): Promise<string | undefined> {
+  try {
+    return await Bun.file(path).text();
+  } catch (error) {
+    switch (errorCode(error)) {
+      case "ENOENT":
+      case "ENOTDIR":
+        if (explicit) throw notFound(path);
+        return undefined;
+      case "EISDIR":
+        throw isDirectory(path);
+      default:
+        throw unreadable(path, error);
+    }
+  }
+}
+
+function notFound(path: string): ConfigError {
+  return new ConfigError(`config file not found: ${path} (from DSH_CONFIG)`);
+}
+
+function isDirectory(path: string): ConfigError {
+  return new ConfigError(`${path} is a directory, not a config file`);
+}
+
+function unreadable(path: string, error: unknown): ConfigError {
+  return new ConfigError(
+    `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`,
+  );
+}
+
+function parseConfigText(path: string, text: string): ConfigFile {
   let data: unknown;
   try {
     data = Bun.TOML.parse(text);

@@ -3,7 +3,7 @@
  * directory is hidden from sandboxed commands and refused by the file tools, so the key is
  * never readable by anything the model runs. An environment key always wins over it.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { nodeFs } from "../lazy-builtins.ts";
 import { join } from "node:path";
 import * as v from "valibot";
 
@@ -46,7 +46,7 @@ export function readStoredKeyRecord(home: string): StoredKey | undefined {
   try {
     const parsed = v.safeParse(
       authFileSchema(),
-      JSON.parse(readFileSync(authFilePath(home), "utf8")),
+      JSON.parse(nodeFs().readFileSync(authFilePath(home), "utf8")),
     );
     if (!parsed.success) return undefined;
     const { apiKey, baseUrl } = parsed.output;
@@ -58,6 +58,7 @@ export function readStoredKeyRecord(home: string): StoredKey | undefined {
 
 /** Stores `key` (replacing any), readable by the user only, with the endpoint it was checked against. */
 export function storeKey(home: string, key: string, baseUrl?: string): void {
+  const { mkdirSync, renameSync, writeFileSync } = nodeFs();
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const path = authFilePath(home);
   const temp = `${path}.${process.pid}.tmp`;
@@ -74,6 +75,6 @@ export function storeKey(home: string, key: string, baseUrl?: string): void {
 /** Removes the stored key; false when there was none. */
 export function removeStoredKey(home: string): boolean {
   const had = readStoredKey(home) !== undefined;
-  rmSync(authFilePath(home), { force: true });
+  nodeFs().rmSync(authFilePath(home), { force: true });
   return had;
 }

@@ -1,5 +1,5 @@
 /** Finds the executables the runner depends on, by absolute path, never by a bare name. */
-import { accessSync, constants, statSync } from "node:fs";
+import { nodeFs } from "../lazy-builtins.ts";
 import { delimiter, isAbsolute, join } from "node:path";
 
 /** The first existing executable among `fixed`, then `name` on `path` (absolute entries only). */
@@ -32,7 +32,7 @@ export function resolveShell(path: string | undefined): string {
  */
 export function untrustedReason(file: string, alsoOwner?: number): string | undefined {
   try {
-    const stat = statSync(file);
+    const stat = nodeFs().statSync(file);
     if (stat.uid !== 0 && stat.uid !== alsoOwner) return `${file} is not owned by root`;
     if ((stat.mode & 0o022) !== 0) return `${file} is writable by group or others`;
     return undefined;
@@ -44,6 +44,7 @@ export function untrustedReason(file: string, alsoOwner?: number): string | unde
 /** True for an existing regular file the current user may execute. */
 export function isExecutableFile(file: string): boolean {
   try {
+    const { accessSync, constants, statSync } = nodeFs();
     if (!statSync(file).isFile()) return false;
     accessSync(file, constants.X_OK);
     return true;

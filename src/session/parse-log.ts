@@ -5,7 +5,7 @@
  */
 import * as v from "valibot";
 import { InvalidInputError } from "../errors.ts";
-import { SessionEvent, SessionHeader } from "./events.ts";
+import { SessionEvent, SessionHeader, sessionEventVariant } from "./events.ts";
 import { type ExactShapeCheck, exactShapeCheck } from "./exact-shape.ts";
 
 /** A log as read from disk, plus where its well-formed prefix ends. */
@@ -20,8 +20,15 @@ export interface ParsedLog {
 
 const LF = 0x0a;
 const decoder = new TextDecoder("utf-8", { fatal: true });
-/** Most logged events are already exactly their schema's output: valibot sees only the rest. */
-const isExactEvent = exactShapeCheck(SessionEvent);
+/**
+ * Most logged events are already exactly their schema's output: valibot sees only the rest.
+ * Built at the first log read, not when a new session's log is made.
+ */
+let exactEvent: ExactShapeCheck | undefined;
+const isExactEvent: ExactShapeCheck = (value) => {
+  exactEvent ??= exactShapeCheck(sessionEventVariant());
+  return exactEvent(value);
+};
 
 /** One line's outcome: its value, or why it is not one. */
 export type LineResult<T> = { ok: true; value: T } | { ok: false; reason: string };

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { replayUpdates } from "../../src/acp/replay.ts";
 import type { UpdateMapperOptions } from "../../src/acp/update-mapper.ts";
-import { SessionEvent, SessionHeader } from "../../src/session/events.ts";
+import { type SessionEvent, SessionHeader, sessionEventVariant } from "../../src/session/events.ts";
 import { parseLog } from "../../src/session/parse-log.ts";
 
 const DIR = join(import.meta.dir, "fixtures", "replay-corpus");
@@ -49,8 +49,8 @@ describe("replay of the corpus", () => {
     const kinds = new Set((await Promise.all(names.map(corpusLog))).flat().map((e) => e.type));
     // Kinds added after 0.2.0 wrote the corpus; their replay is covered by their own suites.
     const later = new Set(["rewind", "directory"]);
-    const all = SessionEvent.options
-      .map((option) => option.entries.type.literal)
+    const all = sessionEventVariant()
+      .options.map((option) => option.entries.type.literal)
       .filter((type) => !later.has(type));
     expect([...kinds].sort()).toEqual([...all].sort());
   });

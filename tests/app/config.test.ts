@@ -1,8 +1,13 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, DEFAULT_BASE_URL, loadConfig } from "../../src/app/config.ts";
+import {
+  ConfigError,
+  DEFAULT_BASE_URL,
+  loadConfig,
+  loadConfigAsync,
+} from "../../src/app/config.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -161,5 +166,43 @@ describe("the endpoint's base URL", () => {
       loadConfig({ DSH_CONFIG: file, HOME: dir, DSH_BASE_URL: "http://127.0.0.1:11434/v1" })
         .baseUrl,
     ).toBe("http://127.0.0.1:11434/v1");
+  });
+});
+
+describe("loadConfigAsync (dsh acp's, read without node:fs)", () => {
+  /** What a load gives: the config, or the error's message. */
+  const outcome = (load: () => unknown) => {
+    try {
+      return { config: load() };
+    } catch (error) {
+      return { error: error instanceof ConfigError ? error.message : String(error) };
+    }
+  };
+  const asyncOutcome = async (load: () => Promise<unknown>) => {
+    try {
+      return { config: await load() };
+    } catch (error) {
+      return { error: error instanceof ConfigError ? error.message : String(error) };
+    }
+  };
+
+  test("gives what loadConfig gives, for every kind of file and every failure", async () => {
+    const folder = join(dir, "a-folder.toml");
+    mkdirSync(folder);
+    const cases: Record<string, string>[] = [
+      {},
+      { DSH_CONFIG: withFile("") },
+      { DSH_CONFIG: withFile("model = 'deepseek-v4-pro'\neffort = 'high'\n") },
+      { DSH_CONFIG: withFile("modle = 'typo'\n") },
+      { DSH_CONFIG: withFile("this is not toml =\n") },
+      { DSH_CONFIG: join(dir, "missing.toml") },
+      { DSH_CONFIG: join(dir, "missing-dir", "config.toml") },
+      { DSH_CONFIG: folder },
+      { XDG_CONFIG_HOME: join(dir, "no-such-config-home") },
+    ];
+    for (const env of cases) {
+      const sync = outcome(() => loadConfig({ HOME: dir, ...env }));
+      expect(await asyncOutcome(() => loadConfigAsync({ HOME: dir, ...env }))).toEqual(sync);
+    }
   });
 });

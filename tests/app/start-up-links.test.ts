@@ -57,11 +57,22 @@ test("the entry links no builtin: --version, --help and usage errors load nothin
   expect(builtinsLinkedBy(await chunks(), "./index.js")).toEqual([]);
 });
 
-test("dsh acp links only what its first message needs: config and logs (fs, os, path)", async () => {
+test("dsh acp links only path before its first message: the config is read through Bun.file, fs and os wait", async () => {
   const code = await chunks();
   const acp = [...code.keys()].filter((name) => name.startsWith("./acp-"));
   expect(acp).toHaveLength(1);
-  expect(builtinsLinkedBy(code, acp[0] ?? "")).toEqual(["fs", "os", "path"]);
+  expect(builtinsLinkedBy(code, acp[0] ?? "")).toEqual(["path"]);
+});
+
+test("a new session's answer loads the session store's chunk, which links the file system", async () => {
+  const code = await chunks();
+  const start = [...code.keys()].filter((name) => name.startsWith("./session-start-"));
+  expect(start).toHaveLength(1);
+  expect(builtinsLinkedBy(code, start[0] ?? "")).toEqual(["fs", "fs/promises", "os", "path"]);
+  // Neither the agent nor the bridge's session parts come with it.
+  const linked = linkedBy(code, start[0] ?? "").chunks;
+  expect(linked.some((name) => name.startsWith("./compose-"))).toBe(false);
+  expect(linked.some((name) => name.startsWith("./session-parts-"))).toBe(false);
 });
 
 /**

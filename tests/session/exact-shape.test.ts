@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { SessionEvent } from "../../src/session/events.ts";
+import { SessionEvent, sessionEventVariant } from "../../src/session/events.ts";
 import { exactShapeCheck } from "../../src/session/exact-shape.ts";
 
-const isExactEvent = exactShapeCheck(SessionEvent);
+const isExactEvent = exactShapeCheck(sessionEventVariant());
 const at = "2026-01-01T00:00:00.000Z";
 const diff = { type: "diff", title: "Edit a.ts", path: "/w/a.ts", oldText: null, newText: "x\n" };
 
