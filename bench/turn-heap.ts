@@ -1,22 +1,33 @@
 /**
  * What a turn keeps on the JS heap: one session of 1,000 sequential text turns through the
  * real agent service (`compose()`, the session log, the folds, the request writer, the client)
- * in this process, against the test model server in another. Over turns 500–1,000, every 50
- * turns, a forced full collection (`Bun.gc(true)`) and then the heap's live size
- * (`heapStats().heapSize`); the figure is their least-squares slope in bytes a turn. It is what
- * `memory.ts` measures as RSS, without the collector's timing in it.
+ * in this process, against the test model server in another (`serve-script.ts`). Over turns
+ * 500–1,000, every 50 turns, a forced full collection (`Bun.gc(true)`) and then the heap's live
+ * size (`heapStats().heapSize`); the figure is their least-squares slope in bytes a turn. It is
+ * what `memory.ts` measures as RSS, without the collector's timing in it.
  */
 import { heapStats } from "bun:jsc";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestAgent } from "../tests/support/agent.ts";
+import { textTurn } from "../tests/support/model-server.ts";
 import { emit, size } from "./lib/figures.ts";
 import { slope } from "./stats.ts";
 
 const TURNS = size(1_000, 20);
 const SAMPLE_EVERY = size(50, 2);
 
+// The server runs in a process of its own: its record of every request must not be on the
+// heap measured here.
+const scriptDir = mkdtempSync(join(tmpdir(), "dsh-bench-turn-heap-"));
+const script = join(scriptDir, "turns.json");
+writeFileSync(
+  script,
+  JSON.stringify(Array.from({ length: TURNS }, (_, i) => textTurn(`answer ${i + 1} `.repeat(20)))),
+);
 const server = Bun.spawn(
-  ["bun", join(import.meta.dir, "fixtures", "text-model-server.ts"), String(TURNS)],
+  ["bun", join(import.meta.dir, "..", "tests", "support", "serve-script.ts"), script],
   {
     stdin: "pipe",
     stdout: "pipe",
@@ -24,12 +35,13 @@ const server = Bun.spawn(
   },
 );
 const reader = server.stdout.getReader();
-let url = "";
-while (!url.includes("\n")) {
+let line = "";
+while (!line.includes("\n")) {
   const { value, done } = await reader.read();
   if (done) throw new Error("the model server ended before it printed its URL");
-  url += new TextDecoder().decode(value);
+  line += new TextDecoder().decode(value);
 }
+const { url } = JSON.parse(line) as { url: string };
 
 /** The live heap in bytes after a full collection. */
 function liveHeap(): number {
@@ -39,7 +51,7 @@ function liveHeap(): number {
 }
 
 try {
-  await using agent = createTestAgent({ baseUrl: url.trim() });
+  await using agent = createTestAgent({ baseUrl: url });
   await using handle = await agent.composition.service.create({ cwd: agent.cwd });
   const xs: number[] = [];
   const ys: number[] = [];
@@ -68,4 +80,5 @@ try {
 } finally {
   server.stdin.end();
   await server.exited;
+  rmSync(scriptDir, { recursive: true, force: true });
 }
