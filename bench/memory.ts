@@ -3,9 +3,11 @@
  * session adds over 100 sessions (target < 0.5 MB each), what RSS keeps of each session opened
  * and closed (target ≤ 2 KB), and RSS over 1,000 sequential turns of one session against the
  * test model server, in three fresh processes: after the first 100 turns, after 1,000, and
- * what a turn adds over turns 500–1,000 (target < 10 KB), as the least-squares slope of RSS
- * read every 10 turns once the process went idle. Two reads of RSS between turns differ by
- * more than 500 turns add; fifty-one idle reads of it do not.
+ * what a turn adds over turns 500–1,000 (target < 10 KB). RSS is read every 10 turns once the
+ * process went idle; the figure is the least-squares slope of what the process holds from each
+ * read on (the least of that read and every later one), because RSS between two full
+ * collections climbs by megabytes of garbage and falls back, which two reads (or a slope
+ * through the reads themselves) take for growth or shrinkage.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -67,10 +69,20 @@ async function idleRssMb(pid: number): Promise<number> {
   return last;
 }
 
+/** For each of `ys`, the least of it and every later one: what is held from then on. */
+function heldFromThenOn(ys: readonly number[]): number[] {
+  const held = ys.slice();
+  for (let i = held.length - 2; i >= 0; i--) held[i] = Math.min(held[i] ?? 0, held[i + 1] ?? 0);
+  return held;
+}
+
 interface TurnRun {
   readonly early: number;
   readonly late: number;
-  /** RSS a turn adds over the second half: the least-squares slope of its idle samples, in KB. */
+  /**
+   * RSS a turn adds over the second half, in KB: the least-squares slope of the least idle
+   * RSS from each sample on.
+   */
   readonly kbPerTurn: number;
   readonly samples: number;
   readonly logKbPerTurn: number;
@@ -105,7 +117,7 @@ function turnsRun(): Promise<TurnRun> {
     return {
       early,
       late: ys.at(-1) ?? 0,
-      kbPerTurn: slope(xs, ys) * 1024,
+      kbPerTurn: slope(xs, heldFromThenOn(ys)) * 1024,
       samples: xs.length,
       logKbPerTurn: logBytes / 1024 / TURNS,
     };
@@ -158,7 +170,7 @@ try {
     `RSS after ${EARLY} turns ${first.early.toFixed(1)} MB, after ${TURNS} ${first.late.toFixed(1)} MB (first run)`,
   );
   console.log(
-    `  RSS a turn adds over turns ${TURNS / 2}–${TURNS} (least squares over ${first.samples} idle samples): ${slopes.map((kb) => kb.toFixed(2)).join(", ")} KB; the log holds ${first.logKbPerTurn.toFixed(1)} KB a turn on disk`,
+    `  RSS a turn adds over turns ${TURNS / 2}–${TURNS} (least squares of the least idle RSS from each of ${first.samples} samples on): ${slopes.map((kb) => kb.toFixed(2)).join(", ")} KB; the log holds ${first.logKbPerTurn.toFixed(1)} KB a turn on disk`,
   );
   emit([
     { name: "idle RSS after initialize", unit: "MB", samples: [sessions.idle], floor: [floorIdle] },
