@@ -4,10 +4,11 @@
  * and closed (target ≤ 2 KB), and RSS over 1,000 sequential turns of one session against the
  * test model server, in three fresh processes: after the first 100 turns, after 1,000, and
  * what a turn adds over turns 500–1,000 (target < 10 KB). RSS is read every 10 turns once the
- * process went idle; the figure is the least-squares slope of what the process holds from each
- * read on (the least of that read and every later one), because RSS between two full
- * collections climbs by megabytes of garbage and falls back, which two reads (or a slope
- * through the reads themselves) take for growth or shrinkage.
+ * process went idle, through turn 1,250; the figure is the least-squares slope over turns
+ * 500–1,000 of what the process holds from each read on (the least of that read and every
+ * later one), because RSS between two full collections climbs by megabytes of garbage and
+ * falls back, which two reads (or a slope through the reads themselves) take for growth or
+ * shrinkage.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +25,8 @@ const SESSIONS = size(100, 10);
 const CLOSED = size(500, 20);
 const TURNS = size(1_000, 20);
 const EARLY = TURNS / 10;
+/** Turns run past `TURNS` so that what the last reads hold is known (see `heldFromThenOn`). */
+const AFTER = TURNS / 4;
 const TURN_RUNS = size(3, 1);
 const SAMPLE_EVERY = size(10, 2);
 const root = mkdtempSync(join(tmpdir(), "dsh-bench-memory-"));
@@ -89,8 +92,10 @@ interface TurnRun {
 }
 
 /**
- * One session of `TURNS` sequential turns in a fresh process; over the second half, RSS is
- * read every `SAMPLE_EVERY` turns once the process went idle (see `idleRssMb`).
+ * One session of `TURNS` sequential turns and `AFTER` more in a fresh process; from turn
+ * `TURNS / 2` on, RSS is read every `SAMPLE_EVERY` turns once the process went idle (see
+ * `idleRssMb`). The slope is of the reads up to turn `TURNS`, each as the least of it and every
+ * later read: a read on a climb of garbage is held to what a later collection came down to.
  */
 function turnsRun(): Promise<TurnRun> {
   return withAgent([binaryPath, "acp"], async (agent, pid) => {
@@ -101,7 +106,7 @@ function turnsRun(): Promise<TurnRun> {
     let early = 0;
     const xs: number[] = [];
     const ys: number[] = [];
-    for (let i = 1; i <= TURNS; i++) {
+    for (let i = 1; i <= TURNS + AFTER; i++) {
       server.script(textTurn(`answer ${i} `.repeat(20)));
       await agent.request(acp.methods.agent.session.prompt, {
         sessionId,
@@ -114,12 +119,13 @@ function turnsRun(): Promise<TurnRun> {
       }
     }
     const logBytes = statSync(join(root, "home", "sessions", `${sessionId}.jsonl`)).size;
+    const inWindow = xs.filter((x) => x <= TURNS).length;
     return {
       early,
-      late: ys.at(-1) ?? 0,
-      kbPerTurn: slope(xs, heldFromThenOn(ys)) * 1024,
-      samples: xs.length,
-      logKbPerTurn: logBytes / 1024 / TURNS,
+      late: ys[inWindow - 1] ?? 0,
+      kbPerTurn: slope(xs.slice(0, inWindow), heldFromThenOn(ys).slice(0, inWindow)) * 1024,
+      samples: inWindow,
+      logKbPerTurn: logBytes / 1024 / (TURNS + AFTER),
     };
   });
 }
@@ -170,7 +176,7 @@ try {
     `RSS after ${EARLY} turns ${first.early.toFixed(1)} MB, after ${TURNS} ${first.late.toFixed(1)} MB (first run)`,
   );
   console.log(
-    `  RSS a turn adds over turns ${TURNS / 2}–${TURNS} (least squares of the least idle RSS from each of ${first.samples} samples on): ${slopes.map((kb) => kb.toFixed(2)).join(", ")} KB; the log holds ${first.logKbPerTurn.toFixed(1)} KB a turn on disk`,
+    `  RSS a turn adds over turns ${TURNS / 2}–${TURNS} (least squares of the least idle RSS from each of ${first.samples} reads on, through turn ${TURNS + AFTER}): ${slopes.map((kb) => kb.toFixed(2)).join(", ")} KB; the log holds ${first.logKbPerTurn.toFixed(1)} KB a turn on disk`,
   );
   emit([
     { name: "idle RSS after initialize", unit: "MB", samples: [sessions.idle], floor: [floorIdle] },
