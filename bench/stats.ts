@@ -34,3 +34,17 @@ export function report(label: string, times: readonly number[]): void {
     `${label}: median ${median(times).toFixed(1)} ms, p90 ${percentile(times, 90).toFixed(1)} ms (n=${times.length})`,
   );
 }
+
+/** The least-squares slope of `ys` over `xs`. */
+export function slope(xs: readonly number[], ys: readonly number[]): number {
+  const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const mx = mean(xs);
+  const my = mean(ys);
+  let sxy = 0;
+  let sxx = 0;
+  xs.forEach((x, i) => {
+    sxy += (x - mx) * ((ys[i] ?? 0) - my);
+    sxx += (x - mx) ** 2;
+  });
+  return sxy / sxx;
+}

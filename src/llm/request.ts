@@ -31,28 +31,31 @@ export function buildRequestBody(request: ChatRequest): Record<string, unknown> 
   };
 }
 
-/** The last body a writer wrote: its messages, its bytes and where its last message ends. */
+/** A body a writer wrote: its messages, its bytes, where its head and its last message end. */
 interface WrittenBody {
-  readonly key: string;
+  /** The model fields the messages' JSON depends on (how reasoning is echoed, images seen). */
+  readonly shape: string;
   readonly messages: readonly ChatMessage[];
   readonly body: Uint8Array;
+  /** Where the messages start: the end of `{"model":…,"messages":[`. */
+  readonly headEnd: number;
   readonly messagesEnd: number;
 }
 
 /**
  * Writes the request bodies of one conversation (a session's requests, one after another). It
- * keeps the last body it wrote and each message's JSON, so a request that repeats the previous
- * one's messages and adds some costs only what it adds; two conversations never take each
+ * keeps the last body it wrote for each first message (a session's requests all open with its
+ * one system message; a summary request opens with its own), so a request that repeats that
+ * body's messages and adds some costs only what it adds; two conversations never take each
  * other's place, because each has its own writer.
  */
 export interface RequestWriter {
   /**
    * The UTF-8 bytes of `JSON.stringify(buildRequestBody(request))`, byte for byte. A request
-   * that repeats the previous one's messages (the same objects) and adds some takes the
-   * previous body's bytes up to its last message as they are: only the added messages are
-   * written and encoded, and the body is put together with one copy. Other messages' JSON is
-   * reused from earlier requests while the message object and the model fields it depends on
-   * (how reasoning is echoed, whether images are seen) are the same.
+   * that repeats the messages of the last body written with its first message (the same
+   * objects, for a model that writes them alike) and adds some takes that body's bytes of them
+   * as they are: only the added messages are written and encoded, and the body is put together
+   * with one copy. Any other request is written whole.
    */
   body(request: ChatRequest): Uint8Array;
 }
@@ -61,9 +64,9 @@ const encoder = new TextEncoder();
 
 /** A writer with nothing written yet. */
 export function createRequestWriter(): RequestWriter {
-  /** Each message's wire JSON as last written, with the model fields it depends on. */
-  const written = new WeakMap<ChatMessage, { readonly shape: string; readonly json: string }>();
-  let previous: WrittenBody | undefined;
+  // Held weakly: a summary request's body goes with its own system message. The messages'
+  // bytes are kept only in the bodies, never as JSON strings of their own.
+  const written = new WeakMap<ChatMessage, WrittenBody>();
 
   return {
     body(request) {
@@ -71,43 +74,43 @@ export function createRequestWriter(): RequestWriter {
       const text = JSON.stringify(buildRequestBody({ ...request, messages: [] }));
       // The body opens with the model and the messages, in that order (see `buildRequestBody`).
       const head = `{"model":${JSON.stringify(model.id)},"messages":[`;
-      if (!text.startsWith(head)) return encoder.encode(JSON.stringify(buildRequestBody(request)));
+      const first = messages[0];
+      if (!text.startsWith(head) || first === undefined) {
+        return encoder.encode(JSON.stringify(buildRequestBody(request)));
+      }
       const shape = `${model.reasoningEcho}\u0000${model.vision === true}\u0000${request.visionModel}`;
-      const key = `${shape}\u0000${model.id}`;
-      const shared =
-        previous !== undefined && extendsPrevious(previous, messages, key) ? previous : undefined;
+      const last = written.get(first);
+      const shared = last !== undefined && extendsWritten(last, messages, shape) ? last : undefined;
       const from = shared?.messages.length ?? 0;
-      const added = messages.slice(from).map((message) => {
-        const cached = written.get(message);
-        if (cached?.shape === shape) return cached.json;
-        const json = JSON.stringify(toWireMessage(message, model, request.visionModel));
-        written.set(message, { shape, json });
-        return json;
-      });
+      const added = messages
+        .slice(from)
+        .map((message) => JSON.stringify(toWireMessage(message, model, request.visionModel)));
       // Every piece is whole JSON, so encoding them apart gives the bytes of encoding them joined.
-      const opening = shared?.body.subarray(0, shared.messagesEnd) ?? encoder.encode(head);
+      const opening = encoder.encode(head);
+      const kept = shared?.body.subarray(shared.headEnd, shared.messagesEnd) ?? new Uint8Array();
       const addedText = added.length === 0 ? "" : `${from > 0 ? "," : ""}${added.join(",")}`;
       const middle = encoder.encode(addedText);
       const closing = encoder.encode(text.slice(head.length));
-      const body = Buffer.concat([opening, middle, closing]);
+      const body = Buffer.concat([opening, kept, middle, closing]);
       // A copy of the messages: the caller's array may change after the request went.
-      previous = {
-        key,
+      written.set(first, {
+        shape,
         messages: messages.slice(),
         body,
-        messagesEnd: opening.byteLength + middle.byteLength,
-      };
+        headEnd: opening.byteLength,
+        messagesEnd: opening.byteLength + kept.byteLength + middle.byteLength,
+      });
       return body;
     },
   };
 }
 
-function extendsPrevious(
+function extendsWritten(
   last: WrittenBody,
   messages: readonly ChatMessage[],
-  key: string,
+  shape: string,
 ): boolean {
-  if (last.key !== key || messages.length < last.messages.length) return false;
+  if (last.shape !== shape || messages.length < last.messages.length) return false;
   // The body is never handed on to be changed, but a transfer would empty it.
   if (last.body.byteLength < last.messagesEnd) return false;
   for (let i = 0; i < last.messages.length; i++) if (messages[i] !== last.messages[i]) return false;

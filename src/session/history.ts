@@ -11,6 +11,8 @@ import { isSettingEvent } from "./settings.ts";
 export const CANCELLED_TOOL_OUTPUT = "cancelled: the turn ended before this tool ran";
 
 interface Step {
+  /** The step's place in the fold's items. */
+  readonly item: number;
   reasoning: string;
   text: string;
   readonly calls: ChatToolCall[];
@@ -50,28 +52,31 @@ export interface HistoryFold {
 /** A history fold with no events yet. */
 export function createHistoryFold(): HistoryFold {
   const items: Item[] = [];
-  const steps = new Map<string, { step: Step; item: number }>();
-  const unanswered = new Map<string, { step: Step; index: number; item: number }[]>();
+  const steps = new Map<string, Step>();
+  const unanswered = new Map<string, { step: Step; index: number }[]>();
   // The messages of the items before `clean`, user runs merged. Rendering item i found the
-  // merged list as `marks[i]` says, so it can be rendered again after a later event changed it.
+  // merged list `markLengths[i]` long, ending in `markLasts[i]`, so it can be rendered again
+  // after a later event changed it. Two arrays, not an object per item: a long session holds
+  // one mark for each of its items.
   const merged: ChatMessage[] = [];
-  const marks: { readonly length: number; readonly last: ChatMessage | undefined }[] = [];
+  const markLengths: number[] = [];
+  const markLasts: (ChatMessage | undefined)[] = [];
   let clean = 0;
   const changed = (item: number) => {
     clean = Math.min(clean, item);
   };
 
-  const stepOf = (event: { turnId: string; step: number }): { step: Step; item: number } => {
+  const stepOf = (event: { turnId: string; step: number }): Step => {
     const key = `${event.turnId}\u0000${event.step}`;
-    let entry = steps.get(key);
-    if (entry === undefined) {
-      const step: Step = { reasoning: "", text: "", calls: [] };
-      entry = { step, item: items.push({ kind: "step", step }) - 1 };
-      steps.set(key, entry);
+    let step = steps.get(key);
+    if (step === undefined) {
+      step = { item: items.length, reasoning: "", text: "", calls: [] };
+      items.push({ kind: "step", step });
+      steps.set(key, step);
     } else {
-      changed(entry.item);
+      changed(step.item);
     }
-    return entry;
+    return step;
   };
 
   // The turn being read: whether the user asked something in it and the model answered. Only
@@ -96,14 +101,18 @@ export function createHistoryFold(): HistoryFold {
         if (turn?.turnId === event.turnId) turn.asked = true;
         items.push({ kind: "user", content: renderUserContent(event.content) });
         break;
-      case "reasoning":
-        stepOf(event).step.reasoning += event.text;
+      case "reasoning": {
+        const step = stepOf(event);
+        step.reasoning = joined(step.reasoning, event.text);
         answer(event.text !== "");
         break;
-      case "assistant_text":
-        stepOf(event).step.text += event.text;
+      }
+      case "assistant_text": {
+        const step = stepOf(event);
+        step.text = joined(step.text, event.text);
         answer(event.text !== "");
         break;
+      }
       case "tool_call":
         addCall(stepOf(event), event, unanswered);
         answer(true);
@@ -120,7 +129,7 @@ export function createHistoryFold(): HistoryFold {
         if (call !== undefined) {
           call.step.outputs ??= new Map();
           call.step.outputs.set(call.index, event.output);
-          changed(call.item);
+          changed(call.step.item);
         }
         break;
       }
@@ -142,14 +151,17 @@ export function createHistoryFold(): HistoryFold {
   };
 
   const messages = (): ChatMessage[] => {
-    const mark = marks[clean];
-    if (mark !== undefined) {
-      merged.length = mark.length;
-      if (mark.last !== undefined) merged[mark.length - 1] = mark.last;
-      marks.length = clean;
+    const length = markLengths[clean];
+    if (length !== undefined) {
+      const last = markLasts[clean];
+      merged.length = length;
+      if (last !== undefined) merged[length - 1] = last;
+      markLengths.length = clean;
+      markLasts.length = clean;
     }
     for (let i = clean; i < items.length; i++) {
-      marks.push({ length: merged.length, last: merged.at(-1) });
+      markLengths.push(merged.length);
+      markLasts.push(merged.at(-1));
       for (const message of toMessages(items[i] as Item)) pushMerged(merged, message);
     }
     clean = items.length;
@@ -247,26 +259,37 @@ function joinUserText(a: UserText, b: UserText): UserText {
 }
 
 function addCall(
-  { step, item }: { step: Step; item: number },
+  step: Step,
   event: EventOf<"tool_call">,
-  unanswered: Map<string, { step: Step; index: number; item: number }[]>,
+  unanswered: Map<string, { step: Step; index: number }[]>,
 ) {
   const { callId: id, name, arguments: args } = event;
   const index = step.calls.push({ id, name, arguments: args }) - 1;
   const key = callKey(event);
   const waiting = unanswered.get(key);
-  if (waiting === undefined) unanswered.set(key, [{ step, index, item }]);
-  else waiting.push({ step, index, item });
+  if (waiting === undefined) unanswered.set(key, [{ step, index }]);
+  else waiting.push({ step, index });
+}
+
+/**
+ * `a + b`, but `b` itself when `a` is "": the step's first text is then the event's own string,
+ * where `"" + b` would hold a second copy of it.
+ */
+function joined(a: string, b: string): string {
+  return a === "" ? b : a + b;
 }
 
 function callKey(event: { turnId: string; callId: string }): string {
   return `${event.turnId}\u0000${event.callId}`;
 }
 
+/** The calls of every message without any: one array, never changed, for all of them. */
+const NO_CALLS: readonly ChatToolCall[] = Object.freeze([]);
+
 function toMessages(item: Item): ChatMessage[] {
   if (item.kind === "user") return [{ role: "user", content: item.content }];
   if (item.kind === "note")
-    return [{ role: "assistant", content: item.content, reasoning: "", toolCalls: [] }];
+    return [{ role: "assistant", content: item.content, reasoning: "", toolCalls: NO_CALLS }];
   const { step } = item;
   if (step.text === "" && step.reasoning === "" && step.calls.length === 0) return [];
   const assistant: ChatMessage = {
@@ -274,7 +297,7 @@ function toMessages(item: Item): ChatMessage[] {
     content: step.text,
     reasoning: step.reasoning,
     // A copy: the step may take more calls later, and this message is never changed.
-    toolCalls: [...step.calls],
+    toolCalls: step.calls.length === 0 ? NO_CALLS : [...step.calls],
   };
   const answers = step.calls.map(
     (call, index): ChatMessage => ({

@@ -137,7 +137,10 @@ export function openSessionLog(options: OpenSessionLogOptions): SessionLog {
     append(event: NewSessionEvent): SessionEvent {
       if (closing) throw new ConflictError(`session log ${path} is closed`, { path });
       const last = events.at(-1);
-      const candidate = { ...event, seq: (last?.seq ?? 0) + 1, at: new Date().toISOString() };
+      // Events of one millisecond share one time string: a long session holds one per event.
+      const now = new Date().toISOString();
+      const at = last?.at === now ? last.at : now;
+      const candidate = { ...event, seq: (last?.seq ?? 0) + 1, at };
       const result = v.safeParse(SessionEvent, candidate);
       if (!result.success) {
         throw new InvalidInputError(`invalid session event: ${describeIssues(result.issues)}`, {

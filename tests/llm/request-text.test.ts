@@ -124,6 +124,23 @@ describe("a request writer", () => {
     }
   });
 
+  test("requests opening with another message, in between, leave the conversation's bodies whole", () => {
+    // A summary request opens with a system message of its own, then the same messages.
+    const summarySystem: ChatMessage = { role: "system", content: "summarize" };
+    const renamed = { ...flash, id: "another-model" };
+    for (let i = 1; i <= history.length; i++) {
+      const turn = chatRequest({
+        model: i % 2 === 0 ? renamed : flash,
+        messages: history.slice(0, i),
+      });
+      const summary = chatRequest({
+        messages: [summarySystem, ...history.slice(1, i), { role: "user", content: "summary?" }],
+      });
+      expect(requestBody(turn)).toEqual(wholeBody(turn));
+      expect(requestBody(summary)).toEqual(wholeBody(summary));
+    }
+  });
+
   test("two conversations written in turn each get their own whole bodies", () => {
     const other = createRequestWriter();
     const theirs: ChatMessage[] = [{ role: "system", content: "be long" }];
