@@ -8,11 +8,12 @@
  * (`*.log`): those decide by the entry's own name, with no path built for it (a walk asks about
  * every entry, and in a fresh process building and matching each path is a good part of it).
  */
+import { type PlainName, matchesName, plainName } from "./name-pattern.ts";
 
 interface Rule {
   readonly glob: Bun.Glob;
   /** For a plain unanchored pattern: the name it is, or the suffix after its `*`. */
-  readonly name?: { readonly text: string; readonly suffix: boolean };
+  readonly name?: PlainName;
   readonly negate: boolean;
   readonly dirOnly: boolean;
 }
@@ -39,13 +40,10 @@ export function compileIgnoreFile(text: string): IgnoreRules {
     for (let i = rules.length - 1; i >= 0; i--) {
       const rule = rules[i] as Rule;
       if (rule.dirOnly && !isDirectory) continue;
-      const plain = rule.name;
       const matched =
-        plain === undefined
+        rule.name === undefined
           ? rule.glob.match((rel ??= dir + name))
-          : plain.suffix
-            ? name.endsWith(plain.text)
-            : name === plain.text;
+          : matchesName(rule.name, name);
       if (matched) return rule.negate ? "unignored" : "ignored";
     }
     return undefined;
@@ -83,12 +81,4 @@ function compileLine(raw: string): Rule | undefined {
     negate,
     dirOnly,
   };
-}
-
-/** `x` or `*x` where `x` has no glob syntax: what `**\/x` or `**\/*x` matches a name by. */
-function plainName(pattern: string): Rule["name"] {
-  const suffix = pattern.startsWith("*");
-  const text = suffix ? pattern.slice(1) : pattern;
-  if (text === "" || /[*?[\]{}!\\]/.test(text)) return undefined;
-  return { text, suffix };
 }
