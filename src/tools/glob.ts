@@ -12,6 +12,7 @@ import type { SearchDetails } from "./search/search-intent.ts";
 import type { Tool, ToolResult } from "./types.ts";
 import { createMtimeReader } from "./search/mtime-reader.ts";
 import { newestFirst } from "./search/newest-first.ts";
+import { pathMatcher } from "./search/name-pattern.ts";
 import { collectFiles, ignoredNote, namesHidden, skippedDirs } from "./search/walk.ts";
 
 /** Paths listed per call. */
@@ -55,7 +56,7 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
       const base = resolveForRead(ctx.cwd, split.base, secrets);
       const stats = statLocated(base);
       if (!stats.isDirectory()) throw new UnsupportedFileError(`${base.path} is not a directory`);
-      const glob = new Bun.Glob(split.pattern);
+      const matches = pathMatcher(split.pattern);
       const found: string[] = [];
       // Times are read as matches are found, on another thread once there are many.
       using times = createMtimeReader();
@@ -69,7 +70,7 @@ export function createGlobTool(deps: GlobDeps): Tool<typeof GlobInput, SearchDet
         maxEntries: MAX_WALK_ENTRIES,
         hidden: namesHidden(input.pattern, input.path),
         onFile: (entry) => {
-          if (!glob.match(entry.relative)) return;
+          if (!matches(entry.relative)) return;
           found.push(entry.absolute);
           times.add(entry.absolute);
         },

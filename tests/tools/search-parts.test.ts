@@ -1,6 +1,6 @@
 /**
- * The search's parts: one ignore file's patterns, the literal a regex match must contain, and
- * glob's modification times and order.
+ * The search's parts: one ignore file's patterns, glob's path matcher, the literal a regex match
+ * must contain, and glob's modification times and order.
  */
 import { describe, expect, test } from "bun:test";
 import { compileIgnoreFile } from "../../src/tools/search/gitignore.ts";
@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { requiredLiteral } from "../../src/tools/search/file-searcher.ts";
 import { createMtimeReader } from "../../src/tools/search/mtime-reader.ts";
 import { newestFirst } from "../../src/tools/search/newest-first.ts";
+import { pathMatcher } from "../../src/tools/search/name-pattern.ts";
 
 describe("compileIgnoreFile (gitignore(5))", () => {
   const rules = compileIgnoreFile(
@@ -59,6 +60,55 @@ describe("compileIgnoreFile (gitignore(5))", () => {
       expect(rules.test(path, isDirectory)).toBe(verdict);
     });
   }
+});
+
+describe("pathMatcher", () => {
+  const paths = [
+    "a.ts",
+    "src/a.ts",
+    "src/.hidden/a.ts",
+    ".a.ts",
+    "src/.ts",
+    ".ts",
+    "ts",
+    "src/ts",
+    "a.tsx",
+    "src/a.ts.bak",
+    "a.ts/b",
+    "HEAD",
+    "x/HEAD",
+    "xHEAD",
+    "x/yHEAD",
+    ".git/HEAD",
+    "a/.env",
+    ".env",
+    "src/deep/er/web-fetch.ts",
+    "web-fetch.tsx",
+    "a.rs",
+  ];
+  const patterns = [
+    "**/*.ts",
+    "**/*ts",
+    "**/HEAD",
+    "**/.env",
+    "**/web-fetch.ts",
+    "**/*",
+    "**/.*",
+    "*.ts",
+    "src/**/*.ts",
+    "**/*.{ts,rs}",
+    "**/a?ts",
+    "**/[a]*.ts",
+    "**/\\*.ts",
+  ];
+  test("decides every path as Bun's glob does", () => {
+    for (const pattern of patterns) {
+      const glob = new Bun.Glob(pattern);
+      const matches = pathMatcher(pattern);
+      for (const rel of paths)
+        expect([pattern, rel, matches(rel)]).toEqual([pattern, rel, glob.match(rel)]);
+    }
+  });
 });
 
 describe("requiredLiteral", () => {

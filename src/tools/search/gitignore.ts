@@ -3,11 +3,17 @@
  * `\` escapes a leading `#` or `!` and trailing spaces; `!` negates; a trailing `/` matches
  * directories only; a pattern with a `/` at its start or middle is anchored to the file's
  * directory, one without matches a name at any depth; `*` and `?` stay within a segment, `**`
- * crosses them, `[...]` is a class. Matching is Bun's native glob on the relative path.
+ * crosses them, `[...]` is a class. Matching is Bun's native glob on the relative path, but
+ * for an unanchored pattern that is a plain name (`target`) or `*` and a plain suffix
+ * (`*.log`): those decide by the entry's own name, with no path built for it (a walk asks about
+ * every entry, and in a fresh process building and matching each path is a good part of it).
  */
+import { type PlainName, matchesName, plainName } from "./name-pattern.ts";
 
 interface Rule {
   readonly glob: Bun.Glob;
+  /** For a plain unanchored pattern: the name it is, or the suffix after its `*`. */
+  readonly name?: PlainName;
   readonly negate: boolean;
   readonly dirOnly: boolean;
 }
@@ -18,6 +24,8 @@ export type Verdict = "ignored" | "unignored" | undefined;
 export interface IgnoreRules {
   /** `rel`: the path relative to the ignore file's directory, `/`-separated. */
   test(rel: string, isDirectory: boolean): Verdict;
+  /** `test(dir + name)`: `dir` is "" or ends with `/`, `name` is one segment. */
+  testIn(dir: string, name: string, isDirectory: boolean): Verdict;
 }
 
 /** Compiles the text of one ignore file. */
@@ -27,14 +35,24 @@ export function compileIgnoreFile(text: string): IgnoreRules {
     const rule = compileLine(raw);
     if (rule !== undefined) rules.push(rule);
   }
+  const testIn = (dir: string, name: string, isDirectory: boolean): Verdict => {
+    let rel: string | undefined;
+    for (let i = rules.length - 1; i >= 0; i--) {
+      const rule = rules[i] as Rule;
+      if (rule.dirOnly && !isDirectory) continue;
+      const matched =
+        rule.name === undefined
+          ? rule.glob.match((rel ??= dir + name))
+          : matchesName(rule.name, name);
+      if (matched) return rule.negate ? "unignored" : "ignored";
+    }
+    return undefined;
+  };
   return {
+    testIn,
     test(rel, isDirectory) {
-      for (let i = rules.length - 1; i >= 0; i--) {
-        const rule = rules[i] as Rule;
-        if (rule.dirOnly && !isDirectory) continue;
-        if (rule.glob.match(rel)) return rule.negate ? "unignored" : "ignored";
-      }
-      return undefined;
+      const cut = rel.lastIndexOf("/") + 1;
+      return testIn(rel.slice(0, cut), rel.slice(cut), isDirectory);
     },
   };
 }
@@ -57,5 +75,10 @@ function compileLine(raw: string): Rule | undefined {
   if (line.startsWith("/")) line = line.slice(1);
   // Braces mean nothing to git; Bun's glob would expand them.
   const pattern = line.replace(/[{}]/g, "\\$&").replace(/\\ /g, " ");
-  return { glob: new Bun.Glob(anchored ? pattern : `**/${pattern}`), negate, dirOnly };
+  return {
+    glob: new Bun.Glob(anchored ? pattern : `**/${pattern}`),
+    name: anchored ? undefined : plainName(pattern),
+    negate,
+    dirOnly,
+  };
 }

@@ -84,8 +84,25 @@ export function ignoreScopeOf(base: string, options: IgnoreOptions = {}): Ignore
 }
 
 function scope(levels: readonly Level[], dir: string): IgnoreScope {
+  // Where this directory lies below each level, once: an entry is then only its name.
+  const inside = dir.endsWith(sep) ? dir : `${dir}${sep}`;
+  const below: { rules: IgnoreRules; rel: string }[] = [];
+  for (const level of levels) {
+    if (!inside.startsWith(level.prefix)) continue;
+    const rel = inside.slice(level.prefix.length);
+    below.push({ rules: level.rules, rel: sep === "/" ? rel : rel.split(sep).join("/") });
+  }
   return {
-    ignores: (name, isDirectory) => isIgnored(levels, childPath(dir, name), isDirectory),
+    ignores(name, isDirectory) {
+      // Deeper levels decide over shallower ones; within a level its last matching rule.
+      let ignored = false;
+      for (const { rules, rel } of below) {
+        const verdict = rules.testIn(rel, name, isDirectory);
+        if (verdict === "ignored") ignored = true;
+        else if (verdict === "unignored") ignored = false;
+      }
+      return ignored;
+    },
     enter(name, hasIgnoreFiles) {
       const child = childPath(dir, name);
       const own = hasIgnoreFiles ? rulesIn(child) : undefined;
@@ -99,7 +116,7 @@ function childPath(dir: string, name: string): string {
   return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
 }
 
-/** Deeper levels decide over shallower ones; within a level the `ignore` package decides. */
+/** Deeper levels decide over shallower ones; within a level its last matching rule. */
 function isIgnored(levels: readonly Level[], path: string, isDirectory: boolean): boolean {
   let ignored = false;
   for (const level of levels) {

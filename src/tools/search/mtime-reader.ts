@@ -9,7 +9,6 @@
  * `file-searcher.ts` gives.
  */
 import * as fs from "node:fs";
-import * as v from "valibot";
 
 /** Paths per message: enough to amortise the round trip, small enough to start early. */
 const BATCH_PATHS = 512;
@@ -17,8 +16,6 @@ const BATCH_PATHS = 512;
 const SLICE_MS = 8;
 /** A thread left idle is kept this long for the next glob, then terminated. */
 const IDLE_MS = 30_000;
-
-const Reply = v.object({ mtimes: v.instance(Float64Array) });
 
 export interface MtimeReader extends Disposable {
   /** Queues `path`; its time is the `n`th of `done`'s, in the order paths were added. */
@@ -83,9 +80,9 @@ export function createMtimeReader(): MtimeReader {
   const onReply = (event: MessageEvent) => {
     const batch = inFlight.shift();
     if (batch === undefined) return;
-    const reply = v.safeParse(Reply, event.data);
-    const ok = reply.success && reply.output.mtimes.length === batch.paths.length;
-    replies.push({ batch, mtimes: ok ? reply.output.mtimes : undefined });
+    const mtimes = replyTimes(event.data);
+    const ok = mtimes !== undefined && mtimes.length === batch.paths.length;
+    replies.push({ batch, mtimes: ok ? mtimes : undefined });
     if (inFlight.length === 0) settle?.();
   };
   const onError = () => {
@@ -153,6 +150,15 @@ export function createMtimeReader(): MtimeReader {
     // A walk that failed or was cancelled never asks for its times: its thread ends here.
     [Symbol.dispose]: () => release(false),
   };
+}
+
+/**
+ * The times in a thread's reply, or undefined when it is not `{ mtimes: Float64Array }`: checked
+ * by hand, as a schema's first runs in a fresh process cost more than the check.
+ */
+function replyTimes(data: unknown): Float64Array | undefined {
+  if (typeof data !== "object" || data === null || !("mtimes" in data)) return undefined;
+  return data.mtimes instanceof Float64Array ? data.mtimes : undefined;
 }
 
 /** Stats `batch` on the main thread into `mtimes`, yielding every few milliseconds. */

@@ -60,68 +60,93 @@ export async function collectFiles(
   let ignored = 0;
   const respect = options.respectIgnores !== false;
   const home = options.secrets.places.homeDirs[0];
-  // Synchronous reads of a warm tree are several times faster than the thread pool's; the walk
-  // yields every few milliseconds, so sessions, cancels and pipes are never held for long.
-  let sliceStart = performance.now();
-  const visitDir = async (
+  const { hidden, maxDepth, maxEntries, onFile, secrets, skipDirs } = options;
+  // One loop over a stack of directories, not a recursion of async calls: in a fresh process
+  // each awaited call is a promise and a frame the JIT has yet to learn.
+  const pending: Pending[] = [];
+  // `outer`: the parent's scope when `enter` names the directory entered, else its own.
+  const visitDir = (
     dir: string,
     relative: string,
     depth: number,
-    scope: IgnoreScope | undefined,
+    outer: IgnoreScope | undefined,
+    enter: string | undefined,
     entries: Dirent[],
-  ): Promise<boolean> => {
+  ): boolean => {
     // Names read once: a Dirent's getter is slow to call in a sort comparator.
     const named = entries.map((entry) => ({ name: entry.name, entry }));
     named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const subdirs: { absolute: string; rel: string; name: string }[] = [];
+    const scope =
+      enter === undefined
+        ? outer
+        : outer?.enter(
+            enter,
+            named.some(({ name }) => isIgnoreFile(name)),
+          );
+    const prefix = dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`;
+    const relPrefix = relative === "" ? "" : `${relative}/`;
+    const subdirs = pending.length;
     for (const { name, entry } of named) {
-      if (++visited > options.maxEntries) return false;
-      if (!options.hidden && name.startsWith(".")) continue;
-      const absolute = `${dir}${dir.endsWith(path.sep) ? "" : path.sep}${name}`;
-      const rel = relative === "" ? name : `${relative}/${name}`;
+      if (++visited > maxEntries) return false;
+      if (!hidden && name.startsWith(".")) continue;
       const isDirectory = entry.isDirectory();
       if (scope?.ignores(name, isDirectory) === true) {
         ignored++;
         continue;
       }
+      const absolute = `${prefix}${name}`;
       if (isDirectory) {
-        if (
-          depth < options.maxDepth &&
-          !options.skipDirs.has(name) &&
-          options.secrets.match(absolute) === undefined
-        ) {
-          subdirs.push({ absolute, rel, name });
+        if (depth < maxDepth && !skipDirs.has(name) && secrets.match(absolute) === undefined) {
+          pending.push({ absolute, rel: `${relPrefix}${name}`, name, depth: depth + 1, scope });
         }
         continue;
       }
-      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+      const isSymlink = entry.isSymbolicLink();
+      if (!isSymlink && !entry.isFile()) continue;
       // Directories were checked on the way down (by path and identity); a file can still be a
       // store of its own, or a process's environment.
-      if (options.secrets.places.byPath.has(absolute)) continue;
-      if (absolute.startsWith("/proc/") && secretMatch(absolute, options.secrets.places)) continue;
-      const found = { absolute, relative: rel, isSymlink: entry.isSymbolicLink() };
+      if (secrets.places.byPath.has(absolute)) continue;
+      if (absolute.startsWith("/proc/") && secretMatch(absolute, secrets.places)) continue;
+      const found = { absolute, relative: `${relPrefix}${name}`, isSymlink };
       files.push(found);
-      options.onFile?.(found);
+      onFile?.(found);
     }
-    for (const sub of subdirs) {
-      if (performance.now() - sliceStart > SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        options.signal.throwIfAborted();
-        sliceStart = performance.now();
-      }
-      const children = readEntries(sub.absolute);
-      const inner = scope?.enter(
-        sub.name,
-        children.some((child) => isIgnoreFile(child.name)),
-      );
-      if (!(await visitDir(sub.absolute, sub.rel, depth + 1, inner, children))) return false;
+    // The first subdirectory is taken next: the stack holds them last to first.
+    for (let low = subdirs, high = pending.length - 1; low < high; low++, high--) {
+      const first = pending[low] as Pending;
+      pending[low] = pending[high] as Pending;
+      pending[high] = first;
     }
     return true;
   };
   options.signal.throwIfAborted();
   const scope = respect ? ignoreScopeOf(base, { home }) : undefined;
-  const complete = await visitDir(base, "", 1, scope, readEntries(base));
-  return { files, capped: !complete, ignored };
+  if (!visitDir(base, "", 1, scope, undefined, readEntries(base)))
+    return { files, capped: true, ignored };
+  // Synchronous reads of a warm tree are several times faster than the thread pool's; the walk
+  // yields every few milliseconds, so sessions, cancels and pipes are never held for long.
+  let sliceStart = performance.now();
+  for (let sub = pending.pop(); sub !== undefined; sub = pending.pop()) {
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      options.signal.throwIfAborted();
+      sliceStart = performance.now();
+    }
+    const children = readEntries(sub.absolute);
+    if (!visitDir(sub.absolute, sub.rel, sub.depth, sub.scope, sub.name, children)) {
+      return { files, capped: true, ignored };
+    }
+  }
+  return { files, capped: false, ignored };
+}
+
+/** A directory the walk has yet to visit, with the scope of the directory that holds it. */
+interface Pending {
+  readonly absolute: string;
+  readonly rel: string;
+  readonly name: string;
+  readonly depth: number;
+  readonly scope: IgnoreScope | undefined;
 }
 
 function readEntries(dir: string): Dirent[] {
