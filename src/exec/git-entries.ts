@@ -177,7 +177,13 @@ export function walkGitEntries(workspace: string, options: WalkOptions): GitWalk
   const root = openRoot(calls, workspace);
   if (typeof root !== "string") {
     walk.watch = options.watch?.(root.fd, root.stat.dev);
-    distrustChanged(walk.cache, walk.watch);
+    const changed = distrustChanged(walk.cache, walk.watch);
+    const same = changed ? undefined : unchangedWalk(walk, (root.stat.dev << 64n) | root.stat.ino);
+    if (same !== undefined) {
+      calls.close(root.fd);
+      return same;
+    }
+    if (changed) wholeWalks.delete(walk.cache);
   }
   const rootListing = typeof root === "string" ? root : listingOf(walk, root.fd, root.stat);
   if (typeof root === "string" || typeof rootListing === "string") {
@@ -204,17 +210,73 @@ export function walkGitEntries(workspace: string, options: WalkOptions): GitWalk
   for (const [key, listing] of kept) cache.set(key, listing);
   walk.watch?.keepOnly(new Set(kept.keys()));
   found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  rememberWhole(walk, (dev << 64n) | ino);
   return { entries: found, unchecked: walk.unchecked };
 }
 
-/** Marks the listings the watch saw change since the last walk as no longer trusted. */
-function distrustChanged(cache: GitEntryCache, watch: DirWatch | undefined): void {
+/**
+ * The last walk of a workspace whose every listing was watched, trusted and had each child
+ * known, with nothing unchecked: while its watch reports no change at all, the next walk would
+ * find exactly what it found (names, `.git` entries included, change only through changes the
+ * watch reports), so it is its result, with no look at any directory.
+ */
+interface WholeWalk {
+  readonly root: bigint;
+  readonly watch: DirWatch;
+  readonly entries: readonly BytePath[];
+  readonly visited: number;
+}
+
+const wholeWalks = new WeakMap<GitEntryCache, WholeWalk>();
+
+/** The last walk's result, where nothing changed since it and it was whole (`WholeWalk`). */
+function unchangedWalk(walk: Walk, rootKey: bigint): GitWalk | undefined {
+  const last = wholeWalks.get(walk.cache);
+  const { watch } = walk;
+  if (last === undefined || watch === undefined || last.watch !== watch) return undefined;
+  if (last.root !== rootKey || last.visited > walk.limits.entries) return undefined;
+  if (walk.cache.get(rootKey)?.trusted !== true || !watch.watching(rootKey)) return undefined;
+  return { entries: [...last.entries], unchecked: [] };
+}
+
+/** Keeps this walk's result for the next walk when it was whole, else forgets the last one. */
+function rememberWhole(walk: Walk, rootKey: bigint): void {
+  const { watch, kept, cache } = walk;
+  const whole =
+    watch !== undefined &&
+    walk.unchecked.length === 0 &&
+    kept.has(rootKey) &&
+    [...kept].every(([key, listing]) => wholeListing(listing, kept) && watch.watching(key));
+  if (!whole) {
+    wholeWalks.delete(cache);
+    return;
+  }
+  wholeWalks.set(cache, { root: rootKey, watch, entries: [...walk.found], visited: walk.visited });
+}
+
+/** Trusted, each child known, and each child directory listed in this walk too. */
+function wholeListing(listing: CachedListing, kept: ReadonlyMap<bigint, CachedListing>): boolean {
+  if (!listing.trusted || listing.children.length !== listing.subdirs.length) return false;
+  for (let i = 0; i < listing.children.length; i++) {
+    const child = listing.children[i];
+    if (child === undefined || (child !== null && !kept.has(child))) return false;
+  }
+  return true;
+}
+
+/**
+ * Marks the listings the watch saw change since the last walk as no longer trusted; true when
+ * anything may have changed (or there is no watch).
+ */
+function distrustChanged(cache: GitEntryCache, watch: DirWatch | undefined): boolean {
   const changed = watch?.changes();
-  if (changed?.all === true) for (const listing of cache.values()) listing.trusted = false;
-  for (const key of changed?.keys ?? []) {
+  if (changed === undefined) return true;
+  if (changed.all) for (const listing of cache.values()) listing.trusted = false;
+  for (const key of changed.keys) {
     const listing = cache.get(key);
     if (listing !== undefined) listing.trusted = false;
   }
+  return changed.all || changed.keys.length > 0;
 }
 
 /** The path of `more` below the walk's current directory. */

@@ -76,6 +76,29 @@ describe("a watched workspace", () => {
     expect((counted.count() - before) / 2).toBeLessThanOrEqual(1);
   });
 
+  watched("taken whole from the last walk, a walk still sees each later change", () => {
+    using dir = tempDir();
+    tree(dir.path);
+    const counted = counting();
+    using walks = watchedWalks(dir.path, counted.calls);
+    const repo = join(dir.path, "a", "b", "c", ".git");
+    expect(walks.walk()).toEqual([repo]);
+    const before = counted.count();
+    expect(walks.walk()).toEqual([repo]);
+    expect(walks.walk()).toEqual([repo]);
+    // Taken whole: no directory below the root is looked at.
+    expect(counted.count() - before).toBeLessThanOrEqual(2);
+    mkdirSync(join(dir.path, "c", "c", "a", ".git"));
+    expect(walks.walk()).toEqual([repo, join(dir.path, "c", "c", "a", ".git")]);
+    rmSync(join(dir.path, "c", "c", "a", ".git"), { recursive: true });
+    writeFileSync(join(dir.path, ".git"), "gitdir: /elsewhere\n");
+    expect(walks.walk()).toEqual([join(dir.path, ".git"), repo]);
+    expect(walks.walk()).toEqual([join(dir.path, ".git"), repo]);
+    rmSync(join(dir.path, ".git"));
+    renameSync(join(dir.path, "a", "b"), join(dir.path, "b", "moved"));
+    expect(walks.walk()).toEqual([join(dir.path, "b", "moved", "c", ".git")]);
+  });
+
   watched("a .git directory or gitdir: file made deep inside is found", () => {
     using dir = tempDir();
     tree(dir.path);
