@@ -40,6 +40,9 @@ const CASES: readonly { moment: Moment; endings: readonly Ending[] }[] = [
   { moment: "running", endings: ["SIGTERM", "SIGKILL"] },
 ];
 
+/** Each case waits up to GONE_WITHIN_MS twice (for the command to start, then to be gone). */
+const CASE_MS = 2 * GONE_WITHIN_MS + 5_000;
+
 interface Case {
   readonly config: string;
   /** Shell text around `sleep <token>`: `%` stands for the token. */
@@ -97,13 +100,16 @@ describe("no command outlives dsh acp", () => {
       for (const ending of endings) {
         // Only the supervisor chain ends a command whose dsh was SIGKILLed.
         const register = ending === "SIGKILL" ? needsSupervisor(mode.test) : mode.test;
-        register(`${mode.name}, ${ending} once the command is ${moment}`, () =>
-          endDuringCommand({
-            config: mode.config,
-            command: "sleep % & sleep %; wait",
-            moment,
-            ending,
-          }),
+        register(
+          `${mode.name}, ${ending} once the command is ${moment}`,
+          () =>
+            endDuringCommand({
+              config: mode.config,
+              command: "sleep % & sleep %; wait",
+              moment,
+              ending,
+            }),
+          CASE_MS,
         );
       }
     }
@@ -116,8 +122,10 @@ describe("no command outlives dsh acp, even one that ignores SIGTERM, SIGHUP and
   // Unsandboxed, a graceful end gives the group its SIGTERM grace (2 s), then SIGKILL.
   for (const ending of ["SIGTERM", "SIGKILL"] as const) {
     const register = ending === "SIGKILL" ? needsSupervisor(test) : test;
-    register(`unsandboxed, ${ending} once the command runs`, () =>
-      endDuringCommand({ config, command, moment: "running", ending }),
+    register(
+      `unsandboxed, ${ending} once the command runs`,
+      () => endDuringCommand({ config, command, moment: "running", ending }),
+      CASE_MS,
     );
   }
 });
