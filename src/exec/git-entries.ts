@@ -22,14 +22,9 @@ import { EntryType, isDirectoryMode } from "./dir-calls.ts";
 import type { DirCalls, EntryStat } from "./dir-calls.ts";
 import { DirStack } from "./dir-stack.ts";
 import type { DirWatch } from "./dir-watch.ts";
+import { DEFAULT_WALK_LIMITS, type WalkLimits } from "./walk-limits.ts";
 
-/** How much of a workspace one walk may visit. */
-export interface WalkLimits {
-  readonly entries: number;
-  readonly ms: number;
-}
-
-export const DEFAULT_WALK_LIMITS: WalkLimits = { entries: 1_000_000, ms: 5_000 };
+export { DEFAULT_WALK_LIMITS, type WalkLimits } from "./walk-limits.ts";
 
 /** What one walk needs: the calls, its bounds, the listings kept from the last walk. */
 export interface WalkOptions {

@@ -13,8 +13,7 @@
  *   memory limit on the whole command, which also say afterwards which limit it ran into.
  */
 import * as v from "valibot";
-import { DEFAULT_WALK_LIMITS } from "./git-entries.ts";
-import type { WalkLimits } from "./git-entries.ts";
+import { DEFAULT_WALK_LIMITS, type WalkLimits } from "./walk-limits.ts";
 import { findExecutable } from "./locate.ts";
 
 /** The `[limits]` table of the config file. */
