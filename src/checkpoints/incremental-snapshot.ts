@@ -246,7 +246,7 @@ async function stageChanged(
   return (await git.text(["write-tree"])).trim();
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function utf8(bytes: Uint8Array): string | undefined {
   try {

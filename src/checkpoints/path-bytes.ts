@@ -8,7 +8,8 @@
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const SLASH = 0x2f;
-const strict = new TextDecoder("utf-8", { fatal: true });
+// A name's leading U+FEFF is part of it: a decoder that drops it would name other bytes.
+const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** The records of git's `-z` output (NUL-terminated), empty ones left out. */
 export function zRecords(out: Uint8Array): Uint8Array[] {
@@ -51,10 +52,26 @@ export function pathBytes(shown: string): Buffer {
   return Buffer.from(out);
 }
 
-/** `root` joined with the relative path named `shown`, as bytes for the file system. */
+/**
+ * `root` joined with the relative path named `shown`, as bytes for the file system. Throws for
+ * a path with an empty, `.` or `..` part: git never stores one, and it could lead out of `root`.
+ */
 export function underRoot(root: string, shown: string): Buffer {
-  return Buffer.concat([Buffer.from(root, "utf8"), Buffer.from([SLASH]), pathBytes(shown)]);
+  const relative = pathBytes(shown);
+  for (let start = 0; start <= relative.length; ) {
+    const end = relative.indexOf(SLASH, start);
+    const part = relative.subarray(start, end < 0 ? relative.length : end);
+    if (part.length === 0 || part.equals(DOT) || part.equals(DOT_DOT)) {
+      throw new Error(`${shown} is not a path inside the workspace`);
+    }
+    if (end < 0) break;
+    start = end + 1;
+  }
+  return Buffer.concat([Buffer.from(root, "utf8"), Buffer.from([SLASH]), relative]);
 }
+
+const DOT = Buffer.from(".");
+const DOT_DOT = Buffer.from("..");
 
 /**
  * The folders between `root` and the path named `shown`, outermost first, each as bytes for

@@ -11,6 +11,8 @@ import { DshError } from "../errors.ts";
 import { findExecutable } from "../exec/locate.ts";
 import { isWithin } from "../paths.ts";
 
+const GIT_TEXT = new TextDecoder("utf-8", { ignoreBOM: true });
+
 /** git's empty tree: what a workspace with no files is. */
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
@@ -153,7 +155,8 @@ function gitWith(options: ShadowGitOptions, config: readonly string[]): ShadowGi
   };
   return {
     run,
-    text: async (args, input, accept) => new TextDecoder().decode(await run(args, input, accept)),
+    // git's output names paths: a leading U+FEFF is a name's, not a mark to drop.
+    text: async (args, input, accept) => GIT_TEXT.decode(await run(args, input, accept)),
     withIndex: (indexFile) => gitWith({ ...options, indexFile }, config),
     hasIndex: () => existsSync(options.indexFile),
     async feed(args, chunks) {

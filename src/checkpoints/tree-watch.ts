@@ -134,7 +134,7 @@ function openTreeWatch(
   const view = new DataView(buffer);
   const bytes = new Uint8Array(buffer);
   // A name that is not UTF-8 could not be named back to git: such an event distrusts the watch.
-  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   const at = ffi.ptr(buffer);
   const errnoAt = lib.__errno_location();
   let lastMounts = mountTable();

@@ -1,5 +1,11 @@
 import { expect, test } from "bun:test";
-import { foldersOn, pathBytes, shownPath, zRecords } from "../../src/checkpoints/path-bytes.ts";
+import {
+  foldersOn,
+  pathBytes,
+  shownPath,
+  underRoot,
+  zRecords,
+} from "../../src/checkpoints/path-bytes.ts";
 
 const bytes = (...parts: (string | number[])[]) =>
   Buffer.concat(
@@ -29,6 +35,11 @@ test("every name maps back to exactly its bytes, and two names never share a for
     bytes([0xe2, 0x82]),
     bytes([0xf0, 0x9f, 0x98, 0x80], "x", [0x80]),
     bytes('ends with a quote"'),
+    // A byte-order mark is part of a name, first or anywhere: "\ufeff.." is no "..".
+    bytes([0xef, 0xbb, 0xbf], ".."),
+    bytes([0xef, 0xbb, 0xbf], "../victim"),
+    bytes("q", [0x01], "/", [0xef, 0xbb, 0xbf], "../x"),
+    bytes(".."),
   ];
   const shown = names.map(shownPath);
   expect(new Set(shown).size).toBe(names.length);
@@ -45,4 +56,14 @@ test("-z output splits into its records, and a path's folders are found as bytes
     bytes("/r/d", [0xfc], "/e"),
   ]);
   expect(foldersOn("/r", "top.txt")).toEqual([]);
+});
+
+test("a path with an empty, . or .. part is no path inside the root", () => {
+  expect(underRoot("/w", shownPath(bytes([0xef, 0xbb, 0xbf], "../v")))).toEqual(
+    bytes("/w/", [0xef, 0xbb, 0xbf], "../v"),
+  );
+  for (const bad of ["..", "../v", "a/../v", "a/./v", ".", "a//v", "a/"]) {
+    expect(() => underRoot("/w", bad)).toThrow("is not a path inside the workspace");
+  }
+  expect(() => underRoot("/w", shownPath(bytes("q", [0x01], "/../x")))).toThrow();
 });
