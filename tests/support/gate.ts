@@ -20,5 +20,7 @@ export function runIf(ready: boolean, run: CaseFunction, reason: string): CaseFu
   if (reason.trim() === "") throw new Error("runIf needs the reason its cases may be skipped");
   if (ready) return run;
   // The one place cases are skipped: the reason the caller wrote goes into each case's name.
-  return (name, body, options) => test.skip(`${name} [skipped: ${reason}]`, body, options);
+  const skipped = (name: string) => `${name} [skipped: ${reason}]`;
+  // skip reason: `reason`, the caller's, checked non-empty above and written into the name.
+  return (name, body, options) => test.skip(skipped(name), body, options);
 }
