@@ -157,20 +157,24 @@ export function createSessionHandlers(deps: SessionHandlerDeps) {
     },
     /** A slash command when the prompt starts with one, else a turn; settles with its end. */
     async prompt(params: acp.PromptRequest, signal: AbortSignal): Promise<acp.PromptResponse> {
-      // A `session/cancel` while the session still opens cancels this prompt once it runs.
+      // A `session/cancel` before the turn starts (the session still opening, the command
+      // still being read) cancels this prompt too, once it runs.
       const cancelled = new AbortController();
-      const session = await table.ready(params.sessionId, () => cancelled.abort());
-      const turnSignal = cancelled.signal.aborted
-        ? AbortSignal.any([signal, cancelled.signal])
-        : signal;
-      const { commandOf, runAcpCommand, settlementOf, userContentOf } = await sessionParts();
-      const command = await commandOf(params.prompt, session.handle);
-      const settlement =
-        command === undefined
-          ? settlementOf(await session.prompt(userContentOf(params.prompt), turnSignal))
-          : await runAcpCommand(command, session, deps, turnSignal);
-      if (settlement.type === "error") throw turnError(settlement.error);
-      return { stopReason: settlement.stopReason };
+      const stopListening = table.onCancel(params.sessionId, () => cancelled.abort());
+      try {
+        const session = await table.ready(params.sessionId);
+        const turnSignal = AbortSignal.any([signal, cancelled.signal]);
+        const { commandOf, runAcpCommand, settlementOf, userContentOf } = await sessionParts();
+        const command = await commandOf(params.prompt, session.handle);
+        const settlement =
+          command === undefined
+            ? settlementOf(await session.prompt(userContentOf(params.prompt), turnSignal))
+            : await runAcpCommand(command, session, deps, turnSignal);
+        if (settlement.type === "error") throw turnError(settlement.error);
+        return { stopReason: settlement.stopReason };
+      } finally {
+        stopListening();
+      }
     },
   };
 }

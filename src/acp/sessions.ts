@@ -44,16 +44,19 @@ export interface SessionTable {
     client: acp.AgentContext,
     opened?: (session: BridgeSession) => void,
   ): void;
+  /** The session once it is open (at once when it is): as `require`, but waiting for a handle. */
+  ready(id: string): Promise<BridgeSession>;
   /**
-   * The session once it is open (at once when it is): as `require`, but waiting for a handle
-   * still opening. `onCancel` runs for a `cancel` of the session while that wait lasts.
+   * Runs `onCancel` for every `cancel` of the session until the returned function is called: a
+   * prompt hears a cancel that comes before its turn starts (while the session opens, or while
+   * its command is read), not only one its turn is running for.
    */
-  ready(id: string, onCancel?: () => void): Promise<BridgeSession>;
+  onCancel(id: string, onCancel: () => void): () => void;
   /** Resolves once `id` is not opening any more (open, failed or unknown); never rejects. */
   settle(id: string): Promise<void>;
   /** Whether `id` is open, opening or failed on this connection. */
   has(id: string): boolean;
-  /** Cancels the session's running turn, or the prompts waiting for it to open. */
+  /** Cancels the session's running turn and the prompts that wait to start one. */
   cancel(id: string): void;
   /** Takes a session out of the table (once it opened) and disposes it. */
   close(id: string): Promise<void>;
@@ -68,10 +71,9 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
   const live = new Map<string, { session: BridgeSession; unregister: () => void }>();
   const reserved = new Set<string>();
   const pending = new Set<Promise<unknown>>();
-  const opening = new Map<
-    string,
-    { opened: Promise<void>; cancels: Set<() => void>; open: () => void }
-  >();
+  const opening = new Map<string, { opened: Promise<void>; open: () => void }>();
+  /** The prompts of each session that wait to start their turn (`onCancel`). */
+  const cancelListeners = new Map<string, Set<() => void>>();
   /** The entry of a session still opening, told to open now: a request waits for it. */
   const hurried = (id: string) => {
     const entry = opening.get(id);
@@ -138,7 +140,6 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
     get: (id) => live.get(id)?.session,
     require,
     openLater(id, started, client, opened) {
-      const cancels = new Set<() => void>();
       const work = (async () => {
         try {
           const session = await goLive(await started.handle, client);
@@ -150,32 +151,30 @@ export function createSessionTable(deps: SessionTableDeps): SessionTable {
           opening.delete(id);
         }
       })();
-      opening.set(id, { opened: work, cancels, open: started.open ?? noop });
+      opening.set(id, { opened: work, open: started.open ?? noop });
       void track(work);
     },
-    async ready(id, onCancel) {
-      const entry = hurried(id);
-      if (entry !== undefined) {
-        if (onCancel !== undefined) entry.cancels.add(onCancel);
-        try {
-          await entry.opened;
-        } finally {
-          if (onCancel !== undefined) entry.cancels.delete(onCancel);
-        }
-      }
+    async ready(id) {
+      await hurried(id)?.opened;
       return require(id);
+    },
+    onCancel(id, onCancel) {
+      const listeners = cancelListeners.get(id) ?? new Set<() => void>();
+      cancelListeners.set(id, listeners);
+      listeners.add(onCancel);
+      return () => {
+        listeners.delete(onCancel);
+        if (listeners.size === 0 && cancelListeners.get(id) === listeners)
+          cancelListeners.delete(id);
+      };
     },
     settle: async (id) => {
       await hurried(id)?.opened;
     },
     has: (id) => live.has(id) || opening.has(id) || failed.has(id),
     cancel(id) {
-      const entry = opening.get(id);
-      if (entry === undefined) {
-        live.get(id)?.session.cancel();
-        return;
-      }
-      for (const cancel of entry.cancels) cancel();
+      for (const cancel of [...(cancelListeners.get(id) ?? [])]) cancel();
+      live.get(id)?.session.cancel();
     },
     async reserve(id, work) {
       if (reserved.has(id))
