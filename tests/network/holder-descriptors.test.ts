@@ -65,6 +65,8 @@ describe("a session's holder, by descriptor", () => {
       expect(holding.length).toBeGreaterThan(0);
       expect(holding.filter((pid: string) => killed.includes(pid))).toEqual([]);
       expect(seen.afterNext).toEqual([seen.second]);
+      // The command itself holds no descriptor of the holder's namespaces.
+      expect(seen.commandNamespaceFds).toEqual([]);
     },
     60_000,
   );
