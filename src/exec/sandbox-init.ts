@@ -10,7 +10,7 @@
  * bwrap tells the init's pid on `--info-fd`, before anything of the command runs, then closes
  * that descriptor (the command never holds it): only the first object in it counts.
  */
-import { closeSync, openSync, readFileSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, constants, openSync, readFileSync, readSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorCode } from "../error-code.ts";
@@ -23,15 +23,13 @@ export function sandboxInitPid(info: string): number | undefined {
 }
 
 /**
- * A private file for bwrap's `--info-fd`, unlinked at once: a file, not a pipe, so that bwrap
- * can never die writing to it (a pipe whose reader, dsh, was killed meanwhile would end bwrap
- * with SIGPIPE before it lets the sandbox go on, and leave that half-made sandbox waiting for
- * it). `initPid` once the command has exited; `close` after that.
+ * A file for bwrap's `--info-fd` that no other process can open (`unnamedFile`): a file, not a
+ * pipe, so that bwrap can never die writing to it (a pipe whose reader, dsh, was killed
+ * meanwhile would end bwrap with SIGPIPE before it lets the sandbox go on, and leave that
+ * half-made sandbox waiting for it). `initPid` once the command has exited; `close` after that.
  */
 export function sandboxInfoFile(): { fd: number; initPid(): number | undefined; close(): void } {
-  const path = join(tmpdir(), `dsh-info-${process.pid}-${crypto.randomUUID()}`);
-  const fd = openSync(path, "wx+", 0o600);
-  unlinkSync(path);
+  const fd = unnamedFile(tmpdir());
   return {
     fd,
     initPid() {
@@ -49,6 +47,24 @@ export function sandboxInfoFile(): { fd: number; initPid(): number | undefined; 
   };
 }
 
+/** Linux's O_TMPFILE (with O_DIRECTORY), the same on x86-64 and arm64. */
+const O_TMPFILE = 0o20200000;
+
+/**
+ * A file no other process can open by name: made without one (O_TMPFILE) where the file system
+ * can, else made under a random name and unlinked at once.
+ */
+function unnamedFile(dir: string): number {
+  try {
+    return openSync(dir, O_TMPFILE | constants.O_RDWR, 0o600);
+  } catch {
+    const path = join(dir, `dsh-info-${process.pid}-${crypto.randomUUID()}`);
+    const fd = openSync(path, "wx+", 0o600);
+    unlinkSync(path);
+    return fd;
+  }
+}
+
 /** How often the init's state is looked at while it still ends its namespace. */
 const POLL_MS = 1;
 
@@ -60,11 +76,23 @@ export async function sandboxEnded(pid: number, pgid: number, withinMs: number):
   const deadline = performance.now() + withinMs;
   for (;;) {
     const state = initState(pid);
-    if (state === "gone") return true;
+    // Reaped already, or a /proc that does not show it: over only when nothing of the group
+    // is left either.
+    if (state === "gone") return !groupExists(pgid);
     if (state === undefined || state.pgrp !== pgid) return false;
     if (state.state === "Z" || state.state === "X") return true;
     if (performance.now() >= deadline) return false;
     await Bun.sleep(POLL_MS);
+  }
+}
+
+/** Whether any process (a zombie too) is still in the process group `pgid`. */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return errorCode(error) !== "ESRCH";
   }
 }
 
