@@ -54,6 +54,25 @@ describe("the init's end", () => {
     },
   );
 
+  procTest(
+    "an init /proc does not show is over only once nothing of its group is left",
+    async () => {
+      const group = Bun.spawn(["sleep", token()], {
+        stdio: ["ignore", "ignore", "ignore"],
+        detached: true,
+      });
+      // No such process (as a /proc of another namespace would show it), its group still there.
+      const unseen = 2 ** 22 + 1;
+      try {
+        expect(await sandboxEnded(unseen, group.pid, 0)).toBe(false);
+      } finally {
+        group.kill("SIGKILL");
+        await group.exited;
+      }
+      expect(await sandboxEnded(unseen, group.pid, 0)).toBe(true);
+    },
+  );
+
   sandboxTest(
     "a sandboxed command's result comes once its sandbox is gone, setsid included",
     async () => {
