@@ -11,6 +11,7 @@
  * outside dsh between commands).
  */
 import type { Logger } from "../log.ts";
+import { isWithin } from "../paths.ts";
 import { type Walks, checkWorkspaceAfter } from "./backend-parts.ts";
 import type { WorkspaceProtection } from "./workspace-guards.ts";
 
@@ -18,8 +19,8 @@ export interface RunningCommands {
   /** Registers one command's protections, one per root; the result unregisters them. */
   add(roots: readonly string[], protections: readonly WorkspaceProtection[]): () => void;
   /**
-   * The checks so far of the commands running in `root`, with what could not be undone added
-   * to `unsafe`: notes for the model. Never throws.
+   * The checks so far of the commands running in `root` or in a root above or below it, with
+   * what could not be undone added to `unsafe`: notes for the model. Never throws.
    */
   check(root: string, logger: Logger, walks: Walks, unsafe: Set<string>): string[];
 }
@@ -46,10 +47,14 @@ export function runningCommands(): RunningCommands {
       };
     },
     check(root, logger, walks, unsafe) {
-      const running = [...(byRoot.get(root) ?? [])];
-      if (running.length === 0) return [];
-      // One walk for all of them.
-      const notes = checkWorkspaceAfter(root, running, logger, walks.of(root), unsafe);
+      // Commands running in this root, and in a root above or below it (another session's in
+      // the project around this one, or in a package inside it): what they made can lie here.
+      const notes = [...byRoot]
+        .filter(([other]) => isWithin(other, root) || isWithin(root, other))
+        // One walk of each root for all the commands running there.
+        .flatMap(([other, running]) =>
+          checkWorkspaceAfter(other, [...running], logger, walks.of(other), unsafe),
+        );
       if (notes.length === 0) return [];
       logger.warn(
         `a sandboxed command still running in ${root} (a background command, or another ` +

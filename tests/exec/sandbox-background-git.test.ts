@@ -54,6 +54,38 @@ describe("a background command's repositories", () => {
     expect(existsSync(planted)).toBe(false);
   });
 
+  bwrapTest(
+    "one planted from a project around the next command's, or inside it, goes too",
+    async () => {
+      using root = tempDir("dsh-bg-git-", "/var/tmp");
+      const outer = root.path;
+      const inner = join(outer, "pkg");
+      await run(runner, outer, "mkdir pkg");
+      // Running in the project around: it plants inside the package the next command runs in.
+      const fromOuter = join(inner, "x", ".git");
+      {
+        await using _bg = await background(
+          outer,
+          "mkdir -p pkg/x/.git/hooks && echo planted && sleep 1000",
+          "planted\n",
+        );
+        const next = await run(runner, inner, "ls -a x");
+        expect(next.output).toContain(`[dsh removed ${fromOuter}`);
+        expect(existsSync(fromOuter)).toBe(false);
+      }
+      // Running in the package: it plants there, and the next command runs in the project around.
+      const fromInner = join(inner, "y", ".git");
+      await using _bg = await background(
+        inner,
+        "mkdir -p y/.git/hooks && echo planted && sleep 1000",
+        "planted\n",
+      );
+      const next = await run(runner, outer, "ls -a pkg/y");
+      expect(next.output).toContain(`[dsh removed ${fromInner}`);
+      expect(existsSync(fromInner)).toBe(false);
+    },
+  );
+
   bwrapTest("one the user made while none ran stays", async () => {
     using root = tempDir("dsh-bg-git-", "/var/tmp");
     const ws = root.path;
