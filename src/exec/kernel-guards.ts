@@ -41,17 +41,32 @@ export function kernelInterfaces(proc = "/proc"): string[] {
 /**
  * The entries of `kernel` that bwrap's own `--proc` already binds read-only (it covers `sys`,
  * `sysrq-trigger`, `irq` and `bus` where the sandbox's user could write to them, as root):
- * those a sandbox's `mountinfo` shows mounted more than once, once by bwrap and once by dsh's
- * own bind over it. Read from a sandbox made with the full plan (the probe's); a later
- * sandbox of the same user and bwrap gets the same cover, so dsh's bind of these repeats it.
+ * those a sandbox's `mountinfo` shows mounted read-only right on the sandbox's own proc (the
+ * last `proc` mounted at `/proc`) with dsh's own bind over that, not a mount of the host's
+ * `/proc` that the root's bind brings along. Read from a sandbox made with the full plan (the probe's); a later sandbox of
+ * the same user and bwrap gets the same cover, so dsh's bind of these repeats it.
  */
 export function coveredByBwrap(kernel: readonly string[], mountinfo: string): string[] {
-  const mounts = new Map<string, number>();
-  for (const line of mountinfo.split("\n")) {
-    const point = line.split(" ")[4];
-    if (point !== undefined) mounts.set(point, (mounts.get(point) ?? 0) + 1);
-  }
-  return kernel.filter((entry) => (mounts.get(entry) ?? 0) >= 2);
+  const mounts = mountinfo
+    .split("\n")
+    .map((line) => {
+      const [id, parent, , , point, options] = line.split(" ");
+      const fsType = line.split(" - ")[1]?.split(" ")[0];
+      return { id, parent, point, readOnly: options?.split(",").includes("ro") === true, fsType };
+    })
+    .filter((mount) => mount.point !== undefined);
+  const proc = mounts.findLast((mount) => mount.point === "/proc" && mount.fsType === "proc");
+  if (proc === undefined) return [];
+  // bwrap's cover sits right on the sandbox's proc, and dsh's own bind of the entry over it.
+  const covers = (entry: string) =>
+    mounts.some(
+      (cover) =>
+        cover.point === entry &&
+        cover.parent === proc.id &&
+        cover.readOnly &&
+        mounts.some((bind) => bind.point === entry && bind.parent === cover.id),
+    );
+  return kernel.filter(covers);
 }
 
 /** Deeper than any kernel table nests; past it a directory counts as holding one. */
