@@ -3,7 +3,7 @@
  * here so no native helper is needed. Defence in depth behind the namespaces: it kills a
  * process making system calls through a foreign ABI (i386 `int 0x80`, x32), and answers
  * EPERM to calls a build or test never needs but an escape often does (ptrace, io_uring,
- * keyrings, bpf, perf, userfaultfd, mounting, namespace changes).
+ * keyrings, bpf, perf, userfaultfd, mounting, namespace changes, file-system encryption keys).
  *
  * Internet sockets stay allowed: the sandbox's private network namespace already cuts every
  * route out but dsh's proxy, and test suites legitimately serve on the sandbox's own loopback.
@@ -18,6 +18,8 @@ interface ArchTable {
   readonly audit: number;
   /** The number of socket(2). */
   readonly socket: number;
+  /** The number of ioctl(2). */
+  readonly ioctl: number;
   /** Syscall numbers with this bit set belong to another ABI (x32 on x86_64). */
   readonly foreignBit?: number;
   readonly denied: readonly number[];
@@ -30,6 +32,7 @@ const ARCHES: Readonly<Record<string, ArchTable>> = {
   x64: {
     audit: 0xc000003e,
     socket: 41,
+    ioctl: 16,
     foreignBit: 0x40000000,
     // ptrace, process_vm_readv/writev, add_key, request_key, keyctl, bpf, perf_event_open,
     // userfaultfd, mount, umount2, pivot_root, unshare, setns
@@ -38,6 +41,7 @@ const ARCHES: Readonly<Record<string, ArchTable>> = {
   arm64: {
     audit: 0xc00000b7,
     socket: 198,
+    ioctl: 29,
     denied: [117, 270, 271, 217, 218, 219, 280, 241, 282, 40, 39, 41, 97, 268, ...SHARED],
   },
 };
@@ -58,6 +62,18 @@ const AF_PACKET = 17;
 const SOCK_RAW = 3;
 const SOCK_PACKET = 10;
 const SOCK_TYPE_MASK = 0xf;
+/**
+ * fscrypt's ioctls (linux/fscrypt.h): setting a directory's encryption policy, adding and
+ * removing keys. Adding or removing a key changes what a directory's names read as with no
+ * change of names the watch or a change time could see, so a command could hide a `.git` from
+ * the check after it and show it to the host's git later.
+ */
+const FSCRYPT_IOCTLS = [
+  0x800c6613, // FS_IOC_SET_ENCRYPTION_POLICY
+  0xc0506617, // FS_IOC_ADD_ENCRYPTION_KEY
+  0xc0406618, // FS_IOC_REMOVE_ENCRYPTION_KEY
+  0xc0406619, // FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS
+];
 
 /** The filter for `arch` (Node's `process.arch`), or undefined where dsh has no table. */
 export function seccompProgram(arch: string): Uint8Array | undefined {
@@ -66,10 +82,11 @@ export function seccompProgram(arch: string): Uint8Array | undefined {
   const denied = table.denied.length;
   const foreign = table.foreignBit === undefined ? 0 : 1;
   // Layout: load arch, check it, load nr, [x32 check], one jump per denied call, the socket
-  // checks, then ALLOW, EPERM, KILL. Jump offsets count the instructions skipped.
+  // checks, the ioctl checks, then ALLOW, EPERM, KILL. Jump offsets count the instructions skipped.
   const prologue = 3 + foreign;
   const socketChecks = 7;
-  const allowAt = prologue + denied + socketChecks;
+  const ioctlChecks = 3 + FSCRYPT_IOCTLS.length;
+  const allowAt = prologue + denied + socketChecks + ioctlChecks;
   const killFrom = (at: number) => allowAt + 2 - (at + 1);
   const epermFrom = (at: number) => allowAt + 1 - (at + 1);
   const code: [number, number, number, number][] = [
@@ -92,6 +109,16 @@ export function seccompProgram(arch: string): Uint8Array | undefined {
     [JEQ_K, epermFrom(at + 5), 0, SOCK_RAW],
     [JEQ_K, epermFrom(at + 6), 0, SOCK_PACKET],
   );
+  // ioctl(fd, one of fscrypt's, ...): EPERM. The number again: the socket checks replaced it.
+  const ioctlAt = at + socketChecks;
+  code.push(
+    [LD_W_ABS, 0, 0, OFFSET_NR],
+    [JEQ_K, 0, ioctlChecks - 2, table.ioctl],
+    [LD_W_ABS, 0, 0, OFFSET_ARG1],
+  );
+  FSCRYPT_IOCTLS.forEach((request, i) => {
+    code.push([JEQ_K, epermFrom(ioctlAt + 3 + i), 0, request]);
+  });
   code.push([RET_K, 0, 0, RET_ALLOW], [RET_K, 0, 0, RET_EPERM], [RET_K, 0, 0, RET_KILL_PROCESS]);
   const bytes = new Uint8Array(code.length * 8);
   const view = new DataView(bytes.buffer);

@@ -209,6 +209,39 @@ describe("system call filter", () => {
       expect(outside.output).toStartWith("ptrace ok\n");
     },
   );
+
+  // Encrypting a directory, or adding and removing its key, changes what its names read as
+  // with no change of names: a command could hide a `.git` from the check after it.
+  const fscrypt = [
+    "python3 - <<'PY'",
+    "import fcntl, os",
+    "fd = os.open('.', os.O_RDONLY)",
+    "for name, request, size in [('set_policy', 0x800c6613, 12), ('add_key', 0xc0506617, 80),",
+    "        ('remove_key', 0xc0406618, 64), ('remove_key_all_users', 0xc0406619, 64)]:",
+    "    try:",
+    "        fcntl.ioctl(fd, request, bytearray(size))",
+    "        print(name, 'ok')",
+    "    except OSError as error:",
+    "        print(name, os.strerror(error.errno))",
+    "PY",
+  ].join("\n");
+
+  bwrapTest("fscrypt's policy and key ioctls get EPERM", async () => {
+    using dir = tempDir();
+    const inside = await run(runner, dir.path, fscrypt);
+    expect(inside.output).toBe(
+      [
+        "set_policy Operation not permitted",
+        "add_key Operation not permitted",
+        "remove_key Operation not permitted",
+        "remove_key_all_users Operation not permitted",
+        "",
+      ].join("\n"),
+    );
+    const outside = await run(runner, dir.path, fscrypt, { sandbox: "danger-full-access" });
+    expect(outside.output).toStartWith("set_policy ");
+    expect(outside.output).not.toStartWith("set_policy Operation not permitted");
+  });
 });
 
 describe("environment", () => {

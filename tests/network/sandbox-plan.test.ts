@@ -75,9 +75,18 @@ describe("seccomp", () => {
   test("socket(2) with AF_PACKET, SOCK_RAW or SOCK_PACKET jumps to EPERM, others to ALLOW", () => {
     const code = instructions(seccompProgram("x64") ?? new Uint8Array());
     const allow = code.length - 3;
-    const block = code.slice(allow - 7, allow);
+    // The socket checks, then the ioctl checks (7 instructions), then ALLOW.
+    const start = allow - 7 - 7;
+    const block = code.slice(start, start + 7);
     // Each jump is relative to the next instruction: EPERM is allow + 1.
-    const to = (from: number, offset: number) => allow - 7 + from + 1 + offset;
+    const to = (from: number, offset: number) => start + from + 1 + offset;
+    // What is no socket(2) goes on to the ioctl checks, which send what is no ioctl(2) to ALLOW.
+    const ioctl = code.slice(start + 7, allow);
+    expect(ioctl.slice(0, 2).map(([op, , , k]) => [op, k])).toEqual([
+      [0x20, 0],
+      [0x15, 16],
+    ]);
+    expect(start + 7 + 1 + 1 + (ioctl[1]?.[2] ?? 0)).toBe(allow);
     expect(block.map(([op, , , k]) => [op, k])).toEqual([
       [0x15, 41],
       [0x20, 16],
@@ -87,7 +96,7 @@ describe("seccomp", () => {
       [0x15, 3],
       [0x15, 10],
     ]);
-    expect(to(0, block[0]?.[2] ?? 0)).toBe(allow);
+    expect(to(0, block[0]?.[2] ?? 0)).toBe(start + 7);
     expect([2, 5, 6].map((i) => to(i, block[i]?.[1] ?? 0))).toEqual([
       allow + 1,
       allow + 1,
